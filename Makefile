@@ -1,0 +1,50 @@
+# The index of qdsim's workflows. Every target installs what it needs into .venv.
+#   make dev         virtualenv + pinned deps + the Rust core built into the package
+#   make quickstart  dev, then run experiments/quickstart.toml
+#   make test        dev, then Rust tests (release) and pytest
+#   make bench       Rust benchmarks
+#   make lint        cargo fmt --check + clippy
+.PHONY: dev quickstart test test-rust test-python bench lint clean
+
+VENV := .venv
+PY := $(VENV)/bin/python
+DEPS_STAMP := $(VENV)/.deps-stamp
+CORE_STAMP := $(VENV)/.core-stamp
+RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null) Cargo.toml $(wildcard Cargo.lock)
+
+dev: $(CORE_STAMP)
+
+$(PY):
+	python3 -m venv $(VENV)
+
+# Reinstalls the pinned dependencies only when pyproject.toml changes.
+$(DEPS_STAMP): pyproject.toml scripts/install_deps.py | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) scripts/install_deps.py dev
+	touch $@
+
+# Rebuilds the extension only when Rust sources change; Python sources are used in place.
+$(CORE_STAMP): $(DEPS_STAMP) $(RUST_SOURCES) pyproject.toml
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release --quiet
+	touch $@
+
+quickstart: dev
+	$(VENV)/bin/qdsim run experiments/quickstart.toml
+
+test: dev test-rust test-python
+
+test-rust:
+	cargo test --release --workspace --exclude qdsim-py
+
+test-python: dev
+	$(VENV)/bin/pytest
+
+bench:
+	cargo bench --workspace --exclude qdsim-py
+
+lint:
+	cargo fmt --all --check
+	cargo clippy --workspace --exclude qdsim-py --all-targets -- -D warnings
+
+clean:
+	rm -rf $(VENV) target results
