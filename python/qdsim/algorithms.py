@@ -1,0 +1,102 @@
+"""The simulator's catalog of algorithms, and the translation of their parameters.
+
+The core describes every queue discipline, congestion control and traffic kind it has
+(``_core.catalog()``): name, one-line summary and, for each parameter, its experiment-file
+key, unit, default and help. ``qdsim list`` prints it, and :func:`qdisc_config` uses the
+``unit`` field to turn a qdisc table of an experiment file into the core's ``QdiscConfig``:
+a parameter ``name`` with unit ``pkts`` becomes ``name_pkts`` (a packet count), ``bytes`` →
+``name_bytes``, ``ns`` → ``name_ns`` (a duration), ``bps`` → ``name_bps`` (a rate), and
+``pkts|bytes`` becomes ``name_pkts`` or ``name_bytes`` depending on the unit written.
+Parameters with any other unit (``bool``, ``int``, ``float``, ...) pass through unchanged, so
+a new qdisc in the core needs no Python change as long as it follows this naming.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any, Callable
+
+from . import units
+from .errors import SpecError
+
+__all__ = ["catalog", "qdisc_names", "cc_names", "qdisc_config", "DEFAULT_QDISC"]
+
+#: The queue of every link not under study: a FIFO that never drops.
+DEFAULT_QDISC: dict[str, Any] = {"kind": "fifo"}
+
+
+@functools.cache
+def catalog() -> dict[str, Any]:
+    """Returns the core's catalog: ``{"qdiscs": [...], "cc": [...], "traffic": [...]}``."""
+    from . import _core
+
+    return json.loads(_core.catalog())
+
+
+def qdisc_names() -> list[str]:
+    """Returns the names of every queue discipline, as used for ``kind``."""
+    return [q["name"] for q in catalog()["qdiscs"]]
+
+
+def cc_names() -> list[str]:
+    """Returns the names of every congestion control."""
+    return [c["name"] for c in catalog()["cc"]]
+
+
+def _typed(check: Callable[[object], bool], what: str) -> Callable[[object], object]:
+    def convert(value: object) -> object:
+        if not check(value):
+            raise units.UnitError(value, what)
+        return value
+
+    return convert
+
+
+_BOOL = _typed(lambda v: isinstance(v, bool), "true or false")
+_INT = _typed(lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, "a whole number >= 0")
+_FLOAT = _typed(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number")
+
+#: unit in the catalog → (suffix of the core's key, parser of the experiment-file value)
+_UNIT_TRANSLATIONS: dict[str, tuple[str, Callable[[object], Any]]] = {
+    "pkts": ("_pkts", units.parse_pkts),
+    "bytes": ("_bytes", units.parse_bytes),
+    "ns": ("_ns", units.parse_duration),
+    "bps": ("_bps", units.parse_rate),
+    "bool": ("", _BOOL),
+    "int": ("", _INT),
+    "float": ("", _FLOAT),
+}
+
+
+def _translate(name: str, unit: str, value: object) -> tuple[str, Any]:
+    """Returns the core's key and value for one qdisc parameter of the experiment file."""
+    if unit == "pkts|bytes":
+        which, amount = units.parse_limit(value)
+        return f"{name}_{which}", amount
+    if unit in _UNIT_TRANSLATIONS:
+        suffix, parse = _UNIT_TRANSLATIONS[unit]
+        return name + suffix, parse(value)
+    return name, value
+
+
+def qdisc_config(kind: str, params: dict[str, Any], key: str) -> dict[str, Any]:
+    """Returns the core's ``QdiscConfig`` for qdisc ``kind`` with experiment-file ``params``.
+
+    ``key`` is the table's key path (e.g. ``topology.qdisc``), used in errors.
+    """
+    by_name = {q["name"]: q for q in catalog()["qdiscs"]}
+    if kind not in by_name:
+        raise SpecError(f"{key}.kind", kind, f"one of {', '.join(sorted(by_name))} (see `qdsim list`)")
+    known = {p["name"]: p for p in by_name[kind]["params"]}
+    config: dict[str, Any] = {"kind": kind}
+    for name, value in params.items():
+        if name not in known:
+            allowed = ", ".join(known) or "none"
+            raise SpecError(f"{key}.{name}", value, f"a parameter of {kind} ({allowed})")
+        try:
+            core_key, core_value = _translate(name, known[name]["unit"], value)
+        except units.UnitError as exc:
+            raise SpecError(f"{key}.{name}", value, exc.allowed) from None
+        config[core_key] = core_value
+    return config

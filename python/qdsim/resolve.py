@@ -1,0 +1,246 @@
+"""Resolution: a validated experiment :class:`~qdsim.spec.Spec` → the core's ``RunConfig``.
+
+The result is a plain dict that serialises to the JSON ``qdsim._core.run`` takes: every
+node and unidirectional link explicit, every quantity an integer (ns, bit/s, bytes).
+
+The dumbbell shorthand expands to routers ``r1`` and ``r2`` and, for flow ``i`` of group
+``g``, a sender ``g.s<i>`` and a receiver ``g.d<i>``. Links, all duplex (one link per
+direction):
+
+* ``g.s<i>`` ↔ ``r1``: the group's ``access_rate`` / ``access_delay``;
+* ``r1`` → ``r2``, named ``bottleneck``: ``bottleneck_rate`` / ``bottleneck_delay``, the
+  spec's ``qdisc`` and ``loss``; its reverse ``r2->r1`` gets ``reverse_qdisc`` if given;
+* ``r2`` ↔ ``g.d<i>``: the group's ``access_rate`` and the topology's ``receiver_delay``.
+
+Every link without a qdisc of its own gets :data:`~qdsim.algorithms.DEFAULT_QDISC`, a FIFO
+that never drops. Other links are named ``"<from>-><to>"``. A flow's base RTT is
+``2 × (access_delay + bottleneck_delay + receiver_delay)`` plus serialisation times.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import algorithms
+from .errors import SpecError
+from .units import format_duration
+from .spec import Dumbbell, Graph, GraphLink, QdiscSpec, Spec, TcpFlows, UdpCbrFlows
+
+__all__ = ["resolve", "config_json", "BOTTLENECK", "TCP_KEYS"]
+
+#: Name of the dumbbell's forward bottleneck link.
+BOTTLENECK = "bottleneck"
+
+#: ``tcp = {...}`` key in the experiment file → ``TcpConfig`` field of the core.
+TCP_KEYS = {
+    "packet_size": "packet_bytes",
+    "initial_cwnd": "initial_cwnd_pkts",
+    "initial_ssthresh": "initial_ssthresh_pkts",
+    "rwnd": "rwnd_bytes",
+    "min_rto": "min_rto_ns",
+    "max_rto": "max_rto_ns",
+    "initial_rto": "initial_rto_ns",
+    "dupack_threshold": "dupack_threshold",
+    "delayed_ack": "delayed_ack",
+    "delayed_ack_count": "delayed_ack_count",
+    "delayed_ack_timeout": "delayed_ack_timeout_ns",
+}
+
+
+def config_json(config: dict[str, Any]) -> str:
+    """Returns the canonical JSON of a run configuration (sorted keys, no spaces)."""
+    return json.dumps(config, sort_keys=True, separators=(",", ":"))
+
+
+def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
+    """Returns the core's ``RunConfig`` dict for ``spec`` (seed: ``seed`` or the spec's).
+
+    Raises SpecError for values only checkable here: qdisc kinds and parameters,
+    congestion controls, node references, keys that do not fit the topology kind.
+    """
+    exp = spec.experiment
+    if exp.warmup >= exp.duration:
+        raise SpecError("experiment.warmup", format_duration(exp.warmup), f"a warm-up shorter than the duration ({format_duration(exp.duration)})")
+    _check_group_names(spec)
+    if isinstance(spec.topology, Dumbbell):
+        nodes, links, endpoints = _dumbbell(spec.topology, spec)
+    else:
+        nodes, links, endpoints = _graph(spec.topology, spec)
+    flows = []
+    for index, group in enumerate(spec.flows):
+        key = f"flows.{index}"
+        if group.start >= exp.duration:
+            raise SpecError(f"{key}.start", format_duration(group.start), f"a start before the end of the run ({format_duration(exp.duration)})")
+        source = _source(group, key)
+        for src, dst in endpoints[index]:
+            flows.append(
+                {
+                    "group": group.group,
+                    "src": src,
+                    "dst": dst,
+                    "start_ns": group.start,
+                    "start_jitter_ns": group.start_window,
+                    "source": source,
+                }
+            )
+    config: dict[str, Any] = {
+        "seed": exp.seed if seed is None else seed,
+        "duration_ns": exp.duration,
+        "warmup_ns": exp.warmup,
+        "nodes": nodes,
+        "links": links,
+        "flows": flows,
+    }
+    if spec.sampling is not None and (spec.sampling.queues or spec.sampling.tcp):
+        config["sampling"] = {
+            "interval_ns": spec.sampling.interval,
+            "queues": spec.sampling.queues,
+            "tcp": spec.sampling.tcp,
+        }
+    return config
+
+
+def _check_group_names(spec: Spec) -> None:
+    seen: set[str] = set()
+    for index, group in enumerate(spec.flows):
+        if group.group in seen:
+            raise SpecError(f"flows.{index}.group", group.group, "a group name not used by another [[flows]] entry")
+        seen.add(group.group)
+
+
+def _qdisc(qdisc: QdiscSpec | None, key: str) -> dict[str, Any]:
+    if qdisc is None:
+        return dict(algorithms.DEFAULT_QDISC)
+    return algorithms.qdisc_config(qdisc.kind, qdisc.params, key)
+
+
+def _link(name: str, src: str, dst: str, rate: int, delay: int, qdisc: dict[str, Any], loss: float = 0.0, metric: int = 1) -> dict[str, Any]:
+    return {
+        "name": name,
+        "from": src,
+        "to": dst,
+        "rate_bps": rate,
+        "delay_ns": delay,
+        "loss": loss,
+        "metric": metric,
+        "qdisc": qdisc,
+    }
+
+
+def _duplex(a: str, b: str, rate: int, delay: int) -> list[dict[str, Any]]:
+    """Returns both directions of an access link, each with the default qdisc."""
+    return [
+        _link(f"{a}->{b}", a, b, rate, delay, dict(algorithms.DEFAULT_QDISC)),
+        _link(f"{b}->{a}", b, a, rate, delay, dict(algorithms.DEFAULT_QDISC)),
+    ]
+
+
+def _dumbbell(topo: Dumbbell, spec: Spec):
+    """Returns nodes, links and per-group (src, dst) lists of a dumbbell."""
+    nodes = ["r1", "r2"]
+    links = [
+        _link(BOTTLENECK, "r1", "r2", topo.bottleneck_rate, topo.bottleneck_delay, _qdisc(topo.qdisc, "topology.qdisc"), loss=topo.loss),
+        _link("r2->r1", "r2", "r1", topo.bottleneck_rate, topo.bottleneck_delay, _qdisc(topo.reverse_qdisc, "topology.reverse_qdisc")),
+    ]
+    endpoints = []
+    for index, group in enumerate(spec.flows):
+        for field in ("src", "dst"):
+            if getattr(group, field) is not None:
+                raise SpecError(f"flows.{index}.{field}", getattr(group, field), 'no value: dumbbell flows get their own hosts (src/dst are for kind = "graph")')
+        rate = group.access_rate if group.access_rate is not None else topo.access_rate
+        delay = group.access_delay if group.access_delay is not None else topo.access_delay
+        pairs = []
+        for i in range(group.count):
+            sender, receiver = f"{group.group}.s{i}", f"{group.group}.d{i}"
+            nodes += [sender, receiver]
+            links += _duplex(sender, "r1", rate, delay)
+            links += _duplex("r2", receiver, rate, topo.receiver_delay)
+            pairs.append((sender, receiver))
+        endpoints.append(pairs)
+    return nodes, links, endpoints
+
+
+def _graph(topo: Graph, spec: Spec):
+    """Returns nodes, links and per-group (src, dst) lists of a general graph."""
+    nodes: list[str] = []
+    for index, node in enumerate(topo.nodes):
+        if node.name in nodes:
+            raise SpecError(f"topology.nodes.{index}.name", node.name, "a node name not used before")
+        nodes.append(node.name)
+    allowed_nodes = f"the name of a node in topology.nodes ({', '.join(nodes)})"
+    links: list[dict[str, Any]] = []
+    for index, link in enumerate(topo.links):
+        key = f"topology.links.{index}"
+        for field, name in (("from", link.from_), ("to", link.to)):
+            if name not in nodes:
+                raise SpecError(f"{key}.{field}", name, allowed_nodes)
+        if link.from_ == link.to:
+            raise SpecError(f"{key}.to", link.to, "a node other than `from`")
+        for new in _graph_link(link, key):
+            if any(old["name"] == new["name"] for old in links):
+                raise SpecError(f"{key}.name", new["name"], "a link name not used by another link (set `name`)")
+            links.append(new)
+    endpoints = []
+    for index, group in enumerate(spec.flows):
+        for field in ("access_delay", "access_rate"):
+            if getattr(group, field) is not None:
+                raise SpecError(f"flows.{index}.{field}", getattr(group, field), 'no value: access links exist only with kind = "dumbbell"')
+        for field in ("src", "dst"):
+            name = getattr(group, field)
+            if name is None:
+                raise SpecError(f"flows.{index}.{field}", SpecError.MISSING, allowed_nodes)
+            if name not in nodes:
+                raise SpecError(f"flows.{index}.{field}", name, allowed_nodes)
+        if group.src == group.dst:
+            raise SpecError(f"flows.{index}.dst", group.dst, "a node other than `src`")
+        endpoints.append([(group.src, group.dst)] * group.count)
+    return nodes, links, endpoints
+
+
+def _graph_link(link: GraphLink, key: str) -> list[dict[str, Any]]:
+    forward = _link(
+        link.name or f"{link.from_}->{link.to}",
+        link.from_,
+        link.to,
+        link.rate,
+        link.delay,
+        _qdisc(link.qdisc, f"{key}.qdisc"),
+        loss=link.loss,
+        metric=link.metric,
+    )
+    if not link.duplex:
+        return [forward]
+    reverse_qdisc = link.reverse_qdisc if link.reverse_qdisc is not None else link.qdisc
+    reverse = _link(
+        f"{link.to}->{link.from_}",
+        link.to,
+        link.from_,
+        link.rate,
+        link.delay,
+        _qdisc(reverse_qdisc, f"{key}.reverse_qdisc" if link.reverse_qdisc is not None else f"{key}.qdisc"),
+        loss=link.loss,
+        metric=link.metric,
+    )
+    return [forward, reverse]
+
+
+def _source(group: TcpFlows | UdpCbrFlows, key: str) -> dict[str, Any]:
+    """Returns the core's ``SourceConfig`` of a flow group."""
+    if isinstance(group, UdpCbrFlows):
+        source: dict[str, Any] = {"kind": "udp_cbr", "rate_bps": group.rate}
+        if group.packet_size is not None:
+            source["packet_bytes"] = group.packet_size
+        if group.stop is not None:
+            source["stop_ns"] = group.stop
+        return source
+    tcp = {TCP_KEYS[name]: value for name, value in group.tcp.model_dump(exclude_none=True).items()}
+    if group.cc is not None:
+        names = algorithms.cc_names()
+        if group.cc not in names:
+            raise SpecError(f"{key}.cc", group.cc, f"one of {', '.join(names)} (see `qdsim list`)")
+        tcp["cc"] = group.cc
+    source = {"kind": "tcp", "tcp": tcp}
+    if group.size is not None:
+        source["size_bytes"] = group.size
+    return source
