@@ -1,0 +1,132 @@
+"""Results on disk: Parquet tables per kind, JSON provenance, and a DuckDB catalog over them.
+
+A results directory (written by ``qdsim run`` or ``qdsim sweep``) holds:
+
+* ``points.parquet`` — one row per run: seed, ``jain_index``, bottleneck utilisation, events,
+  wall time (and, for sweeps, the swept keys, ``rep`` and ``point_key``);
+* ``flows.parquet``, ``groups.parquet``, ``links.parquet`` — one row per flow, flow group and
+  link of every run, with the same identifying columns;
+* ``series_queue.parquet``, ``series_tcp.parquet`` — sampled time series, when sampling was on;
+* ``spec.json`` (the experiment file after overrides), ``config.json`` (``run``: the resolved
+  configuration) or ``sweep.json`` (``sweep``: grid, repetitions and point keys).
+
+:func:`connect` opens a DuckDB connection with one view per table, so
+``connect(d).sql("select group, avg(goodput_bps) from groups group by 1")`` just works.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+__all__ = ["TABLES", "run_rows", "series_rows", "write_tables", "write_columns", "write_json", "read_json", "read_table", "connect"]
+
+#: Tables every results directory has, one Parquet file each.
+TABLES = ("points", "flows", "groups", "links")
+
+
+def _flat_link(link: dict[str, Any]) -> dict[str, Any]:
+    row = {k: v for k, v in link.items() if k != "drops_by_reason"}
+    for reason, count in sorted(link.get("drops_by_reason", {}).items()):
+        row[f"drops_{reason}"] = count
+    return row
+
+
+def run_rows(summary: dict[str, Any], ids: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Returns the rows one run contributes to each table, each prefixed with ``ids`` columns."""
+    point = {
+        key: summary[key]
+        for key in (
+            "seed",
+            "jain_index",
+            "bottleneck",
+            "bottleneck_utilization",
+            "fair_share_bps",
+            "events",
+            "packets_forwarded",
+            "duration_s",
+            "warmup_s",
+            "wall_s",
+        )
+    }
+    point["bottleneck_drops"] = next((link["drops"] for link in summary["links"] if link["name"] == summary["bottleneck"]), None)
+    return {
+        "points": [{**ids, **point}],
+        "flows": [{**ids, **flow} for flow in summary["flows"]],
+        "groups": [{**ids, **group} for group in summary["groups"]],
+        "links": [{**ids, **_flat_link(link)} for link in summary["links"]],
+    }
+
+
+def series_rows(results: dict[str, Any], ids: dict[str, Any]) -> dict[str, dict[str, list[Any]]]:
+    """Returns the sampled series of one run as columns, named ``series_queue`` / ``series_tcp``."""
+    link_names = [link["name"] for link in results["links"]]
+    out: dict[str, dict[str, list[Any]]] = {}
+    queue = results["series"]["queue"]
+    if queue["t"]:
+        n = len(queue["t"])
+        out["series_queue"] = {
+            **{k: [v] * n for k, v in ids.items()},
+            **queue,
+            "link_name": [link_names[i] for i in queue["link"]],
+        }
+    tcp = results["series"]["tcp"]
+    if tcp["t"]:
+        n = len(tcp["t"])
+        out["series_tcp"] = {**{k: [v] * n for k, v in ids.items()}, **tcp}
+    return out
+
+
+def _atomic_write(path: Path, write) -> None:
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    write(tmp)
+    os.replace(tmp, path)
+
+
+def write_tables(out_dir: Path, rows: dict[str, Iterable[dict[str, Any]]]) -> None:
+    """Writes each ``{table: rows}`` entry to ``out_dir/<table>.parquet`` (atomically)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, table_rows in rows.items():
+        table = pa.Table.from_pylist(list(table_rows))
+        _atomic_write(out_dir / f"{name}.parquet", lambda p, t=table: pq.write_table(t, p))
+
+
+def write_columns(out_dir: Path, columns: dict[str, dict[str, list[Any]]]) -> None:
+    """Writes each ``{table: {column: values}}`` entry to ``out_dir/<table>.parquet``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, cols in columns.items():
+        table = pa.table(cols)
+        _atomic_write(out_dir / f"{name}.parquet", lambda p, t=table: pq.write_table(t, p))
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Writes ``value`` as indented JSON to ``path`` (atomically)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(value, indent=2, sort_keys=False, default=str) + "\n"
+    _atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
+
+
+def read_json(path: Path) -> Any:
+    """Returns the JSON value stored at ``path``."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def read_table(results_dir: Path, name: str) -> pa.Table:
+    """Returns table ``name`` (e.g. ``"groups"``) of a results directory."""
+    return pq.read_table(Path(results_dir) / f"{name}.parquet")
+
+
+def connect(results_dir: str | Path):
+    """Returns a DuckDB connection with one view per Parquet table of ``results_dir``."""
+    import duckdb
+
+    con = duckdb.connect()
+    for path in sorted(Path(results_dir).glob("*.parquet")):
+        literal = str(path).replace("'", "''")
+        con.execute(f'create view "{path.stem}" as select * from read_parquet(\'{literal}\')')
+    return con
