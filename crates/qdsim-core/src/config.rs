@@ -1,0 +1,270 @@
+//! The resolved run configuration: what the core is asked to simulate.
+//!
+//! This is the contract between the Python package and the core. The Python side parses and
+//! validates the human experiment file (units as strings, shorthands such as `dumbbell`,
+//! sweeps) and *resolves* it into one [`RunConfig`] per point and seed: plain integers in
+//! nanoseconds, bits per second and bytes, every node and link explicit. The core validates it
+//! again ([`RunConfig::validate`]) because it can be built from any JSON, and answers a bad
+//! value with a [`ConfigError`] naming the key path, the value and what is allowed — never a
+//! panic.
+//!
+//! All types deserialize from JSON with `deny_unknown_fields`, so a misspelt key is an error,
+//! not a silently ignored option.
+
+use serde::{Deserialize, Serialize};
+
+use crate::qdisc::QdiscConfig;
+use crate::tcp::TcpConfig;
+
+/// One simulation run, fully resolved.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// The run seed; every random stream of the run is derived from it.
+    pub seed: u64,
+    /// Simulated duration in nanoseconds; the run stops at this time.
+    pub duration_ns: u64,
+    /// Start of the measurement window in nanoseconds (warm-up cut); statistics that are
+    /// "over the window" count from here to `duration_ns`.
+    #[serde(default)]
+    pub warmup_ns: u64,
+    /// Node names, in index order. Links and flows refer to nodes by name.
+    pub nodes: Vec<String>,
+    /// Unidirectional links.
+    pub links: Vec<LinkConfig>,
+    /// Traffic sources, each one flow from `src` to `dst`.
+    pub flows: Vec<FlowConfig>,
+    /// Optional sampled time series (queue lengths, TCP state).
+    #[serde(default)]
+    pub sampling: SamplingConfig,
+}
+
+/// A unidirectional link and the queue discipline at its input.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// Unique link name, used in results (e.g. `"r1->r2"`).
+    pub name: String,
+    /// Name of the transmitting node.
+    pub from: String,
+    /// Name of the receiving node.
+    pub to: String,
+    /// Transmission rate in bit/s (> 0).
+    pub rate_bps: u64,
+    /// One-way propagation delay in nanoseconds.
+    pub delay_ns: u64,
+    /// Probability in [0, 1) that a packet is lost on the wire after transmission
+    /// (Bernoulli, independent per packet).
+    #[serde(default)]
+    pub loss: f64,
+    /// Routing metric; shortest paths minimise the sum of metrics (default 1 = hop count).
+    #[serde(default = "default_metric")]
+    pub metric: u32,
+    /// The output queue discipline of this link.
+    pub qdisc: QdiscConfig,
+}
+
+fn default_metric() -> u32 {
+    1
+}
+
+/// One traffic source and its sink.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    /// Flow group name, used to aggregate results (e.g. `"short_rtt"`).
+    pub group: String,
+    /// Sending node name.
+    pub src: String,
+    /// Receiving node name.
+    pub dst: String,
+    /// Earliest start time in nanoseconds.
+    #[serde(default)]
+    pub start_ns: u64,
+    /// The start time is drawn uniformly from `[start_ns, start_ns + start_jitter_ns)`
+    /// from the run's `flow_start` random stream (0 = start exactly at `start_ns`).
+    #[serde(default)]
+    pub start_jitter_ns: u64,
+    /// The traffic kind and its parameters.
+    pub source: SourceConfig,
+}
+
+/// Kinds of traffic source.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SourceConfig {
+    /// A TCP connection. With `size_bytes` absent it is saturated (always has data); with it,
+    /// a finite transfer whose flow completion time is recorded.
+    Tcp {
+        /// Bytes of application data to transfer; `None` = infinite (bulk).
+        #[serde(default)]
+        size_bytes: Option<u64>,
+        /// TCP parameters.
+        #[serde(default)]
+        tcp: TcpConfig,
+    },
+    /// A UDP constant-bit-rate source, sending `packet_bytes` packets at `rate_bps` until
+    /// `stop_ns` (or the end of the run).
+    UdpCbr {
+        /// Sending rate in bit/s, counting whole packets (> 0).
+        rate_bps: u64,
+        /// Packet size on the wire in bytes.
+        #[serde(default = "default_packet_bytes")]
+        packet_bytes: u32,
+        /// Time at which the source stops sending (nanoseconds); `None` = end of run.
+        #[serde(default)]
+        stop_ns: Option<u64>,
+    },
+}
+
+/// Default wire size of a packet: 1500 bytes, an Ethernet MTU.
+pub fn default_packet_bytes() -> u32 {
+    1500
+}
+
+/// Optional time series recorded during the run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SamplingConfig {
+    /// Sampling interval in nanoseconds; 0 disables sampling.
+    #[serde(default)]
+    pub interval_ns: u64,
+    /// Record the queue length of every link at each sample.
+    #[serde(default)]
+    pub queues: bool,
+    /// Record cwnd, ssthresh, srtt and bytes in flight of every TCP flow at each sample.
+    #[serde(default)]
+    pub tcp: bool,
+}
+
+/// A configuration value the core refuses, with the key path, the value and what is allowed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{key}: {value} is not allowed; {allowed}")]
+pub struct ConfigError {
+    /// Dotted key path, e.g. `links[2].rate_bps`.
+    pub key: String,
+    /// The offending value, rendered.
+    pub value: String,
+    /// What is allowed, as a sentence fragment.
+    pub allowed: String,
+}
+
+impl ConfigError {
+    /// Builds an error for `key` with the rendered `value` and the `allowed` description.
+    pub fn new(key: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> Self {
+        ConfigError { key: key.into(), value: value.to_string(), allowed: allowed.into() }
+    }
+
+    /// Prefixes the key path with `prefix` (e.g. `links[3]`).
+    pub fn within(mut self, prefix: &str) -> Self {
+        self.key = if self.key.is_empty() { prefix.to_string() } else { format!("{prefix}.{}", self.key) };
+        self
+    }
+}
+
+impl RunConfig {
+    /// Parses a run configuration from JSON and validates it.
+    ///
+    /// # Errors
+    /// A JSON syntax or schema error (unknown key, wrong type) or a value out of range.
+    pub fn from_json(text: &str) -> Result<RunConfig, ConfigError> {
+        let cfg: RunConfig = serde_json::from_str(text)
+            .map_err(|e| ConfigError::new("config", "(json)", format!("a valid run configuration ({e})")))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Checks every value against its allowed range and every name reference.
+    ///
+    /// # Errors
+    /// The first offending value, with its key path.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.duration_ns == 0 {
+            return Err(ConfigError::new("duration_ns", 0, "must be > 0"));
+        }
+        if self.warmup_ns >= self.duration_ns {
+            return Err(ConfigError::new(
+                "warmup_ns",
+                self.warmup_ns,
+                format!("must be < duration_ns ({})", self.duration_ns),
+            ));
+        }
+        if self.nodes.is_empty() {
+            return Err(ConfigError::new("nodes", "[]", "at least one node"));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            if !seen.insert(n.as_str()) {
+                return Err(ConfigError::new(format!("nodes[{i}]"), n, "node names must be unique"));
+            }
+        }
+        let known = |key: String, name: &str| -> Result<(), ConfigError> {
+            if seen.contains(name) {
+                Ok(())
+            } else {
+                Err(ConfigError::new(key, name, "the name of a node in `nodes`"))
+            }
+        };
+        let mut link_names = std::collections::BTreeSet::new();
+        for (i, l) in self.links.iter().enumerate() {
+            let p = format!("links[{i}]");
+            if !link_names.insert(l.name.as_str()) {
+                return Err(ConfigError::new(format!("{p}.name"), &l.name, "link names must be unique"));
+            }
+            known(format!("{p}.from"), &l.from)?;
+            known(format!("{p}.to"), &l.to)?;
+            if l.from == l.to {
+                return Err(ConfigError::new(format!("{p}.to"), &l.to, "a node other than `from`"));
+            }
+            if l.rate_bps == 0 {
+                return Err(ConfigError::new(format!("{p}.rate_bps"), 0, "a rate > 0 bit/s"));
+            }
+            if !(0.0..1.0).contains(&l.loss) {
+                return Err(ConfigError::new(format!("{p}.loss"), l.loss, "a probability in [0, 1)"));
+            }
+            if l.metric == 0 {
+                return Err(ConfigError::new(format!("{p}.metric"), 0, "a routing metric >= 1"));
+            }
+            l.qdisc.validate().map_err(|e| e.within(&format!("{p}.qdisc")))?;
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            let p = format!("flows[{i}]");
+            known(format!("{p}.src"), &f.src)?;
+            known(format!("{p}.dst"), &f.dst)?;
+            if f.src == f.dst {
+                return Err(ConfigError::new(format!("{p}.dst"), &f.dst, "a node other than `src`"));
+            }
+            if f.start_ns >= self.duration_ns {
+                return Err(ConfigError::new(
+                    format!("{p}.start_ns"),
+                    f.start_ns,
+                    format!("a start before the end of the run ({} ns)", self.duration_ns),
+                ));
+            }
+            match &f.source {
+                SourceConfig::Tcp { size_bytes, tcp } => {
+                    if *size_bytes == Some(0) {
+                        return Err(ConfigError::new(format!("{p}.source.size_bytes"), 0, "> 0 bytes, or absent for a saturated flow"));
+                    }
+                    tcp.validate().map_err(|e| e.within(&format!("{p}.source.tcp")))?;
+                }
+                SourceConfig::UdpCbr { rate_bps, packet_bytes, .. } => {
+                    if *rate_bps == 0 {
+                        return Err(ConfigError::new(format!("{p}.source.rate_bps"), 0, "a rate > 0 bit/s"));
+                    }
+                    if *packet_bytes < crate::packet::HEADER_BYTES + 1 {
+                        return Err(ConfigError::new(
+                            format!("{p}.source.packet_bytes"),
+                            packet_bytes,
+                            format!("at least {} bytes (headers plus one payload byte)", crate::packet::HEADER_BYTES + 1),
+                        ));
+                    }
+                }
+            }
+        }
+        if self.sampling.interval_ns == 0 && (self.sampling.queues || self.sampling.tcp) {
+            return Err(ConfigError::new("sampling.interval_ns", 0, "> 0 when sampling.queues or sampling.tcp is on"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,14 @@
+//! The network: nodes, unidirectional links with their output port, and static routing.
+//!
+//! A link serialises one packet at a time at its rate, then the packet propagates for the
+//! link's delay. Propagation is a per-link FIFO "delay line": with a constant delay,
+//! packets arrive in the order they were sent, so only the head of each line needs an event
+//! in the global queue — the heap stays O(links), not O(packets in flight).
+
+pub(crate) mod link;
+mod port;
+mod routing;
+
+pub use link::{Link, LinkCounters};
+pub use port::{Port, PortCounters};
+pub use routing::{Routes, NO_ROUTE};

@@ -1,0 +1,215 @@
+//! The port: the framework around a link's qdisc that keeps the books.
+//!
+//! Every packet offered to a link passes through [`Port::enqueue`], and every packet that
+//! leaves through [`Port::dequeue`]. The port stamps the enqueue time, counts arrivals,
+//! departures and drops by reason (separating drops of the arriving packet from drops of
+//! queued packets, as ns-3's `QueueDisc` separates "before enqueue" and "after dequeue"),
+//! integrates the queue length over time, and measures each packet's sojourn time — so no
+//! algorithm can forget to. Identities (checked by [`Port::check_conservation`]):
+//!
+//! - arrivals = departures + drops + queued, in packets and in bytes;
+//! - drops = drops of arrivals + drops of queued packets.
+
+use crate::packet::Packet;
+use crate::qdisc::{AnyQdisc, DropReason, Qdisc, QdiscCtx};
+use crate::rng::StreamRng;
+use crate::stats::{Counters, Histogram, TimeWeighted};
+use crate::time::Time;
+
+/// Monotone counters of a port.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PortCounters {
+    /// Packets offered.
+    pub arrivals: u64,
+    /// Bytes offered.
+    pub arrival_bytes: u64,
+    /// Packets dequeued for transmission.
+    pub departures: u64,
+    /// Bytes dequeued.
+    pub departure_bytes: u64,
+    /// Packets dropped, by reason.
+    pub drops: [u64; DropReason::COUNT],
+    /// Bytes dropped, by reason.
+    pub drop_bytes: [u64; DropReason::COUNT],
+    /// Drops of the arriving packet (before enqueue).
+    pub drops_of_arrivals: u64,
+    /// Drops of packets already queued (head drops, longest-queue drops, AQM at dequeue).
+    pub drops_of_queued: u64,
+}
+
+impl PortCounters {
+    /// Returns all drops.
+    pub fn total_drops(&self) -> u64 {
+        self.drops.iter().sum()
+    }
+    /// Returns all dropped bytes.
+    pub fn total_drop_bytes(&self) -> u64 {
+        self.drop_bytes.iter().sum()
+    }
+}
+
+impl Counters for PortCounters {
+    fn since(&self, e: &Self) -> Self {
+        let mut drops = [0; DropReason::COUNT];
+        let mut drop_bytes = [0; DropReason::COUNT];
+        for i in 0..DropReason::COUNT {
+            drops[i] = self.drops[i] - e.drops[i];
+            drop_bytes[i] = self.drop_bytes[i] - e.drop_bytes[i];
+        }
+        PortCounters {
+            arrivals: self.arrivals - e.arrivals,
+            arrival_bytes: self.arrival_bytes - e.arrival_bytes,
+            departures: self.departures - e.departures,
+            departure_bytes: self.departure_bytes - e.departure_bytes,
+            drops,
+            drop_bytes,
+            drops_of_arrivals: self.drops_of_arrivals - e.drops_of_arrivals,
+            drops_of_queued: self.drops_of_queued - e.drops_of_queued,
+        }
+    }
+}
+
+/// A qdisc with its books.
+#[derive(Debug)]
+pub struct Port {
+    qdisc: AnyQdisc,
+    ctx: QdiscCtx,
+    /// Counters since the start of the run.
+    pub counters: PortCounters,
+    /// Counters at the start of the measurement window.
+    pub at_warmup: PortCounters,
+    /// Queue length in packets over time (window).
+    pub queue_pkts: TimeWeighted,
+    /// Queue length in bytes over time (window).
+    pub queue_bytes: TimeWeighted,
+    /// Sojourn times (ns) of packets dequeued in the window.
+    pub sojourn: Histogram,
+    in_window: bool,
+    timer_at: Option<Time>,
+}
+
+impl Port {
+    /// Wraps `qdisc`, giving it the random stream `rng`.
+    pub fn new(qdisc: AnyQdisc, rng: StreamRng) -> Self {
+        Port {
+            qdisc,
+            ctx: QdiscCtx::new(rng),
+            counters: PortCounters::default(),
+            at_warmup: PortCounters::default(),
+            queue_pkts: TimeWeighted::default(),
+            queue_bytes: TimeWeighted::default(),
+            sojourn: Histogram::new(),
+            in_window: false,
+            timer_at: None,
+        }
+    }
+
+    /// Returns the packets queued.
+    pub fn len_pkts(&self) -> u64 {
+        self.qdisc.len_pkts()
+    }
+
+    /// Returns the bytes queued.
+    pub fn len_bytes(&self) -> u64 {
+        self.qdisc.len_bytes()
+    }
+
+    /// Starts the measurement window at `now`.
+    pub fn start_window(&mut self, now: Time) {
+        self.at_warmup = self.counters.clone();
+        self.queue_pkts.restart(now);
+        self.queue_bytes.restart(now);
+        self.sojourn.clear();
+        self.in_window = true;
+    }
+
+    fn account_drops(&mut self, dropped: &mut Vec<(Packet, DropReason)>) {
+        for (p, reason, arrival) in self.ctx.drops.drain(..) {
+            self.counters.drops[reason as usize] += 1;
+            self.counters.drop_bytes[reason as usize] += p.size_bytes as u64;
+            if arrival {
+                self.counters.drops_of_arrivals += 1;
+            } else {
+                self.counters.drops_of_queued += 1;
+            }
+            dropped.push((p, reason));
+        }
+    }
+
+    fn track_len(&mut self, now: Time) {
+        self.queue_pkts.set(now, self.qdisc.len_pkts());
+        self.queue_bytes.set(now, self.qdisc.len_bytes());
+    }
+
+    /// Offers `pkt` at `now`; appends every packet the qdisc dropped to `dropped`.
+    pub fn enqueue(&mut self, mut pkt: Packet, now: Time, dropped: &mut Vec<(Packet, DropReason)>) {
+        pkt.enq_time = now;
+        self.counters.arrivals += 1;
+        self.counters.arrival_bytes += pkt.size_bytes as u64;
+        self.qdisc.enqueue(pkt, now, &mut self.ctx);
+        self.account_drops(dropped);
+        self.track_len(now);
+    }
+
+    /// Takes the next packet to transmit, adding its sojourn time to its path queueing
+    /// delay; appends packets dropped on the way to `dropped`.
+    pub fn dequeue(&mut self, now: Time, dropped: &mut Vec<(Packet, DropReason)>) -> Option<Packet> {
+        let out = self.qdisc.dequeue(now, &mut self.ctx);
+        self.account_drops(dropped);
+        let mut pkt = out?;
+        self.counters.departures += 1;
+        self.counters.departure_bytes += pkt.size_bytes as u64;
+        let sojourn = (now - pkt.enq_time).as_ns();
+        pkt.queue_delay_ns += sojourn;
+        if self.in_window {
+            self.sojourn.record(sojourn);
+        }
+        self.track_len(now);
+        Some(pkt)
+    }
+
+    /// Runs the qdisc's timer; appends drops to `dropped`.
+    pub fn on_timer(&mut self, now: Time, dropped: &mut Vec<(Packet, DropReason)>) {
+        if self.timer_at != Some(now) {
+            return; // superseded
+        }
+        self.timer_at = None;
+        self.qdisc.on_timer(now, &mut self.ctx);
+        self.account_drops(dropped);
+        self.track_len(now);
+    }
+
+    /// Returns a timer the simulator must schedule, if the qdisc asked for one earlier than
+    /// the one already pending.
+    pub fn take_timer_request(&mut self) -> Option<Time> {
+        let t = self.ctx.timer.take()?;
+        if self.timer_at.is_none_or(|p| t < p) {
+            self.timer_at = Some(t);
+            Some(t)
+        } else {
+            None
+        }
+    }
+
+    /// Checks arrivals = departures + drops + queued in packets and bytes; returns a
+    /// description of the first violated identity.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        let c = &self.counters;
+        let (q, qb) = (self.len_pkts(), self.len_bytes());
+        if c.arrivals != c.departures + c.total_drops() + q {
+            return Err(format!("packets: in {} != out {} + dropped {} + queued {q}", c.arrivals, c.departures, c.total_drops()));
+        }
+        if c.arrival_bytes != c.departure_bytes + c.total_drop_bytes() + qb {
+            return Err(format!(
+                "bytes: in {} != out {} + dropped {} + queued {qb}",
+                c.arrival_bytes,
+                c.departure_bytes,
+                c.total_drop_bytes()
+            ));
+        }
+        if c.total_drops() != c.drops_of_arrivals + c.drops_of_queued {
+            return Err("drops by reason != drops of arrivals + drops of queued".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,91 @@
+//! The packet: a small `Copy` value that moves through queues and links.
+//!
+//! A packet carries what the simulator needs and nothing per-byte: who sent it, where it
+//! goes, its wire size, TCP sequence/ack numbers (in segments; byte numbers are
+//! `segment × mss`), ECN bits, and timestamps for RTT and queueing-delay measurement.
+//! Packets are never heap-allocated; queues store them by value.
+
+use crate::time::Time;
+
+/// Index of a node in the topology.
+pub type NodeId = u32;
+/// Index of a flow in the run configuration.
+pub type FlowId = u32;
+/// A user or traffic class identifier, used by class-based classifiers.
+pub type ClassId = u32;
+
+/// Bytes of IP + TCP (or UDP, padded alike) header counted in every packet's wire size.
+/// A 1500-byte packet therefore carries a 1460-byte TCP segment, as on Ethernet.
+pub const HEADER_BYTES: u32 = 40;
+
+/// What a packet is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketKind {
+    /// A TCP data segment; `seq` is its segment number.
+    Data,
+    /// A pure TCP acknowledgement; `ack` is the next expected segment.
+    Ack,
+    /// A UDP datagram; `seq` counts datagrams of its flow.
+    Udp,
+}
+
+/// The two ECN bits of the IP header (RFC 3168 §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ecn {
+    /// Not ECN-capable transport.
+    #[default]
+    NotEct,
+    /// ECN-capable transport, ECT(0).
+    Ect,
+    /// Congestion experienced, set by an AQM instead of dropping.
+    Ce,
+}
+
+/// TCP header flag: this ACK echoes a congestion signal (ECE, RFC 3168 §6.1.3).
+pub const FLAG_ECE: u8 = 1 << 0;
+/// TCP header flag: the sender reduced its window (CWR, RFC 3168 §6.1.2).
+pub const FLAG_CWR: u8 = 1 << 1;
+/// Simulator flag: this data segment is a retransmission (for Karn's rule and statistics).
+pub const FLAG_RETX: u8 = 1 << 2;
+
+/// One packet in flight.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Packet {
+    /// The flow this packet belongs to (ACKs belong to the flow they acknowledge).
+    pub flow: FlowId,
+    /// User / class of the flow, for class-based classifiers.
+    pub class: ClassId,
+    /// Data, ACK or UDP.
+    pub kind: PacketKind,
+    /// Size on the wire in bytes, headers included.
+    pub size_bytes: u32,
+    /// Node that sent it.
+    pub src: NodeId,
+    /// Node it is addressed to.
+    pub dst: NodeId,
+    /// Data: segment number. UDP: datagram number.
+    pub seq: u64,
+    /// ACK: cumulative acknowledgement, the next segment expected.
+    pub ack: u64,
+    /// Data: when the sender transmitted it. ACK: the echoed transmit time of the data
+    /// segment that triggered it (used for RTT samples, like a TCP timestamp echo).
+    pub ts: Time,
+    /// When the packet entered the queue it is in now; stamped by the port, read by AQMs.
+    pub enq_time: Time,
+    /// Sum of the time this packet has spent waiting in queues along its path, in ns.
+    pub queue_delay_ns: u64,
+    /// ECN codepoint.
+    pub ecn: Ecn,
+    /// `FLAG_*` bits.
+    pub flags: u8,
+}
+
+// Packets are copied through every queue: keep them within one cache line.
+const _: () = assert!(std::mem::size_of::<Packet>() <= 64);
+
+impl Packet {
+    /// Returns whether flag bit `f` is set.
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}

@@ -1,0 +1,203 @@
+//! Queue disciplines: the [`Qdisc`] trait, drop and mark reasons, configuration, and the
+//! [`AnyQdisc`] enum that dispatches statically to each algorithm.
+//!
+//! A qdisc decides which packet leaves next and which packets are dropped. It does not keep
+//! statistics, stamp enqueue times or measure sojourn times: the link's port
+//! (`net::port`) does that around every call, so no algorithm can forget to count. What the
+//! algorithm must do is report every packet it discards through [`QdiscCtx`], with a
+//! [`DropReason`], saying whether it was the arriving packet or one already queued.
+//!
+//! Invariant, asserted by the port in tests and checked for every qdisc:
+//! packets offered = packets dequeued + packets dropped + packets queued, in packets and bytes.
+//!
+//! Panics: none on any packet sequence. Configuration is validated once, by
+//! [`QdiscConfig::validate`], before a qdisc is built.
+
+mod fifo;
+
+pub use fifo::{Fifo, FifoParams};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::ConfigError;
+use crate::packet::Packet;
+use crate::rng::StreamRng;
+use crate::time::Time;
+
+/// Why a packet was dropped. Counted per link, per reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum DropReason {
+    /// The queue (or its share of the buffer) was full when the packet arrived.
+    Overflow = 0,
+    /// Lost on the wire by the link's random loss model (not a qdisc decision).
+    RandomLoss = 1,
+}
+
+impl DropReason {
+    /// Number of reasons (the length of per-reason counter arrays).
+    pub const COUNT: usize = 2;
+    /// Every reason, in index order.
+    pub const ALL: [DropReason; Self::COUNT] = [DropReason::Overflow, DropReason::RandomLoss];
+
+    /// Returns the reason's name as used in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::Overflow => "overflow",
+            DropReason::RandomLoss => "random_loss",
+        }
+    }
+}
+
+/// What a qdisc hands back to the framework during one call: the packets it dropped and
+/// the timer it wants.
+///
+/// The drop list is reused across calls (cleared by the port), so reporting a drop does
+/// not allocate once the list has grown to the largest batch seen.
+#[derive(Debug)]
+pub struct QdiscCtx {
+    /// Packets dropped during this call, with their reason and whether they were the
+    /// arriving packet (`true`) or one already queued (`false`).
+    pub drops: Vec<(Packet, DropReason, bool)>,
+    /// A timer the qdisc asks for (the earliest request of the call wins).
+    pub timer: Option<Time>,
+    /// The qdisc's random stream (derived from the run seed and the link index).
+    pub rng: StreamRng,
+}
+
+impl QdiscCtx {
+    /// Returns a context using the random stream `rng`.
+    pub fn new(rng: StreamRng) -> Self {
+        QdiscCtx { drops: Vec::with_capacity(8), timer: None, rng }
+    }
+    /// Reports that the arriving packet was not queued.
+    pub fn drop_arrival(&mut self, pkt: Packet, reason: DropReason) {
+        self.drops.push((pkt, reason, true));
+    }
+    /// Reports that a packet already in the queue was discarded.
+    pub fn drop_queued(&mut self, pkt: Packet, reason: DropReason) {
+        self.drops.push((pkt, reason, false));
+    }
+    /// Asks for [`Qdisc::on_timer`] to be called at `at`.
+    pub fn request_timer(&mut self, at: Time) {
+        self.timer = Some(self.timer.map_or(at, |t| t.min(at)));
+    }
+}
+
+/// A queue discipline.
+///
+/// Every method receives the current time; a qdisc never reads a clock of its own, so the
+/// same code can later drive a real interface (see ROADMAP "Emulation").
+pub trait Qdisc {
+    /// Offers `pkt` (its `enq_time` already stamped). The qdisc queues it, or reports it
+    /// (and/or queued packets) as dropped through `ctx`.
+    fn enqueue(&mut self, pkt: Packet, now: Time, ctx: &mut QdiscCtx);
+    /// Returns the next packet to transmit, if any. May drop queued packets on the way
+    /// (reported through `ctx` as queued drops).
+    fn dequeue(&mut self, now: Time, ctx: &mut QdiscCtx) -> Option<Packet>;
+    /// Returns the number of packets queued.
+    fn len_pkts(&self) -> u64;
+    /// Returns the number of bytes queued.
+    fn len_bytes(&self) -> u64;
+    /// Handles a timer requested through [`QdiscCtx::request_timer`]. Default: nothing.
+    fn on_timer(&mut self, _now: Time, _ctx: &mut QdiscCtx) {}
+}
+
+/// Configuration of a link's queue discipline, tagged by `kind` (the algorithm's name).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QdiscConfig {
+    /// First-in first-out with tail drop.
+    Fifo(FifoParams),
+}
+
+impl QdiscConfig {
+    /// Checks every parameter's range.
+    ///
+    /// # Errors
+    /// The first parameter out of range, by its key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        match self {
+            QdiscConfig::Fifo(p) => p.validate(),
+        }
+    }
+
+    /// Returns the algorithm's name (the `kind` tag).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            QdiscConfig::Fifo(_) => "fifo",
+        }
+    }
+
+    /// Builds the qdisc.
+    pub fn build(&self) -> AnyQdisc {
+        match self {
+            QdiscConfig::Fifo(p) => AnyQdisc::Fifo(Fifo::new(p.clone())),
+        }
+    }
+}
+
+/// Static dispatch over every qdisc (no `dyn` on the per-packet path).
+#[derive(Debug)]
+pub enum AnyQdisc {
+    /// See [`Fifo`].
+    Fifo(Fifo),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $q:ident => $e:expr) => {
+        match $self {
+            AnyQdisc::Fifo($q) => $e,
+        }
+    };
+}
+
+impl Qdisc for AnyQdisc {
+    fn enqueue(&mut self, pkt: Packet, now: Time, ctx: &mut QdiscCtx) {
+        dispatch!(self, q => q.enqueue(pkt, now, ctx))
+    }
+    fn dequeue(&mut self, now: Time, ctx: &mut QdiscCtx) -> Option<Packet> {
+        dispatch!(self, q => q.dequeue(now, ctx))
+    }
+    fn len_pkts(&self) -> u64 {
+        dispatch!(self, q => q.len_pkts())
+    }
+    fn len_bytes(&self) -> u64 {
+        dispatch!(self, q => q.len_bytes())
+    }
+    fn on_timer(&mut self, now: Time, ctx: &mut QdiscCtx) {
+        dispatch!(self, q => q.on_timer(now, ctx))
+    }
+}
+
+/// One parameter of an algorithm, for `qdsim list` and generated docs.
+#[derive(Debug, Clone, Serialize)]
+pub struct ParamInfo {
+    /// Key in the experiment file.
+    pub name: &'static str,
+    /// Unit or type (`"pkts"`, `"bytes"`, `"ns"`, `"bool"`, ...).
+    pub unit: &'static str,
+    /// Default, rendered; `"none"` when absent means "not set".
+    pub default: &'static str,
+    /// One-line description.
+    pub help: &'static str,
+}
+
+/// One algorithm and its parameters, for `qdsim list`.
+#[derive(Debug, Clone, Serialize)]
+pub struct AlgorithmInfo {
+    /// Name used as `kind` in experiment files.
+    pub name: &'static str,
+    /// One-line description with its source.
+    pub summary: &'static str,
+    /// Its parameters.
+    pub params: Vec<ParamInfo>,
+}
+
+/// Returns every qdisc with its parameters.
+pub fn catalog() -> Vec<AlgorithmInfo> {
+    vec![fifo::info()]
+}
+
+#[cfg(test)]
+pub(crate) mod testing;

@@ -1,0 +1,183 @@
+//! What a run produces: per-flow, per-group and per-link summaries plus optional sampled
+//! time series, all serialisable to JSON for the Python side.
+//!
+//! Summaries over "the window" cover `[warmup, duration)`. Time series are columnar
+//! (one vector per column), never per-packet objects.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// Everything one run produces.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunResults {
+    /// The run seed.
+    pub seed: u64,
+    /// Simulated duration in seconds.
+    pub duration_s: f64,
+    /// Start of the measurement window in seconds.
+    pub warmup_s: f64,
+    /// Number of events the simulator processed.
+    pub events: u64,
+    /// Data/UDP packets transmitted on any link (a throughput measure of the simulator).
+    pub packets_forwarded: u64,
+    /// One entry per flow, in configuration order.
+    pub flows: Vec<FlowResult>,
+    /// One entry per flow group, sorted by name.
+    pub groups: Vec<GroupResult>,
+    /// One entry per link, in configuration order.
+    pub links: Vec<LinkResult>,
+    /// Sampled time series (empty unless sampling was configured).
+    pub series: Series,
+}
+
+/// Results of one flow.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FlowResult {
+    /// Index of the flow in the configuration.
+    pub id: u32,
+    /// Its group.
+    pub group: String,
+    /// Source node name.
+    pub src: String,
+    /// Destination node name.
+    pub dst: String,
+    /// `"tcp"` or `"udp_cbr"`.
+    pub kind: String,
+    /// Congestion control name (`""` for UDP).
+    pub cc: String,
+    /// Actual start time in seconds (after jitter).
+    pub start_s: f64,
+    /// Bytes of a finite transfer; `None` for saturated and UDP flows.
+    pub size_bytes: Option<u64>,
+    /// Application bytes delivered in order to the receiver within the window.
+    pub delivered_bytes: u64,
+    /// Goodput over the window in bit/s: `delivered_bytes × 8 / window`.
+    pub goodput_bps: f64,
+    /// Application bytes delivered in order over the whole run.
+    pub delivered_bytes_total: u64,
+    /// Data packets sent (TCP: including retransmissions).
+    pub sent_pkts: u64,
+    /// TCP segments retransmitted (fast and timeout).
+    pub retransmits: u64,
+    /// TCP fast retransmits (entries into fast recovery).
+    pub fast_retransmits: u64,
+    /// TCP retransmission timeouts.
+    pub timeouts: u64,
+    /// This flow's data packets dropped anywhere (queues and wire).
+    pub drops: u64,
+    /// Flow completion time in seconds (finite TCP transfers that completed): from start
+    /// to the moment the receiver has every byte.
+    pub fct_s: Option<f64>,
+    /// Mean queueing delay (sum over the path) of this flow's data packets received in the
+    /// window, seconds; `None` if none was received.
+    pub mean_queue_delay_s: Option<f64>,
+}
+
+/// Results aggregated over a flow group.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GroupResult {
+    /// Group name.
+    pub group: String,
+    /// Number of flows.
+    pub flows: u32,
+    /// Sum of the flows' goodput over the window, bit/s.
+    pub goodput_bps: f64,
+    /// Data packets received in the window (the delay sample count).
+    pub delay_samples: u64,
+    /// Mean path queueing delay of data packets received in the window, seconds.
+    pub mean_queue_delay_s: Option<f64>,
+    /// Median of the same, seconds.
+    pub p50_queue_delay_s: Option<f64>,
+    /// 95th percentile, seconds.
+    pub p95_queue_delay_s: Option<f64>,
+    /// 99th percentile, seconds.
+    pub p99_queue_delay_s: Option<f64>,
+    /// Mean flow completion time of the group's finished finite flows, seconds.
+    pub mean_fct_s: Option<f64>,
+}
+
+/// Results of one link (its qdisc included), over the window.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LinkResult {
+    /// Link name.
+    pub name: String,
+    /// Transmitting node.
+    pub from: String,
+    /// Receiving node.
+    pub to: String,
+    /// Rate, bit/s.
+    pub rate_bps: u64,
+    /// Propagation delay, seconds.
+    pub delay_s: f64,
+    /// The qdisc's algorithm name.
+    pub qdisc: String,
+    /// Fraction of the window the link was transmitting.
+    pub utilization: f64,
+    /// Packets whose transmission finished in the window.
+    pub tx_pkts: u64,
+    /// Bytes whose transmission finished in the window.
+    pub tx_bytes: u64,
+    /// Packets offered to the qdisc in the window.
+    pub arrivals: u64,
+    /// Packets dropped in the window, all reasons (qdisc and wire).
+    pub drops: u64,
+    /// Drops in the window by reason name.
+    pub drops_by_reason: BTreeMap<String, u64>,
+    /// `drops / arrivals` in the window (0 if nothing arrived).
+    pub loss_rate: f64,
+    /// Time-weighted mean number of packets queued (not counting the one on the wire).
+    pub mean_queue_pkts: f64,
+    /// Time-weighted mean number of bytes queued.
+    pub mean_queue_bytes: f64,
+    /// Largest number of packets queued at any moment of the window.
+    pub max_queue_pkts: u64,
+    /// Mean sojourn time in the qdisc of packets dequeued in the window, seconds.
+    pub mean_delay_s: Option<f64>,
+    /// Median sojourn time, seconds.
+    pub p50_delay_s: Option<f64>,
+    /// 95th percentile sojourn time, seconds.
+    pub p95_delay_s: Option<f64>,
+    /// 99th percentile sojourn time, seconds.
+    pub p99_delay_s: Option<f64>,
+}
+
+/// Sampled time series, columnar.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Series {
+    /// Queue samples: time (s), link index, packets, bytes.
+    pub queue: QueueSeries,
+    /// TCP samples: time (s), flow index, cwnd (segments), ssthresh (segments, capped at
+    /// 2^31 when "infinite"), smoothed RTT (s, 0 before the first sample), bytes in flight.
+    pub tcp: TcpSeries,
+}
+
+/// Columns of the queue-length series.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct QueueSeries {
+    /// Sample time, seconds.
+    pub t: Vec<f64>,
+    /// Link index.
+    pub link: Vec<u32>,
+    /// Packets queued.
+    pub pkts: Vec<u64>,
+    /// Bytes queued.
+    pub bytes: Vec<u64>,
+}
+
+/// Columns of the TCP sender series.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct TcpSeries {
+    /// Sample time, seconds.
+    pub t: Vec<f64>,
+    /// Flow index.
+    pub flow: Vec<u32>,
+    /// Congestion window, segments.
+    pub cwnd: Vec<u32>,
+    /// Slow-start threshold, segments.
+    pub ssthresh: Vec<u32>,
+    /// Smoothed RTT, seconds.
+    pub srtt_s: Vec<f64>,
+    /// Bytes in flight.
+    pub inflight_bytes: Vec<u64>,
+}

@@ -1,0 +1,333 @@
+//! The simulator: builds the network and flows from a [`RunConfig`], runs the event loop
+//! and hands back [`RunResults`].
+//!
+//! Lifecycle: [`Sim::new`] (validates and builds; a configuration error is returned, never a
+//! panic) → [`Sim::run`] (processes every event before the end time) → [`Sim::results`].
+//! Internal invariants (conservation, time monotonicity) are asserted; a violation is a bug
+//! and panics with a message naming both sides, which the Python binding turns into an
+//! exception.
+
+mod build;
+mod report;
+
+use crate::config::RunConfig;
+use crate::event::{Event, EventQueue, FlowTimer};
+use crate::net::{Link, Routes, NO_ROUTE};
+use crate::packet::{NodeId, Packet, PacketKind, HEADER_BYTES};
+use crate::qdisc::DropReason;
+use crate::results::Series;
+use crate::stats::Histogram;
+use crate::tcp::{TcpReceiver, TcpSender};
+use crate::time::{Duration, Time};
+use crate::traffic::{CbrSource, Outbox};
+
+use crate::net::link::TxOutcome;
+
+/// The endpoints of one flow.
+#[derive(Debug)]
+pub(crate) enum Endpoints {
+    Tcp { snd: TcpSender, rcv: TcpReceiver },
+    Cbr { src: CbrSource },
+}
+
+/// Per-flow accumulators.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct FlowAcc {
+    pub delivered_total: u64,
+    pub delivered_at_warmup: u64,
+    pub drops: u64,
+    pub completed_at: Option<Time>,
+    pub delay_sum_ns: u128,
+    pub delay_n: u64,
+    pub udp_received: u64,
+}
+
+/// One flow: where it runs, when it starts, its endpoints and statistics.
+#[derive(Debug)]
+pub(crate) struct Flow {
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub group: u32,
+    pub start: Time,
+    pub ep: Endpoints,
+    pub acc: FlowAcc,
+}
+
+/// A simulation in progress.
+pub struct Sim {
+    cfg: RunConfig,
+    q: EventQueue,
+    links: Vec<Link>,
+    routes: Routes,
+    flows: Vec<Flow>,
+    group_names: Vec<String>,
+    group_delay: Vec<Histogram>,
+    out: Outbox,
+    dropped: Vec<(Packet, DropReason)>,
+    warmup: Time,
+    end: Time,
+    in_window: bool,
+    sample_interval: Duration,
+    series: Series,
+    packets_forwarded: u64,
+    finished: bool,
+}
+
+impl Sim {
+    /// Returns the current simulated time.
+    pub fn now(&self) -> Time {
+        self.q.now()
+    }
+
+    /// Runs every event before the end time.
+    pub fn run(&mut self) {
+        while let Some(t) = self.q.peek_time() {
+            if t >= self.end {
+                break;
+            }
+            let (now, ev) = self.q.pop().expect("peeked");
+            self.handle(now, ev);
+        }
+        self.finished = true;
+    }
+
+    /// Runs events up to (not including) `until`; for tests that inspect mid-run state.
+    pub fn run_until(&mut self, until: Time) {
+        while let Some(t) = self.q.peek_time() {
+            if t >= until.min(self.end) {
+                break;
+            }
+            let (now, ev) = self.q.pop().expect("peeked");
+            self.handle(now, ev);
+        }
+    }
+
+    fn handle(&mut self, now: Time, ev: Event) {
+        match ev {
+            Event::TxDone(l) => self.on_tx_done(l, now),
+            Event::Arrival(l) => self.on_arrival(l, now),
+            Event::Flow(f, timer) => self.on_flow_timer(f, timer, now),
+            Event::QdiscTimer(l) => {
+                let mut dropped = std::mem::take(&mut self.dropped);
+                self.links[l as usize].port.on_timer(now, &mut dropped);
+                self.account_drops(&mut dropped);
+                self.dropped = dropped;
+                self.poll_qdisc_timer(l);
+                if self.links[l as usize].transmitting.is_none() {
+                    self.start_tx(l, now);
+                }
+            }
+            Event::Sample => self.on_sample(now),
+            Event::WarmupEnd => self.on_warmup_end(now),
+        }
+    }
+
+    fn on_flow_timer(&mut self, f: u32, timer: FlowTimer, now: Time) {
+        let mut out = std::mem::take(&mut self.out);
+        let flow = &mut self.flows[f as usize];
+        let node = match (&mut flow.ep, timer) {
+            (Endpoints::Tcp { snd, .. }, FlowTimer::Start) => {
+                snd.start(now, &mut out);
+                flow.src
+            }
+            (Endpoints::Tcp { snd, .. }, FlowTimer::Rto(g)) => {
+                snd.on_rto_timer(g, now, &mut out);
+                flow.src
+            }
+            (Endpoints::Tcp { rcv, .. }, FlowTimer::DelayedAck(g)) => {
+                rcv.on_delack_timer(g, now, &mut out);
+                flow.dst
+            }
+            (Endpoints::Cbr { src }, FlowTimer::Start | FlowTimer::CbrSend) => {
+                src.on_send_timer(now, &mut out);
+                flow.src
+            }
+            (ep, t) => unreachable!("timer {t:?} for flow {f} of kind {ep:?}"),
+        };
+        self.flush(f, node, out, now);
+    }
+
+    /// Sends what an endpoint of flow `f` at `node` produced and schedules its timers.
+    fn flush(&mut self, f: u32, node: NodeId, mut out: Outbox, now: Time) {
+        for (t, timer) in out.timers.drain(..) {
+            self.q.schedule(t, Event::Flow(f, timer));
+        }
+        for i in 0..out.pkts.len() {
+            let pkt = out.pkts[i];
+            self.forward(node, pkt, now);
+        }
+        out.pkts.clear();
+        self.out = out;
+    }
+
+    /// Sends `pkt` from `node` on the next link of its route.
+    fn forward(&mut self, node: NodeId, pkt: Packet, now: Time) {
+        let l = self.routes.next_link(node, pkt.dst);
+        assert!(l != NO_ROUTE, "no route from node {node} to node {} (validated at build)", pkt.dst);
+        let mut dropped = std::mem::take(&mut self.dropped);
+        self.links[l as usize].port.enqueue(pkt, now, &mut dropped);
+        self.account_drops(&mut dropped);
+        self.dropped = dropped;
+        self.poll_qdisc_timer(l);
+        if self.links[l as usize].transmitting.is_none() {
+            self.start_tx(l, now);
+        }
+    }
+
+    fn start_tx(&mut self, l: u32, now: Time) {
+        let mut dropped = std::mem::take(&mut self.dropped);
+        let link = &mut self.links[l as usize];
+        let next = link.port.dequeue(now, &mut dropped);
+        if let Some(pkt) = next {
+            let done = now + link.rate.tx_time(pkt.size_bytes);
+            link.transmitting = Some(pkt);
+            self.q.schedule(done, Event::TxDone(l));
+        }
+        self.account_drops(&mut dropped);
+        self.dropped = dropped;
+        self.poll_qdisc_timer(l);
+    }
+
+    fn poll_qdisc_timer(&mut self, l: u32) {
+        if let Some(t) = self.links[l as usize].port.take_timer_request() {
+            self.q.schedule(t.max(self.q.now()), Event::QdiscTimer(l));
+        }
+    }
+
+    fn on_tx_done(&mut self, l: u32, now: Time) {
+        let link = &mut self.links[l as usize];
+        if let Some((pkt, outcome)) = link.finish_tx(now) {
+            if pkt.kind != PacketKind::Ack {
+                self.packets_forwarded += 1;
+            }
+            match outcome {
+                TxOutcome::Lost => self.note_drop(&pkt),
+                TxOutcome::NewHead(at) => self.q.schedule(at, Event::Arrival(l)),
+                TxOutcome::Queued => {}
+            }
+        }
+        self.start_tx(l, now);
+    }
+
+    fn on_arrival(&mut self, l: u32, now: Time) {
+        let link = &mut self.links[l as usize];
+        let (t, pkt) = link.delay_line.pop_front().expect("arrival event with an empty delay line");
+        debug_assert_eq!(t, now);
+        link.counters.delivered += 1;
+        let to = link.to;
+        if let Some(&(next, _)) = link.delay_line.front() {
+            self.q.schedule(next, Event::Arrival(l));
+        }
+        if pkt.dst == to {
+            self.deliver(pkt, now);
+        } else {
+            self.forward(to, pkt, now);
+        }
+    }
+
+    /// Hands `pkt` to its endpoint at its destination.
+    fn deliver(&mut self, pkt: Packet, now: Time) {
+        let f = pkt.flow;
+        let mut out = std::mem::take(&mut self.out);
+        let in_window = self.in_window;
+        let flow = &mut self.flows[f as usize];
+        let node;
+        let mut delivered = 0;
+        match (&mut flow.ep, pkt.kind) {
+            (Endpoints::Tcp { rcv, .. }, PacketKind::Data) => {
+                let d = rcv.on_data(&pkt, now, &mut out);
+                delivered = d.bytes;
+                if d.completed {
+                    flow.acc.completed_at = Some(now);
+                }
+                node = flow.dst;
+            }
+            (Endpoints::Tcp { snd, .. }, PacketKind::Ack) => {
+                snd.on_ack(&pkt, now, &mut out);
+                node = flow.src;
+            }
+            (Endpoints::Cbr { .. }, PacketKind::Udp) => {
+                delivered = (pkt.size_bytes - HEADER_BYTES) as u64;
+                flow.acc.udp_received += 1;
+                node = flow.dst;
+            }
+            (ep, k) => unreachable!("{k:?} packet delivered to flow {f} of kind {ep:?}"),
+        }
+        flow.acc.delivered_total += delivered;
+        if pkt.kind != PacketKind::Ack && in_window {
+            flow.acc.delay_sum_ns += pkt.queue_delay_ns as u128;
+            flow.acc.delay_n += 1;
+            self.group_delay[flow.group as usize].record(pkt.queue_delay_ns);
+        }
+        self.flush(f, node, out, now);
+    }
+
+    fn account_drops(&mut self, dropped: &mut Vec<(Packet, DropReason)>) {
+        for (p, _) in dropped.drain(..) {
+            if p.kind != PacketKind::Ack {
+                self.flows[p.flow as usize].acc.drops += 1;
+            }
+        }
+    }
+
+    fn note_drop(&mut self, p: &Packet) {
+        if p.kind != PacketKind::Ack {
+            self.flows[p.flow as usize].acc.drops += 1;
+        }
+    }
+
+    fn on_warmup_end(&mut self, now: Time) {
+        self.in_window = true;
+        for link in &mut self.links {
+            link.at_warmup = link.counters.clone();
+            link.port.start_window(now);
+        }
+        for flow in &mut self.flows {
+            flow.acc.delivered_at_warmup = flow.acc.delivered_total;
+        }
+        for h in &mut self.group_delay {
+            h.clear();
+        }
+    }
+
+    /// Checks packet and byte conservation on every port; returns the first violation.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        for (i, l) in self.links.iter().enumerate() {
+            l.port.check_conservation().map_err(|e| format!("link {} ({}): {e}", i, self.cfg.links[i].name))?;
+            let c = &l.counters;
+            let departures = l.port.counters.departures;
+            if departures != c.tx_pkts + l.transmitting.is_some() as u64 {
+                return Err(format!("link {i}: dequeued {departures} != transmitted {} + on the wire", c.tx_pkts));
+            }
+            if c.tx_pkts != c.wire_losses + c.delivered + l.delay_line.len() as u64 {
+                return Err(format!(
+                    "link {i}: transmitted {} != lost {} + delivered {} + propagating {}",
+                    c.tx_pkts,
+                    c.wire_losses,
+                    c.delivered,
+                    l.delay_line.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Returns the number of events processed.
+    pub fn events(&self) -> u64 {
+        self.q.events_processed()
+    }
+}
+
+/// Runs the configuration to the end and returns its results.
+///
+/// # Errors
+/// A configuration the core refuses (see [`RunConfig::validate`]) or a flow whose
+/// destination cannot be reached.
+pub fn run_config(cfg: &RunConfig) -> Result<crate::results::RunResults, crate::config::ConfigError> {
+    let mut sim = Sim::new(cfg)?;
+    sim.run();
+    if let Err(e) = sim.check_conservation() {
+        panic!("conservation violated at the end of the run: {e}");
+    }
+    Ok(sim.results())
+}

@@ -1,0 +1,191 @@
+//! Turning a finished run's collectors into [`RunResults`], and sampling time series.
+
+use std::collections::BTreeMap;
+
+use super::{Endpoints, Sim};
+use crate::event::Event;
+use crate::qdisc::DropReason;
+use crate::results::{FlowResult, GroupResult, LinkResult, RunResults};
+use crate::stats::Counters;
+use crate::time::{Time, NS_PER_SEC};
+
+fn ns_to_s(ns: u64) -> f64 {
+    ns as f64 / NS_PER_SEC as f64
+}
+
+impl Sim {
+    pub(super) fn on_sample(&mut self, now: Time) {
+        let t = now.as_secs_f64();
+        if self.cfg.sampling.queues {
+            for (i, l) in self.links.iter().enumerate() {
+                let s = &mut self.series.queue;
+                s.t.push(t);
+                s.link.push(i as u32);
+                s.pkts.push(l.port.len_pkts());
+                s.bytes.push(l.port.len_bytes());
+            }
+        }
+        if self.cfg.sampling.tcp {
+            for (i, f) in self.flows.iter().enumerate() {
+                if let Endpoints::Tcp { snd, .. } = &f.ep {
+                    let s = &mut self.series.tcp;
+                    s.t.push(t);
+                    s.flow.push(i as u32);
+                    s.cwnd.push(snd.win.cwnd);
+                    s.ssthresh.push(snd.win.ssthresh.min(1 << 31));
+                    s.srtt_s.push(snd.rtt.srtt.map_or(0.0, |d| d.as_secs_f64()));
+                    s.inflight_bytes.push(snd.inflight_bytes());
+                }
+            }
+        }
+        self.q.schedule(now + self.sample_interval, Event::Sample);
+    }
+
+    /// Returns the results of the run so far (call after [`Sim::run`]).
+    pub fn results(&self) -> RunResults {
+        let end = if self.finished { self.end } else { self.q.now() };
+        let window_ns = end.saturating_since(self.warmup).as_ns().max(1);
+        let window_s = ns_to_s(window_ns);
+        let cfg = &self.cfg;
+
+        let flows: Vec<FlowResult> = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let fc = &cfg.flows[i];
+                let delivered = f.acc.delivered_total - f.acc.delivered_at_warmup;
+                let (kind, cc, size, sent, retx, fast, to) = match &f.ep {
+                    Endpoints::Tcp { snd, .. } => {
+                        let s = snd.stats;
+                        let size = match &fc.source {
+                            crate::config::SourceConfig::Tcp { size_bytes, .. } => *size_bytes,
+                            _ => None,
+                        };
+                        ("tcp", snd_cc_name(fc), size, s.sent_pkts, s.retransmits, s.fast_retransmits, s.timeouts)
+                    }
+                    Endpoints::Cbr { src } => ("udp_cbr", "", None, src.sent_pkts, 0, 0, 0),
+                };
+                FlowResult {
+                    id: i as u32,
+                    group: fc.group.clone(),
+                    src: fc.src.clone(),
+                    dst: fc.dst.clone(),
+                    kind: kind.into(),
+                    cc: cc.into(),
+                    start_s: f.start.as_secs_f64(),
+                    size_bytes: size,
+                    delivered_bytes: delivered,
+                    goodput_bps: delivered as f64 * 8.0 / window_s,
+                    delivered_bytes_total: f.acc.delivered_total,
+                    sent_pkts: sent,
+                    retransmits: retx,
+                    fast_retransmits: fast,
+                    timeouts: to,
+                    drops: f.acc.drops,
+                    fct_s: f.acc.completed_at.map(|t| (t - f.start).as_secs_f64()),
+                    mean_queue_delay_s: (f.acc.delay_n > 0)
+                        .then(|| f.acc.delay_sum_ns as f64 / f.acc.delay_n as f64 / NS_PER_SEC as f64),
+                }
+            })
+            .collect();
+
+        let mut groups: BTreeMap<&str, GroupResult> = BTreeMap::new();
+        for (gi, name) in self.group_names.iter().enumerate() {
+            let h = &self.group_delay[gi];
+            groups.insert(
+                name,
+                GroupResult {
+                    group: name.clone(),
+                    flows: 0,
+                    goodput_bps: 0.0,
+                    delay_samples: h.count(),
+                    mean_queue_delay_s: h.mean().map(|m| m / NS_PER_SEC as f64),
+                    p50_queue_delay_s: h.quantile(0.5).map(ns_to_s),
+                    p95_queue_delay_s: h.quantile(0.95).map(ns_to_s),
+                    p99_queue_delay_s: h.quantile(0.99).map(ns_to_s),
+                    mean_fct_s: None,
+                },
+            );
+        }
+        let mut fct_sum: BTreeMap<&str, (f64, u32)> = BTreeMap::new();
+        for fr in &flows {
+            let g = groups.get_mut(fr.group.as_str()).expect("group of every flow");
+            g.flows += 1;
+            g.goodput_bps += fr.goodput_bps;
+            if let Some(fct) = fr.fct_s {
+                let e = fct_sum.entry(self.group_names_ref(&fr.group)).or_default();
+                e.0 += fct;
+                e.1 += 1;
+            }
+        }
+        for (g, (sum, n)) in fct_sum {
+            groups.get_mut(g).expect("group").mean_fct_s = Some(sum / n as f64);
+        }
+
+        let links = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let lc = &cfg.links[i];
+                let c = l.counters.since(&l.at_warmup);
+                let p = l.port.counters.since(&l.port.at_warmup);
+                let mut drops_by_reason = BTreeMap::new();
+                for r in DropReason::ALL {
+                    let n = if r == DropReason::RandomLoss { c.wire_losses } else { p.drops[r as usize] };
+                    if n > 0 {
+                        drops_by_reason.insert(r.name().to_string(), n);
+                    }
+                }
+                let drops = p.total_drops() + c.wire_losses;
+                let h = &l.port.sojourn;
+                LinkResult {
+                    name: lc.name.clone(),
+                    from: lc.from.clone(),
+                    to: lc.to.clone(),
+                    rate_bps: lc.rate_bps,
+                    delay_s: ns_to_s(lc.delay_ns),
+                    qdisc: lc.qdisc.kind().into(),
+                    utilization: (c.tx_bytes as f64 * 8.0 / (lc.rate_bps as f64 * window_s)).min(1.0),
+                    tx_pkts: c.tx_pkts,
+                    tx_bytes: c.tx_bytes,
+                    arrivals: p.arrivals,
+                    drops,
+                    drops_by_reason,
+                    loss_rate: if p.arrivals > 0 { drops as f64 / p.arrivals as f64 } else { 0.0 },
+                    mean_queue_pkts: l.port.queue_pkts.mean(end),
+                    mean_queue_bytes: l.port.queue_bytes.mean(end),
+                    max_queue_pkts: l.port.queue_pkts.max(),
+                    mean_delay_s: h.mean().map(|m| m / NS_PER_SEC as f64),
+                    p50_delay_s: h.quantile(0.5).map(ns_to_s),
+                    p95_delay_s: h.quantile(0.95).map(ns_to_s),
+                    p99_delay_s: h.quantile(0.99).map(ns_to_s),
+                }
+            })
+            .collect();
+
+        RunResults {
+            seed: cfg.seed,
+            duration_s: ns_to_s(cfg.duration_ns),
+            warmup_s: ns_to_s(cfg.warmup_ns),
+            events: self.events(),
+            packets_forwarded: self.packets_forwarded,
+            flows,
+            groups: groups.into_values().collect(),
+            links,
+            series: self.series.clone(),
+        }
+    }
+
+    fn group_names_ref(&self, name: &str) -> &str {
+        self.group_names.iter().find(|g| g.as_str() == name).map(|s| s.as_str()).unwrap_or("")
+    }
+}
+
+fn snd_cc_name(fc: &crate::config::FlowConfig) -> &'static str {
+    match &fc.source {
+        crate::config::SourceConfig::Tcp { tcp, .. } => tcp.cc.name(),
+        _ => "",
+    }
+}

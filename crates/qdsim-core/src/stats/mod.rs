@@ -1,0 +1,18 @@
+//! Statistics collected during a run: cheap counters, time-weighted means and delay
+//! histograms. Everything here is O(1) per packet and allocation-free after start-up.
+//!
+//! The measurement window starts at the warm-up time: collectors either snapshot their
+//! counters then ([`Counters`] users) or reset their accumulation ([`TimeWeighted`],
+//! [`Histogram`]).
+
+mod histogram;
+mod time_weighted;
+
+pub use histogram::Histogram;
+pub use time_weighted::TimeWeighted;
+
+/// A snapshot-able set of monotone counters: window value = final − value at warm-up.
+pub trait Counters: Clone + Default {
+    /// Returns `self − earlier`, field by field.
+    fn since(&self, earlier: &Self) -> Self;
+}

@@ -1,0 +1,144 @@
+//! Congestion controls behind one trait, dispatched statically through [`AnyCc`].
+//!
+//! The sender owns loss detection and recovery (fast retransmit, fast recovery, timeouts);
+//! a congestion control only decides how the window grows on new ACKs and what the slow-start
+//! threshold becomes on a loss. Windows are counted in segments with a fractional-growth
+//! counter, as Linux does (`snd_cwnd`, `snd_cwnd_cnt`): that makes "one segment per RTT"
+//! exact and lets Cubic or HighSpeed TCP express growth as "one segment per `cnt` ACKed
+//! segments".
+
+mod reno;
+
+pub use reno::Reno;
+
+use crate::time::Time;
+
+use super::config::CcKind;
+
+/// The window state a congestion control reads and updates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// Congestion window, segments (`snd_cwnd`).
+    pub cwnd: u32,
+    /// Fractional growth counter: ACKed segments since the last increase (`snd_cwnd_cnt`).
+    pub cwnd_cnt: u32,
+    /// Slow-start threshold, segments.
+    pub ssthresh: u32,
+    /// Upper bound of `cwnd` (the receiver window in segments).
+    pub cwnd_clamp: u32,
+}
+
+impl Window {
+    /// Returns whether the sender is in slow start.
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// Slow start (RFC 5681 §3.1 with Linux's `tcp_slow_start`): grows `cwnd` by the number
+    /// of segments ACKed, up to `ssthresh`; returns the ACKed segments left over.
+    pub fn slow_start(&mut self, acked: u32) -> u32 {
+        let cwnd = (self.cwnd + acked).min(self.ssthresh);
+        let left = acked - (cwnd - self.cwnd);
+        self.cwnd = cwnd.min(self.cwnd_clamp);
+        left
+    }
+
+    /// Additive increase (Linux `tcp_cong_avoid_ai`): one segment per `w` ACKed segments.
+    pub fn additive_increase(&mut self, w: u32, acked: u32) {
+        let w = w.max(1);
+        if self.cwnd_cnt >= w {
+            self.cwnd_cnt = 0;
+            self.cwnd += 1;
+        }
+        self.cwnd_cnt += acked;
+        if self.cwnd_cnt >= w {
+            let delta = self.cwnd_cnt / w;
+            self.cwnd_cnt -= delta * w;
+            self.cwnd += delta;
+        }
+        self.cwnd = self.cwnd.min(self.cwnd_clamp);
+    }
+}
+
+/// A congestion control algorithm.
+pub trait CongestionControl {
+    /// Grows the window for `acked` newly ACKed segments outside loss recovery.
+    fn on_ack(&mut self, w: &mut Window, acked: u32, now: Time);
+    /// Returns the slow-start threshold after a loss is detected, given the flight size in
+    /// segments (RFC 5681 eq. 4 for Reno).
+    fn ssthresh_after_loss(&mut self, w: &Window, flight: u32, now: Time) -> u32;
+    /// Notes a retransmission timeout (after `ssthresh_after_loss` was applied). Default: nothing.
+    fn on_timeout(&mut self, _w: &Window, _now: Time) {}
+}
+
+/// Every congestion control, for static dispatch.
+#[derive(Debug, Clone)]
+pub enum AnyCc {
+    /// Reno-style AIMD, used by Reno and NewReno (they differ in recovery, not in AIMD).
+    Reno(Reno),
+}
+
+impl AnyCc {
+    /// Builds the congestion control named by `kind`.
+    pub fn new(kind: CcKind) -> AnyCc {
+        match kind {
+            CcKind::Reno | CcKind::Newreno => AnyCc::Reno(Reno),
+        }
+    }
+}
+
+impl CongestionControl for AnyCc {
+    fn on_ack(&mut self, w: &mut Window, acked: u32, now: Time) {
+        match self {
+            AnyCc::Reno(c) => c.on_ack(w, acked, now),
+        }
+    }
+    fn ssthresh_after_loss(&mut self, w: &Window, flight: u32, now: Time) -> u32 {
+        match self {
+            AnyCc::Reno(c) => c.ssthresh_after_loss(w, flight, now),
+        }
+    }
+    fn on_timeout(&mut self, w: &Window, now: Time) {
+        match self {
+            AnyCc::Reno(c) => c.on_timeout(w, now),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn win(cwnd: u32, ssthresh: u32) -> Window {
+        Window { cwnd, cwnd_cnt: 0, ssthresh, cwnd_clamp: 10_000 }
+    }
+
+    #[test]
+    fn slow_start_stops_at_ssthresh_and_returns_the_rest() {
+        let mut w = win(8, 10);
+        assert_eq!(w.slow_start(5), 3);
+        assert_eq!(w.cwnd, 10);
+    }
+
+    #[test]
+    fn additive_increase_adds_one_segment_per_window_of_acks() {
+        let mut w = win(10, 5);
+        for _ in 0..10 {
+            w.additive_increase(10, 1);
+        }
+        assert_eq!(w.cwnd, 11);
+        for _ in 0..11 {
+            w.additive_increase(11, 1);
+        }
+        assert_eq!(w.cwnd, 12);
+    }
+
+    #[test]
+    fn window_never_exceeds_the_clamp() {
+        let mut w = Window { cwnd: 9, cwnd_cnt: 0, ssthresh: 100, cwnd_clamp: 10 };
+        w.slow_start(5);
+        assert_eq!(w.cwnd, 10);
+        w.additive_increase(1, 50);
+        assert_eq!(w.cwnd, 10);
+    }
+}

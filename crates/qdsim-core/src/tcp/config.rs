@@ -1,0 +1,137 @@
+//! TCP endpoint parameters, with defaults and their sources.
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::ConfigError;
+use crate::packet::HEADER_BYTES;
+
+/// Congestion control (and loss-recovery flavour) of a TCP sender, by the name papers use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CcKind {
+    /// TCP Reno (RFC 5681): fast retransmit and fast recovery; any new ACK ends recovery.
+    Reno,
+    /// TCP NewReno (RFC 6582): stays in fast recovery until all data outstanding at the
+    /// loss is acknowledged, retransmitting one segment per partial ACK.
+    #[default]
+    Newreno,
+}
+
+impl CcKind {
+    /// Every congestion control, with a one-line description (for `qdsim list`).
+    pub const ALL: &'static [(CcKind, &'static str, &'static str)] = &[
+        (CcKind::Reno, "reno", "RFC 5681 Reno: AIMD, fast retransmit, fast recovery ended by any new ACK"),
+        (CcKind::Newreno, "newreno", "RFC 6582 NewReno: Reno whose fast recovery retransmits on partial ACKs"),
+    ];
+
+    /// Returns the name used in experiment files.
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|(k, _, _)| *k == self).map(|(_, n, _)| *n).unwrap_or("?")
+    }
+}
+
+/// Parameters of one TCP connection (sender and receiver).
+///
+/// Defaults follow Linux where the RFCs leave room, except delayed ACKs, which are off as in
+/// the ns-2 `TCPSink` the reproduced papers used (and as the Mathis law assumes); see
+/// `docs/tcp.md`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// Congestion control.
+    pub cc: CcKind,
+    /// Wire size of a full-sized data segment in bytes; the MSS is this minus 40 bytes of
+    /// headers. Default 1500 (Ethernet MTU).
+    pub packet_bytes: u32,
+    /// Initial congestion window in segments. Default 10 (RFC 6928, Linux).
+    pub initial_cwnd_pkts: u32,
+    /// Initial slow-start threshold in segments; `None` = arbitrarily high (RFC 5681 §3.1).
+    pub initial_ssthresh_pkts: Option<u32>,
+    /// Receiver window in bytes: the most the sender may have outstanding.
+    /// Default 6 MiB, Linux's `tcp_rmem` maximum.
+    pub rwnd_bytes: u64,
+    /// Lower bound of the retransmission timeout in ns. Default 200 ms (Linux `TCP_RTO_MIN`;
+    /// RFC 6298 says 1 s).
+    pub min_rto_ns: u64,
+    /// Upper bound of the retransmission timeout in ns. Default 60 s (RFC 6298 §2.5).
+    pub max_rto_ns: u64,
+    /// RTO before the first RTT sample in ns. Default 1 s (RFC 6298 §2.1).
+    pub initial_rto_ns: u64,
+    /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681).
+    pub dupack_threshold: u32,
+    /// Delayed ACKs at the receiver (RFC 5681 §4.2): one ACK per `delayed_ack_count`
+    /// full segments or after `delayed_ack_timeout_ns`. Default off.
+    pub delayed_ack: bool,
+    /// Segments per delayed ACK. Default 2.
+    pub delayed_ack_count: u32,
+    /// Delayed-ACK timer in ns. Default 40 ms (Linux `TCP_DELACK_MIN`).
+    pub delayed_ack_timeout_ns: u64,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            cc: CcKind::Newreno,
+            packet_bytes: 1500,
+            initial_cwnd_pkts: 10,
+            initial_ssthresh_pkts: None,
+            rwnd_bytes: 6 * 1024 * 1024,
+            min_rto_ns: 200_000_000,
+            max_rto_ns: 60_000_000_000,
+            initial_rto_ns: 1_000_000_000,
+            dupack_threshold: 3,
+            delayed_ack: false,
+            delayed_ack_count: 2,
+            delayed_ack_timeout_ns: 40_000_000,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Returns the maximum segment size (payload bytes of a full segment).
+    pub fn mss(&self) -> u32 {
+        self.packet_bytes - HEADER_BYTES
+    }
+
+    /// Checks every parameter's range.
+    ///
+    /// # Errors
+    /// The first parameter out of range, by its key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.packet_bytes <= HEADER_BYTES || self.packet_bytes > 65_535 {
+            return Err(ConfigError::new(
+                "packet_bytes",
+                self.packet_bytes,
+                format!("{}..=65535 bytes (headers are {HEADER_BYTES} bytes)", HEADER_BYTES + 1),
+            ));
+        }
+        if self.initial_cwnd_pkts == 0 {
+            return Err(ConfigError::new("initial_cwnd_pkts", 0, "at least 1 segment"));
+        }
+        if self.initial_ssthresh_pkts == Some(0) || self.initial_ssthresh_pkts == Some(1) {
+            return Err(ConfigError::new("initial_ssthresh_pkts", self.initial_ssthresh_pkts.unwrap(), "at least 2 segments, or absent"));
+        }
+        if self.rwnd_bytes < self.mss() as u64 {
+            return Err(ConfigError::new("rwnd_bytes", self.rwnd_bytes, format!("at least one MSS ({} bytes)", self.mss())));
+        }
+        if self.min_rto_ns == 0 {
+            return Err(ConfigError::new("min_rto_ns", 0, "> 0"));
+        }
+        if self.max_rto_ns < self.min_rto_ns {
+            return Err(ConfigError::new("max_rto_ns", self.max_rto_ns, format!(">= min_rto_ns ({})", self.min_rto_ns)));
+        }
+        if self.initial_rto_ns == 0 {
+            return Err(ConfigError::new("initial_rto_ns", 0, "> 0"));
+        }
+        if self.dupack_threshold == 0 {
+            return Err(ConfigError::new("dupack_threshold", 0, "at least 1"));
+        }
+        if self.delayed_ack && self.delayed_ack_count == 0 {
+            return Err(ConfigError::new("delayed_ack_count", 0, "at least 1"));
+        }
+        if self.delayed_ack && self.delayed_ack_timeout_ns == 0 {
+            return Err(ConfigError::new("delayed_ack_timeout_ns", 0, "> 0"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,183 @@
+//! The TCP receiver: in-order delivery, out-of-order buffering, cumulative ACKs and
+//! optional delayed ACKs (RFC 5681 §4.2, RFC 1122 §4.2.3.2).
+//!
+//! Out-of-order segments are kept as a sorted list of disjoint half-open ranges
+//! `[start, end)` above `rcv_nxt`, which is also what SACK blocks will report. An ACK is sent
+//! at once for an out-of-order segment, a duplicate, or a segment that fills a hole
+//! (RFC 5681 §4.2); otherwise every `delayed_ack_count`-th in-order segment, or when the
+//! delayed-ACK timer expires. With delayed ACKs off, every segment is ACKed.
+
+use crate::event::FlowTimer;
+use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_RETX, HEADER_BYTES};
+use crate::time::{Duration, Time};
+use crate::traffic::Outbox;
+
+use super::config::TcpConfig;
+
+/// A TCP receiver.
+#[derive(Debug)]
+pub struct TcpReceiver {
+    flow: FlowId,
+    class: u32,
+    /// This receiver's node (the ACKs' source).
+    node: NodeId,
+    /// The sender's node (the ACKs' destination).
+    peer: NodeId,
+    mss: u32,
+    total_segs: Option<u64>,
+    last_seg_bytes: u32,
+    /// Next segment expected in order.
+    pub rcv_nxt: u64,
+    ooo: Vec<(u64, u64)>,
+    delayed_ack: bool,
+    delayed_ack_count: u32,
+    delayed_ack_timeout: Duration,
+    unacked_segs: u32,
+    delack_gen: u32,
+    delack_armed: bool,
+    last_ts: Time,
+    last_retx: bool,
+}
+
+/// What a received segment changed, for the statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Delivery {
+    /// Application bytes newly delivered in order.
+    pub bytes: u64,
+    /// Whether the finite transfer is now complete.
+    pub completed: bool,
+}
+
+impl TcpReceiver {
+    /// Returns a receiver of flow `flow` at `node`, ACKing to `peer`.
+    pub fn new(flow: FlowId, class: u32, node: NodeId, peer: NodeId, cfg: &TcpConfig, size_bytes: Option<u64>) -> Self {
+        let mss = cfg.mss();
+        let (total_segs, last_seg_bytes) = match size_bytes {
+            Some(b) => {
+                let n = b.div_ceil(mss as u64);
+                (Some(n), (b - (n - 1) * mss as u64) as u32)
+            }
+            None => (None, mss),
+        };
+        TcpReceiver {
+            flow,
+            class,
+            node,
+            peer,
+            mss,
+            total_segs,
+            last_seg_bytes,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            delayed_ack: cfg.delayed_ack,
+            delayed_ack_count: cfg.delayed_ack_count,
+            delayed_ack_timeout: Duration::from_ns(cfg.delayed_ack_timeout_ns),
+            unacked_segs: 0,
+            delack_gen: 0,
+            delack_armed: false,
+            last_ts: Time::ZERO,
+            last_retx: false,
+        }
+    }
+
+    /// Returns the out-of-order ranges held above `rcv_nxt`.
+    pub fn out_of_order(&self) -> &[(u64, u64)] {
+        &self.ooo
+    }
+
+    fn bytes_of(&self, from: u64, to: u64) -> u64 {
+        let mut b = (to - from) * self.mss as u64;
+        if let Some(n) = self.total_segs {
+            if from < n && to >= n {
+                b -= (self.mss - self.last_seg_bytes) as u64;
+            }
+        }
+        b
+    }
+
+    /// Handles a data segment; returns what it delivered.
+    pub fn on_data(&mut self, pkt: &Packet, now: Time, out: &mut Outbox) -> Delivery {
+        let seq = pkt.seq;
+        self.last_ts = pkt.ts;
+        self.last_retx = pkt.has(FLAG_RETX);
+        let before = self.rcv_nxt;
+        let mut immediate = false;
+        if seq == self.rcv_nxt {
+            self.rcv_nxt += 1;
+            if let Some(&(s, e)) = self.ooo.first() {
+                if s == self.rcv_nxt {
+                    // Filled a hole: everything up to the end of that range is now in order.
+                    self.rcv_nxt = e;
+                    self.ooo.remove(0);
+                    immediate = true;
+                }
+            }
+            if !self.ooo.is_empty() {
+                immediate = true;
+            }
+        } else if seq > self.rcv_nxt {
+            self.insert_ooo(seq);
+            immediate = true;
+        } else {
+            immediate = true; // duplicate
+        }
+        let delivered = self.bytes_of(before, self.rcv_nxt);
+        let completed = delivered > 0 && self.total_segs.is_some_and(|n| before < n && self.rcv_nxt >= n);
+
+        self.unacked_segs += 1;
+        if !self.delayed_ack || immediate || completed || self.unacked_segs >= self.delayed_ack_count {
+            self.send_ack(now, out);
+        } else if !self.delack_armed {
+            self.delack_armed = true;
+            self.delack_gen = self.delack_gen.wrapping_add(1);
+            out.timer(now + self.delayed_ack_timeout, FlowTimer::DelayedAck(self.delack_gen));
+        }
+        Delivery { bytes: delivered, completed }
+    }
+
+    fn insert_ooo(&mut self, seq: u64) {
+        // Ranges are few (one per hole); a linear scan is cheaper than a tree.
+        let i = self.ooo.partition_point(|&(_, e)| e < seq);
+        if i < self.ooo.len() && self.ooo[i].0 <= seq && seq < self.ooo[i].1 {
+            return; // already held
+        }
+        if i < self.ooo.len() && self.ooo[i].1 == seq {
+            self.ooo[i].1 = seq + 1;
+            if i + 1 < self.ooo.len() && self.ooo[i + 1].0 == seq + 1 {
+                self.ooo[i].1 = self.ooo[i + 1].1;
+                self.ooo.remove(i + 1);
+            }
+        } else if i < self.ooo.len() && self.ooo[i].0 == seq + 1 {
+            self.ooo[i].0 = seq;
+        } else {
+            self.ooo.insert(i, (seq, seq + 1));
+        }
+    }
+
+    fn send_ack(&mut self, now: Time, out: &mut Outbox) {
+        self.unacked_segs = 0;
+        self.delack_armed = false;
+        out.send(Packet {
+            flow: self.flow,
+            class: self.class,
+            kind: PacketKind::Ack,
+            size_bytes: HEADER_BYTES,
+            src: self.node,
+            dst: self.peer,
+            seq: 0,
+            ack: self.rcv_nxt,
+            ts: self.last_ts,
+            enq_time: now,
+            queue_delay_ns: 0,
+            ecn: Ecn::NotEct,
+            flags: if self.last_retx { FLAG_RETX } else { 0 },
+        });
+    }
+
+    /// Handles the delayed-ACK timer of generation `gen`.
+    pub fn on_delack_timer(&mut self, gen: u32, now: Time, out: &mut Outbox) {
+        if gen == self.delack_gen && self.delack_armed && self.unacked_segs > 0 {
+            self.send_ack(now, out);
+        }
+    }
+}

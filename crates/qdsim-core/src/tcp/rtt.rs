@@ -1,0 +1,99 @@
+//! The retransmission timer's estimator (RFC 6298 §2), in integer nanoseconds.
+
+use crate::time::Duration;
+
+/// SRTT, RTTVAR and RTO, with exponential backoff.
+#[derive(Debug, Clone)]
+pub struct RttEstimator {
+    /// Smoothed RTT; `None` before the first sample.
+    pub srtt: Option<Duration>,
+    /// RTT variation.
+    pub rttvar: Duration,
+    /// Current RTO before backoff.
+    rto: Duration,
+    /// Number of consecutive timeouts (the backoff exponent).
+    pub backoff: u32,
+    min_rto: Duration,
+    max_rto: Duration,
+}
+
+impl RttEstimator {
+    /// Returns an estimator with RTO `initial` (RFC 6298 §2.1), bounded to `[min, max]`.
+    pub fn new(initial: Duration, min: Duration, max: Duration) -> Self {
+        RttEstimator { srtt: None, rttvar: Duration::ZERO, rto: initial, backoff: 0, min_rto: min, max_rto: max }
+    }
+
+    /// Takes an RTT measurement `r` (RFC 6298 §2.2–2.3) and clears the backoff.
+    pub fn sample(&mut self, r: Duration) {
+        let r = r.as_ns();
+        match self.srtt {
+            None => {
+                self.srtt = Some(Duration(r));
+                self.rttvar = Duration(r / 2);
+            }
+            Some(srtt) => {
+                let s = srtt.as_ns();
+                // RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'|; SRTT <- 7/8 SRTT + 1/8 R'.
+                self.rttvar = Duration((3 * self.rttvar.as_ns() + s.abs_diff(r)) / 4);
+                self.srtt = Some(Duration((7 * s + r) / 8));
+            }
+        }
+        // RTO <- SRTT + max(G, 4 RTTVAR); the clock granularity G is 1 ns here, so the
+        // minimum RTO alone provides the floor (as in Linux).
+        self.rto = self.srtt.unwrap() + Duration(4 * self.rttvar.as_ns());
+        self.backoff = 0;
+    }
+
+    /// Doubles the timer after a timeout (RFC 6298 §5.5).
+    pub fn back_off(&mut self) {
+        self.backoff = (self.backoff + 1).min(30);
+    }
+
+    /// Returns the timeout to arm: the RTO bounded to `[min, max]`, times 2^backoff.
+    pub fn rto(&self) -> Duration {
+        let base = self.rto.max(self.min_rto).min(self.max_rto);
+        base.saturating_mul(1 << self.backoff).min(self.max_rto)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn est() -> RttEstimator {
+        RttEstimator::new(Duration::from_secs(1), Duration::from_ms(200), Duration::from_secs(60))
+    }
+
+    #[test]
+    fn first_sample_sets_srtt_and_half_rttvar() {
+        let mut e = est();
+        e.sample(Duration::from_ms(100));
+        assert_eq!(e.srtt, Some(Duration::from_ms(100)));
+        assert_eq!(e.rttvar, Duration::from_ms(50));
+        assert_eq!(e.rto(), Duration::from_ms(300));
+    }
+
+    #[test]
+    fn later_samples_follow_the_rfc_gains() {
+        let mut e = est();
+        e.sample(Duration::from_ms(100));
+        e.sample(Duration::from_ms(180));
+        // rttvar = (3*50 + 80)/4 = 57.5 ms; srtt = (7*100 + 180)/8 = 110 ms.
+        assert_eq!(e.rttvar, Duration::from_us(57_500));
+        assert_eq!(e.srtt, Some(Duration::from_ms(110)));
+        assert_eq!(e.rto(), Duration::from_ms(340));
+    }
+
+    #[test]
+    fn rto_is_bounded_below_and_backs_off_to_the_maximum() {
+        let mut e = est();
+        e.sample(Duration::from_ms(1));
+        assert_eq!(e.rto(), Duration::from_ms(200));
+        for _ in 0..10 {
+            e.back_off();
+        }
+        assert_eq!(e.rto(), Duration::from_secs(60));
+        e.sample(Duration::from_ms(1));
+        assert_eq!(e.rto(), Duration::from_ms(200));
+    }
+}

@@ -1,0 +1,335 @@
+//! The TCP sender: segments, the retransmission timer and loss recovery.
+//!
+//! Sequence numbers count segments (segment `i` carries bytes `[i·mss, (i+1)·mss)`; only a
+//! finite transfer's last segment is shorter). Recovery follows the RFCs named by the
+//! congestion-control kind:
+//!
+//! - fast retransmit on the `dupack_threshold`-th duplicate ACK (RFC 5681 §3.2), with
+//!   `ssthresh` from the congestion control and window inflation by one segment per further
+//!   duplicate ACK;
+//! - **Reno** leaves fast recovery on the first new ACK (`cwnd = ssthresh`);
+//! - **NewReno** (RFC 6582 §3.2) leaves only when the ACK covers `recover` (all data
+//!   outstanding at the loss); a partial ACK retransmits the next hole, deflates the window
+//!   by the amount acknowledged minus one segment, and — on the first partial ACK only, the
+//!   "Impatient" variant the RFC recommends — restarts the timer. A fast retransmit is
+//!   skipped if the duplicate ACKs do not cover `recover` (after a timeout, §3.2 step 2);
+//! - retransmission timeout (RFC 6298 §5): `ssthresh` from the congestion control, `cwnd = 1`,
+//!   go-back-N from the first unacknowledged segment, the timer doubled (backoff).
+//!
+//! RTT samples come from the echoed transmit time of the segment that triggered each ACK
+//! that advances `snd_una` (like a timestamp echo, sampled on every such ACK as Linux does);
+//! an ACK triggered by a retransmitted segment gives no sample (Karn's rule).
+//!
+//! Not modelled (documented in `docs/tcp.md`): limited transmit (RFC 3042), SACK (a later
+//! issue), pacing, the receiver window's dynamics (it is a fixed bound).
+
+use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_RETX, HEADER_BYTES};
+use crate::time::{Duration, Time};
+use crate::traffic::Outbox;
+use crate::event::FlowTimer;
+
+use super::cc::{AnyCc, CongestionControl, Window};
+use super::config::{CcKind, TcpConfig};
+use super::rtt::RttEstimator;
+
+/// Counters of one sender.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// Data segments transmitted, retransmissions included.
+    pub sent_pkts: u64,
+    /// Segments retransmitted.
+    pub retransmits: u64,
+    /// Entries into fast retransmit / fast recovery.
+    pub fast_retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+}
+
+/// A TCP sender.
+#[derive(Debug)]
+pub struct TcpSender {
+    flow: FlowId,
+    class: u32,
+    src: NodeId,
+    dst: NodeId,
+    kind: CcKind,
+    cc: AnyCc,
+    mss: u32,
+    /// Number of segments of a finite transfer; `None` = unlimited data.
+    total_segs: Option<u64>,
+    last_seg_bytes: u32,
+    dupack_threshold: u32,
+    /// Window state (cwnd, ssthresh, clamp).
+    pub win: Window,
+    /// Oldest unacknowledged segment.
+    pub snd_una: u64,
+    /// Next segment to send.
+    pub snd_nxt: u64,
+    /// One past the highest segment ever sent.
+    pub snd_max: u64,
+    dupacks: u32,
+    in_recovery: bool,
+    /// RFC 6582 `recover`, exclusive: one past the highest segment sent when recovery began.
+    recover: u64,
+    partial_acks: u32,
+    /// The RTT estimator and RTO.
+    pub rtt: RttEstimator,
+    rto_deadline: Option<Time>,
+    rto_timer_at: Option<Time>,
+    rto_gen: u32,
+    /// Counters.
+    pub stats: SenderStats,
+}
+
+impl TcpSender {
+    /// Returns a sender of flow `flow` from `src` to `dst` that will send `size_bytes`
+    /// (or forever).
+    pub fn new(flow: FlowId, class: u32, src: NodeId, dst: NodeId, cfg: &TcpConfig, size_bytes: Option<u64>) -> Self {
+        let mss = cfg.mss();
+        let (total_segs, last_seg_bytes) = match size_bytes {
+            Some(b) => (Some(b.div_ceil(mss as u64)), (b - (b.div_ceil(mss as u64) - 1) * mss as u64) as u32),
+            None => (None, mss),
+        };
+        let clamp = ((cfg.rwnd_bytes / mss as u64).max(1)).min(u32::MAX as u64 / 2) as u32;
+        TcpSender {
+            flow,
+            class,
+            src,
+            dst,
+            kind: cfg.cc,
+            cc: AnyCc::new(cfg.cc),
+            mss,
+            total_segs,
+            last_seg_bytes,
+            dupack_threshold: cfg.dupack_threshold,
+            win: Window {
+                cwnd: cfg.initial_cwnd_pkts.min(clamp),
+                cwnd_cnt: 0,
+                ssthresh: cfg.initial_ssthresh_pkts.unwrap_or(u32::MAX / 2),
+                cwnd_clamp: clamp,
+            },
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            partial_acks: 0,
+            rtt: RttEstimator::new(
+                Duration::from_ns(cfg.initial_rto_ns),
+                Duration::from_ns(cfg.min_rto_ns),
+                Duration::from_ns(cfg.max_rto_ns),
+            ),
+            rto_deadline: None,
+            rto_timer_at: None,
+            rto_gen: 0,
+            stats: SenderStats::default(),
+        }
+    }
+
+    /// Returns the maximum segment size in bytes.
+    pub fn mss(&self) -> u32 {
+        self.mss
+    }
+
+    /// Returns whether every segment of a finite transfer has been acknowledged.
+    pub fn is_done(&self) -> bool {
+        self.total_segs.is_some_and(|n| self.snd_una >= n)
+    }
+
+    /// Returns the segments in flight (`snd_max − snd_una`, RFC 5681's FlightSize).
+    pub fn flight(&self) -> u32 {
+        (self.snd_max - self.snd_una).min(u32::MAX as u64) as u32
+    }
+
+    /// Returns the bytes sent but not yet acknowledged.
+    pub fn inflight_bytes(&self) -> u64 {
+        (self.snd_max - self.snd_una) * self.mss as u64
+    }
+
+    /// Starts the connection: sends the initial window.
+    pub fn start(&mut self, now: Time, out: &mut Outbox) {
+        self.send_available(now, out);
+    }
+
+    fn seg_payload(&self, seq: u64) -> u32 {
+        match self.total_segs {
+            Some(n) if seq + 1 == n => self.last_seg_bytes,
+            _ => self.mss,
+        }
+    }
+
+    fn transmit(&mut self, seq: u64, now: Time, out: &mut Outbox) {
+        let retx = seq < self.snd_max;
+        if retx {
+            self.stats.retransmits += 1;
+        }
+        self.stats.sent_pkts += 1;
+        out.send(Packet {
+            flow: self.flow,
+            class: self.class,
+            kind: PacketKind::Data,
+            size_bytes: self.seg_payload(seq) + HEADER_BYTES,
+            src: self.src,
+            dst: self.dst,
+            seq,
+            ack: 0,
+            ts: now,
+            enq_time: now,
+            queue_delay_ns: 0,
+            ecn: Ecn::NotEct,
+            flags: if retx { FLAG_RETX } else { 0 },
+        });
+        if self.rto_deadline.is_none() {
+            self.arm_rto(now, out);
+        }
+    }
+
+    /// Sends new (or go-back-N) segments while the window allows.
+    fn send_available(&mut self, now: Time, out: &mut Outbox) {
+        let wnd = self.win.cwnd.min(self.win.cwnd_clamp) as u64;
+        loop {
+            if self.snd_nxt >= self.snd_una + wnd {
+                break;
+            }
+            if self.total_segs.is_some_and(|n| self.snd_nxt >= n) {
+                break;
+            }
+            let seq = self.snd_nxt;
+            self.transmit(seq, now, out);
+            self.snd_nxt += 1;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
+    }
+
+    fn arm_rto(&mut self, now: Time, out: &mut Outbox) {
+        let deadline = now + self.rtt.rto();
+        self.rto_deadline = Some(deadline);
+        // One timer event at a time: a later deadline is picked up when the pending event
+        // fires, so re-arming on every ACK costs no heap operation.
+        if self.rto_timer_at.is_none_or(|t| t > deadline) {
+            self.rto_gen = self.rto_gen.wrapping_add(1);
+            self.rto_timer_at = Some(deadline);
+            out.timer(deadline, FlowTimer::Rto(self.rto_gen));
+        }
+    }
+
+    /// Handles an ACK.
+    pub fn on_ack(&mut self, ack_pkt: &Packet, now: Time, out: &mut Outbox) {
+        let ack = ack_pkt.ack;
+        if ack > self.snd_max {
+            return; // acknowledges data never sent: ignore (cannot happen in the model)
+        }
+        if ack > self.snd_una {
+            self.on_new_ack(ack_pkt, now, out);
+        } else if ack == self.snd_una && self.snd_una < self.snd_max {
+            self.on_dupack(now, out);
+        }
+    }
+
+    fn on_new_ack(&mut self, ack_pkt: &Packet, now: Time, out: &mut Outbox) {
+        let ack = ack_pkt.ack;
+        let acked = (ack - self.snd_una) as u32;
+        if !ack_pkt.has(FLAG_RETX) {
+            self.rtt.sample(now - ack_pkt.ts);
+        }
+        self.snd_una = ack;
+        if self.snd_nxt < self.snd_una {
+            // The receiver had buffered what go-back-N was about to resend.
+            self.snd_nxt = self.snd_una;
+        }
+        let mut restart_timer = true;
+        if self.in_recovery {
+            if self.kind == CcKind::Reno || ack >= self.recover {
+                // Full ACK (or any new ACK for Reno): deflate the window and leave recovery.
+                // RFC 6582 §3.2 step 3 option 1: min(ssthresh, max(FlightSize, SMSS) + SMSS).
+                self.win.cwnd = if self.kind == CcKind::Reno {
+                    self.win.ssthresh
+                } else {
+                    self.win.ssthresh.min(self.flight().max(1) + 1)
+                };
+                self.win.cwnd_cnt = 0;
+                self.in_recovery = false;
+                self.dupacks = 0;
+            } else {
+                // Partial ACK: retransmit the next hole; deflate by what was acknowledged,
+                // then add back one segment (RFC 6582 §3.2 step 4).
+                self.transmit(self.snd_una, now, out);
+                self.win.cwnd = (self.win.cwnd.saturating_sub(acked) + 1).max(1);
+                self.partial_acks += 1;
+                restart_timer = self.partial_acks == 1;
+            }
+        } else {
+            self.dupacks = 0;
+            self.cc.on_ack(&mut self.win, acked, now);
+        }
+        if self.snd_una >= self.snd_max {
+            self.rto_deadline = None;
+        } else if restart_timer {
+            self.arm_rto(now, out);
+        }
+        self.send_available(now, out);
+    }
+
+    fn on_dupack(&mut self, now: Time, out: &mut Outbox) {
+        self.dupacks += 1;
+        if self.in_recovery {
+            // Window inflation: each duplicate ACK means a segment has left the network.
+            self.win.cwnd += 1;
+            self.send_available(now, out);
+        } else if self.dupacks == self.dupack_threshold {
+            // NewReno skips a fast retransmit whose duplicate ACKs do not cover `recover`:
+            // they are for data sent before a timeout (RFC 6582 §3.2 step 2).
+            if self.kind == CcKind::Newreno && self.snd_una < self.recover {
+                return;
+            }
+            self.stats.fast_retransmits += 1;
+            let flight = self.flight();
+            self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight, now);
+            self.recover = self.snd_max;
+            self.in_recovery = true;
+            self.partial_acks = 0;
+            self.transmit(self.snd_una, now, out);
+            self.win.cwnd = self.win.ssthresh + self.dupack_threshold;
+            self.win.cwnd_cnt = 0;
+            self.arm_rto(now, out);
+            self.send_available(now, out);
+        }
+    }
+
+    /// Handles the retransmission timer event of generation `gen`.
+    pub fn on_rto_timer(&mut self, gen: u32, now: Time, out: &mut Outbox) {
+        if gen != self.rto_gen {
+            return; // superseded by an earlier deadline
+        }
+        self.rto_timer_at = None;
+        match self.rto_deadline {
+            None => {}
+            Some(d) if d > now => {
+                self.rto_timer_at = Some(d);
+                self.rto_gen = self.rto_gen.wrapping_add(1);
+                out.timer(d, FlowTimer::Rto(self.rto_gen));
+            }
+            Some(_) => self.on_timeout(now, out),
+        }
+    }
+
+    fn on_timeout(&mut self, now: Time, out: &mut Outbox) {
+        self.stats.timeouts += 1;
+        let flight = self.flight();
+        self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight, now);
+        self.win.cwnd = 1;
+        self.win.cwnd_cnt = 0;
+        self.cc.on_timeout(&self.win, now);
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recover = self.snd_max;
+        self.snd_nxt = self.snd_una;
+        self.rtt.back_off();
+        self.rto_deadline = None;
+        self.send_available(now, out);
+        if self.rto_deadline.is_none() && self.snd_una < self.snd_max {
+            self.arm_rto(now, out);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! Traffic sources and their sinks, and the [`Outbox`] through which every endpoint talks to
+//! the simulator.
+//!
+//! Kinds: TCP flows (saturated bulk when no size is given, finite transfers otherwise) and
+//! UDP constant-bit-rate sources. Start times are drawn by the simulator from the
+//! `flow_start` random stream.
+
+mod cbr;
+
+pub use cbr::CbrSource;
+
+use crate::event::FlowTimer;
+use crate::packet::Packet;
+use crate::qdisc::{AlgorithmInfo, ParamInfo};
+use crate::time::Time;
+
+/// Packets an endpoint wants sent and timers it wants set, collected during one call.
+///
+/// The simulator drains it after every call; its vectors are reused, so sending does not
+/// allocate once they have grown.
+#[derive(Debug, Default)]
+pub struct Outbox {
+    /// Packets to inject at the endpoint's node, in order.
+    pub pkts: Vec<Packet>,
+    /// Timers to schedule for the endpoint's flow.
+    pub timers: Vec<(Time, FlowTimer)>,
+}
+
+impl Outbox {
+    /// Queues `pkt` for sending.
+    pub fn send(&mut self, pkt: Packet) {
+        self.pkts.push(pkt);
+    }
+    /// Asks for `timer` to fire at `at`.
+    pub fn timer(&mut self, at: Time, timer: FlowTimer) {
+        self.timers.push((at, timer));
+    }
+}
+
+
+/// Returns every traffic kind with its parameters.
+pub fn catalog() -> Vec<AlgorithmInfo> {
+    vec![
+        AlgorithmInfo {
+            name: "tcp",
+            summary: "A TCP connection: saturated (bulk) without `size`, a finite transfer with it (FCT recorded)",
+            params: vec![
+                ParamInfo { name: "size", unit: "bytes", default: "none", help: "bytes to transfer; none = saturated" },
+                ParamInfo { name: "cc", unit: "name", default: "newreno", help: "congestion control" },
+                ParamInfo { name: "packet_size", unit: "bytes", default: "1500B", help: "wire size of a full segment (MSS = size - 40)" },
+                ParamInfo { name: "initial_cwnd", unit: "pkts", default: "10", help: "initial window (RFC 6928, Linux)" },
+                ParamInfo { name: "initial_ssthresh", unit: "pkts", default: "none", help: "initial slow-start threshold; none = unlimited" },
+                ParamInfo { name: "rwnd", unit: "bytes", default: "6MiB", help: "receiver window (Linux tcp_rmem max)" },
+                ParamInfo { name: "min_rto", unit: "time", default: "200ms", help: "minimum RTO (Linux; RFC 6298 says 1 s)" },
+                ParamInfo { name: "max_rto", unit: "time", default: "60s", help: "maximum RTO (RFC 6298)" },
+                ParamInfo { name: "initial_rto", unit: "time", default: "1s", help: "RTO before the first RTT sample (RFC 6298)" },
+                ParamInfo { name: "dupack_threshold", unit: "pkts", default: "3", help: "duplicate ACKs that trigger fast retransmit" },
+                ParamInfo { name: "delayed_ack", unit: "bool", default: "false", help: "delayed ACKs at the receiver (off as in ns-2)" },
+                ParamInfo { name: "delayed_ack_count", unit: "pkts", default: "2", help: "segments per delayed ACK" },
+                ParamInfo { name: "delayed_ack_timeout", unit: "time", default: "40ms", help: "delayed-ACK timer (Linux)" },
+            ],
+        },
+        AlgorithmInfo {
+            name: "udp_cbr",
+            summary: "UDP constant bit rate: fixed-size packets at a fixed rate, unresponsive",
+            params: vec![
+                ParamInfo { name: "rate", unit: "bit/s", default: "(required)", help: "sending rate" },
+                ParamInfo { name: "packet_size", unit: "bytes", default: "1500B", help: "wire size of each packet" },
+                ParamInfo { name: "stop", unit: "time", default: "end of run", help: "when the source stops" },
+            ],
+        },
+    ]
+}
