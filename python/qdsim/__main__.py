@@ -1,0 +1,7 @@
+"""Allows ``python -m qdsim``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
