@@ -1,0 +1,38 @@
+"""Type stub of ``qdsim._core``, the compiled simulation core (crate ``crates/qdsim-py``).
+
+Private: use the ``qdsim`` package. Keep in step with ``crates/qdsim-py/src/lib.rs``.
+"""
+
+__version__: str
+
+class ConfigError(ValueError):
+    """A run configuration value the core refuses.
+
+    ``key`` is the dotted path in the RunConfig (e.g. ``links[2].rate_bps``), ``value`` the
+    rendered value and ``allowed`` what is allowed.
+    """
+
+    key: str
+    value: str
+    allowed: str
+
+class SimulationError(RuntimeError):
+    """The core failed to finish a run (a bug: please report it)."""
+
+def run(config_json: str) -> str:
+    """Runs one simulation of the resolved RunConfig ``config_json``; returns RunResults as JSON.
+
+    The GIL is released while the simulation runs.
+
+    Raises ConfigError for a value the core refuses and SimulationError if the core fails.
+    """
+
+def catalog() -> str:
+    """Returns the catalog as JSON: ``{"qdiscs": [...], "cc": [...], "traffic": [...]}``.
+
+    Each qdisc and traffic kind has ``name``, ``summary`` and ``params`` (each with
+    ``name``, ``unit``, ``default``, ``help``); each congestion control ``name`` and ``summary``.
+    """
+
+def stream_seed(seed: int, name: str, index: int) -> int:
+    """Returns the seed of random stream ``(name, index)`` of a run seeded with ``seed``."""
