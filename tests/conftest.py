@@ -1,0 +1,82 @@
+"""Shared helpers: small experiment files and a way to run the CLI as users do."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+#: A short dumbbell run (2 s simulated) used by most CLI tests.
+SMALL_SPEC = """
+[experiment]
+name = "small"
+duration = "2s"
+warmup = "0.5s"
+seed = 3
+
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "5ms"
+qdisc = { kind = "fifo", limit = "50pkt" }
+
+[[flows]]
+group = "near"
+count = 2
+access_delay = "5ms"
+start_window = "0.5s"
+
+[[flows]]
+group = "far"
+count = 2
+cc = "reno"
+access_delay = "20ms"
+start_window = "0.5s"
+"""
+
+
+@pytest.fixture
+def small_spec(tmp_path: Path) -> Path:
+    """Returns the path of a copy of SMALL_SPEC."""
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL_SPEC)
+    return path
+
+
+@pytest.fixture
+def write_spec(tmp_path: Path):
+    """Returns a function writing TOML text to a new file and returning its path."""
+    counter = iter(range(10**6))
+
+    def write(text: str) -> Path:
+        path = tmp_path / f"spec{next(counter)}.toml"
+        path.write_text(text)
+        return path
+
+    return write
+
+
+class CliResult:
+    """Exit status and output of one `qdsim` invocation."""
+
+    def __init__(self, proc: subprocess.CompletedProcess[str]):
+        self.code = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+
+    def json(self):
+        return json.loads(self.stdout)
+
+
+@pytest.fixture
+def qdsim(tmp_path: Path):
+    """Returns a function running `python -m qdsim ARGS...` in tmp_path."""
+
+    def run(*args: str) -> CliResult:
+        proc = subprocess.run([sys.executable, "-m", "qdsim", *map(str, args)], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        return CliResult(proc)
+
+    return run
