@@ -1,0 +1,88 @@
+"""Resolution of experiment files into the core's RunConfig: shape, names, delays, qdiscs."""
+
+import heapq
+import json
+
+from qdsim import spec
+from qdsim.resolve import BOTTLENECK, resolve
+
+
+def resolved(path, *overrides):
+    return resolve(spec.load(path, list(overrides))[1])
+
+
+def path_delay_ns(config, src, dst):
+    """Returns the one-way propagation delay of the minimum-metric path (Dijkstra)."""
+    adjacency = {}
+    for link in config["links"]:
+        adjacency.setdefault(link["from"], []).append((link["metric"], link["delay_ns"], link["to"]))
+    queue, seen = [(0, 0, src)], set()
+    while queue:
+        metric, delay, node = heapq.heappop(queue)
+        if node == dst:
+            return delay
+        if node in seen:
+            continue
+        seen.add(node)
+        for m, d, nxt in adjacency.get(node, []):
+            heapq.heappush(queue, (metric + m, delay + d, nxt))
+    raise AssertionError(f"no path {src} -> {dst}")
+
+
+def test_dumbbell_has_two_routers_two_hosts_per_flow_and_duplex_links(small_spec):
+    config = resolved(small_spec)
+    flows = 4
+    assert len(config["nodes"]) == 2 + 2 * flows
+    assert len(config["links"]) == 2 + 4 * flows
+    assert len(config["flows"]) == flows
+    assert len({link["name"] for link in config["links"]}) == len(config["links"])
+    assert {"near.s0", "near.d1", "far.s1"} <= set(config["nodes"])
+
+
+def test_only_the_forward_bottleneck_gets_the_qdisc_under_test(small_spec):
+    config = resolved(small_spec)
+    by_name = {link["name"]: link for link in config["links"]}
+    assert by_name[BOTTLENECK]["qdisc"] == {"kind": "fifo", "limit_pkts": 50}
+    assert (by_name[BOTTLENECK]["from"], by_name[BOTTLENECK]["to"]) == ("r1", "r2")
+    others = [link for name, link in by_name.items() if name != BOTTLENECK]
+    assert all(link["qdisc"] == {"kind": "fifo"} for link in others)
+    with_reverse = resolved(small_spec, 'topology.reverse_qdisc={kind="fifo", limit="30KB"}')
+    assert {link["name"]: link for link in with_reverse["links"]}["r2->r1"]["qdisc"] == {"kind": "fifo", "limit_bytes": 30_000}
+
+
+def test_rtt_is_twice_access_plus_bottleneck_plus_receiver_delay(small_spec):
+    config = resolved(small_spec, "topology.receiver_delay=2ms")
+    for flow in config["flows"]:
+        access = {"near": 5, "far": 20}[flow["group"]]
+        rtt = path_delay_ns(config, flow["src"], flow["dst"]) + path_delay_ns(config, flow["dst"], flow["src"])
+        assert rtt == 2 * (access + 5 + 2) * 10**6
+
+
+def test_units_become_core_integers(small_spec):
+    config = resolved(small_spec, "flows.0.tcp={min_rto='1s', packet_size='1000B', initial_cwnd=4}", "flows.0.size=1MB")
+    assert config["duration_ns"] == 2 * 10**9 and config["warmup_ns"] == 500_000_000
+    first = config["flows"][0]
+    assert first["start_jitter_ns"] == 500_000_000
+    assert first["source"] == {"kind": "tcp", "size_bytes": 10**6, "tcp": {"min_rto_ns": 10**9, "packet_bytes": 1000, "initial_cwnd_pkts": 4}}
+    assert config["flows"][2]["source"]["tcp"] == {"cc": "reno"}
+    json.dumps(config)  # serialisable as is
+
+
+def test_udp_cbr_groups_resolve_to_udp_sources(small_spec):
+    config = resolved(small_spec, "flows.1={group='cbr', kind='udp_cbr', rate='2Mbps', packet_size='1000B', stop='1.5s', access_delay='1ms'}")
+    cbr = [f for f in config["flows"] if f["group"] == "cbr"]
+    assert cbr and cbr[0]["source"] == {"kind": "udp_cbr", "rate_bps": 2_000_000, "packet_bytes": 1000, "stop_ns": 1_500_000_000}
+
+
+def test_graph_form_names_links_and_expands_duplex():
+    config = resolved("experiments/examples/parking_lot.toml")
+    names = [link["name"] for link in config["links"]]
+    assert names == ["a->b", "b->a", "b->c", "c->b", "c->d", "d->c"]
+    assert all(link["qdisc"] == {"kind": "fifo", "limit_pkts": 50} for link in config["links"])
+    assert [(f["src"], f["dst"]) for f in config["flows"]] == [("a", "d"), ("a", "b"), ("b", "c"), ("c", "d")]
+
+
+def test_sampling_is_off_unless_asked(small_spec):
+    assert "sampling" not in resolved(small_spec)
+    on = resolved(small_spec, "sampling.queues=true")
+    assert on["sampling"] == {"interval_ns": 10_000_000, "queues": True, "tcp": False}

@@ -1,0 +1,100 @@
+"""Experiment-file validation: every mistake is one line naming the key, value and what is allowed."""
+
+import pytest
+
+from qdsim import spec
+from qdsim.errors import SpecError
+from qdsim.resolve import resolve
+
+
+def load_with(path, *overrides):
+    raw, parsed = spec.load(path, list(overrides))
+    resolve(parsed)  # the checks that need the catalog
+    return raw, parsed
+
+
+@pytest.mark.parametrize(
+    ("override", "key", "hint"),
+    [
+        ("flows.0.colour=1", "flows.0.colour", "access_delay"),
+        ("experiment.bogus=1", "experiment.bogus", "duration"),
+        ("topology.bottleneck_rate=-10Mbps", "topology.bottleneck_rate", ">= 0"),
+        ("topology.bottleneck_rate=0Mbps", "topology.bottleneck_rate", "> 0"),
+        ("topology.bottleneck_rate=10MB", "topology.bottleneck_rate", "Mbps"),
+        ("topology.bottleneck_delay=5parsecs", "topology.bottleneck_delay", "ms"),
+        ("topology.kind=star", "topology.kind", "dumbbell"),
+        ("topology.qdisc.kind=nosuchqdisc", "topology.qdisc.kind", "fifo"),
+        ("topology.qdisc.limit=5ms", "topology.qdisc.limit", "packets"),
+        ("topology.qdisc.frob=3", "topology.qdisc.frob", "limit"),
+        ("flows.0.cc=nosuchcc", "flows.0.cc", "newreno"),
+        ("flows.1.kind=carrier_pigeon", "flows.1.kind", "udp_cbr"),
+        ("flows.0.count=0", "flows.0.count", "greater than or equal to 1"),
+        ("flows.0.src=r1", "flows.0.src", "graph"),
+        ("flows.1.group=near", "flows.1.group", "not used"),
+        ("experiment.warmup=3s", "experiment.warmup", "shorter than the duration"),
+        ("flows.0.tcp.min_rto=-1ms", "flows.0.tcp.min_rto", ">= 0"),
+        ("flows.0.rate=1Mbps", "flows.0.rate", "cc"),
+    ],
+)
+def test_bad_values_name_the_key_and_what_is_allowed(small_spec, override, key, hint):
+    with pytest.raises(SpecError) as info:
+        load_with(small_spec, override)
+    assert info.value.key == key
+    assert hint in info.value.allowed
+    assert "\n" not in str(info.value)
+
+
+def test_missing_key_is_named(write_spec):
+    path = write_spec('[experiment]\nname = "x"\n[topology]\nkind = "dumbbell"\nbottleneck_rate = "1Mbps"\nbottleneck_delay = "1ms"\nqdisc = { kind = "fifo" }\n[[flows]]\ngroup = "g"\n')
+    with pytest.raises(SpecError) as info:
+        spec.load(path)
+    assert info.value.key == "experiment.duration"
+
+
+def test_malformed_toml_is_one_line(write_spec):
+    with pytest.raises(SpecError) as info:
+        spec.load(write_spec("[experiment\nname=1"))
+    assert "valid TOML" in info.value.allowed and "\n" not in str(info.value)
+
+
+def test_overrides_are_parsed_as_toml_values_else_strings(small_spec):
+    raw, parsed = spec.load(
+        small_spec,
+        ["topology.qdisc.limit=20pkt", "flows.0.count=8", "experiment.duration=5s", "flows.1.tcp.delayed_ack=true"],
+    )
+    assert raw["flows"][0]["count"] == 8 and parsed.flows[0].count == 8
+    assert parsed.topology.qdisc.params == {"limit": "20pkt"}
+    assert parsed.experiment.duration == 5 * 10**9
+    assert parsed.flows[1].tcp.delayed_ack is True
+
+
+def test_override_creates_missing_tables(small_spec):
+    _, parsed = spec.load(small_spec, ["topology.reverse_qdisc.kind=fifo"])
+    assert parsed.topology.reverse_qdisc.kind == "fifo"
+
+
+@pytest.mark.parametrize(("text", "key"), [("novalue", "--set"), ("flows.9.count=1", "flows.9"), ("experiment.name.x=1", "experiment.name.x")])
+def test_bad_overrides_are_spec_errors(small_spec, text, key):
+    with pytest.raises(SpecError) as info:
+        spec.load(small_spec, [text])
+    assert info.value.key == key
+
+
+def test_cli_reports_user_errors_with_exit_2_and_one_line(qdsim, small_spec):
+    for args in (
+        ["run", small_spec, "--set", "topology.bottleneck_rate=-1Mbps"],
+        ["run", small_spec, "--set", "topology.qdisc.kind=nosuch"],
+        ["run", small_spec, "--set", "flows.0.cc=cubic2"],
+        ["run", small_spec, "--set", "flows.0.speling=1"],
+        ["run", "does-not-exist.toml"],
+        ["run", small_spec, "--seed", "-3"],
+        ["run"],
+        ["frobnicate"],
+    ):
+        result = qdsim(*args)
+        assert result.code == 2, (args, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), (args, result.stderr)
+        assert "Traceback" not in result.stderr
+    bad_rate = qdsim("run", small_spec, "--set", "topology.bottleneck_rate=-1Mbps")
+    assert bad_rate.stderr.startswith("error: topology.bottleneck_rate: ")
