@@ -1,5 +1,6 @@
 """Resolution of experiment files into the core's RunConfig: shape, names, delays, qdiscs."""
 
+from pathlib import Path
 import heapq
 import json
 
@@ -75,7 +76,7 @@ def test_udp_cbr_groups_resolve_to_udp_sources(small_spec):
 
 
 def test_graph_form_names_links_and_expands_duplex():
-    config = resolved("experiments/examples/parking_lot.toml")
+    config = resolved(Path(__file__).parents[1] / "experiments/examples/parking_lot.toml")
     names = [link["name"] for link in config["links"]]
     assert names == ["a->b", "b->a", "b->c", "c->b", "c->d", "d->c"]
     assert all(link["qdisc"] == {"kind": "fifo", "limit_pkts": 50} for link in config["links"])

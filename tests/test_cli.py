@@ -1,0 +1,57 @@
+"""`qdsim run`, `qdsim list`: the JSON summary, the files written, the catalog."""
+
+import json
+
+import pyarrow.parquet as pq
+
+from qdsim.results import connect
+
+
+def test_run_json_has_the_promised_keys(qdsim, small_spec, tmp_path):
+    result = qdsim("run", small_spec, "--json", "--out", tmp_path / "out")
+    assert result.code == 0, result.stderr
+    summary = result.json()
+    for key in ("jain_index", "flows", "links", "groups", "events", "wall_s"):
+        assert key in summary
+    assert len(summary["flows"]) == 4
+    for flow in summary["flows"]:
+        assert {"id", "group", "goodput_bps", "retransmits", "timeouts", "fct_s", "start_s"} <= flow.keys()
+    for link in summary["links"]:
+        assert {"name", "utilization", "drops", "mean_queue_pkts", "mean_delay_s"} <= link.keys()
+    assert summary["events"] > 0 and summary["wall_s"] > 0
+    assert 0 < summary["jain_index"] <= 1
+    bottleneck = next(link for link in summary["links"] if link["name"] == "bottleneck")
+    assert bottleneck["utilization"] > 0.5
+
+
+def test_run_writes_parquet_and_provenance(qdsim, small_spec, tmp_path):
+    out = tmp_path / "out"
+    result = qdsim("run", small_spec, "--out", out, "--set", "sampling.queues=true")
+    assert result.code == 0, result.stderr
+    assert "flow groups" in result.stdout and "bottleneck" in result.stdout
+    for name in ("flows", "groups", "links", "points", "series_queue"):
+        assert pq.read_table(out / f"{name}.parquet").num_rows > 0
+    assert pq.read_table(out / "flows.parquet").num_rows == 4
+    assert json.loads((out / "config.json").read_text())["seed"] == 3
+    assert json.loads((out / "spec.json").read_text())["sampling"] == {"queues": True}
+    groups = dict(connect(out).execute("select \"group\", flows from groups order by 1").fetchall())
+    assert groups == {"far": 2, "near": 2}
+
+
+def test_run_default_out_dir_is_results_name(qdsim, small_spec, tmp_path):
+    assert qdsim("run", small_spec, "--json").code == 0
+    assert (tmp_path / "results" / "small" / "flows.parquet").exists()
+
+
+def test_finite_transfers_record_fct(qdsim, small_spec, tmp_path):
+    result = qdsim("run", small_spec, "--json", "--out", tmp_path / "o", "--set", "flows.0.size=50KB", "--set", "flows.0.start_window=0s")
+    flows = [f for f in result.json()["flows"] if f["group"] == "near"]
+    assert all(f["fct_s"] is not None and 0 < f["fct_s"] < 2 for f in flows)
+
+
+def test_list_shows_qdiscs_and_congestion_controls(qdsim):
+    result = qdsim("list")
+    assert result.code == 0, result.stderr
+    assert "fifo" in result.stdout and "newreno" in result.stdout and "limit" in result.stdout
+    catalog = qdsim("list", "--json").json()
+    assert "fifo" in [q["name"] for q in catalog["qdiscs"]]
