@@ -26,6 +26,9 @@ class _Missing:
     def __repr__(self) -> str:
         return "(missing)"
 
+    def __reduce__(self) -> str:
+        return "_MISSING"  # unpickles to the module's singleton
+
 
 #: Marks a required key that is absent.
 _MISSING = _Missing()
@@ -50,6 +53,10 @@ class SpecError(ValueError):
         if self.value is _MISSING:
             return f"{self.key}: missing; {self.allowed}"
         return f"{self.key}: {render_value(self.value)} is not allowed; {self.allowed}"
+
+    def __reduce__(self):
+        # Keeps the three fields when the error crosses a process boundary (sweep workers).
+        return (SpecError, (self.key, self.value, self.allowed))
 
     def within(self, prefix: str) -> "SpecError":
         """Returns the same error with ``prefix`` prepended to its key path."""
