@@ -43,6 +43,7 @@ pub mod packet;
 pub mod qdisc;
 pub mod results;
 pub mod rng;
+pub mod scenario;
 pub mod sim;
 pub mod stats;
 pub mod tcp;

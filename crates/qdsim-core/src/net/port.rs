@@ -10,7 +10,7 @@
 //! - arrivals = departures + drops + queued, in packets and in bytes;
 //! - drops = drops of arrivals + drops of queued packets.
 
-use crate::packet::Packet;
+use crate::packet::{Packet, PacketKind};
 use crate::qdisc::{AnyQdisc, DropReason, Qdisc, QdiscCtx};
 use crate::rng::StreamRng;
 use crate::stats::{Counters, Histogram, TimeWeighted};
@@ -86,6 +86,7 @@ pub struct Port {
     pub sojourn: Histogram,
     in_window: bool,
     timer_at: Option<Time>,
+    acks_queued: u64,
 }
 
 impl Port {
@@ -101,6 +102,7 @@ impl Port {
             sojourn: Histogram::new(),
             in_window: false,
             timer_at: None,
+            acks_queued: 0,
         }
     }
 
@@ -112,6 +114,11 @@ impl Port {
     /// Returns the bytes queued.
     pub fn len_bytes(&self) -> u64 {
         self.qdisc.len_bytes()
+    }
+
+    /// Returns the data (non-ACK) packets queued.
+    pub fn data_pkts_queued(&self) -> u64 {
+        self.len_pkts() - self.acks_queued
     }
 
     /// Starts the measurement window at `now`.
@@ -132,6 +139,7 @@ impl Port {
             } else {
                 self.counters.drops_of_queued += 1;
             }
+            self.acks_queued -= (p.kind == PacketKind::Ack) as u64;
             dropped.push((p, reason));
         }
     }
@@ -146,6 +154,7 @@ impl Port {
         pkt.enq_time = now;
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += pkt.size_bytes as u64;
+        self.acks_queued += (pkt.kind == PacketKind::Ack) as u64;
         self.qdisc.enqueue(pkt, now, &mut self.ctx);
         self.account_drops(dropped);
         self.track_len(now);
@@ -157,6 +166,7 @@ impl Port {
         let out = self.qdisc.dequeue(now, &mut self.ctx);
         self.account_drops(dropped);
         let mut pkt = out?;
+        self.acks_queued -= (pkt.kind == PacketKind::Ack) as u64;
         self.counters.departures += 1;
         self.counters.departure_bytes += pkt.size_bytes as u64;
         let sojourn = (now - pkt.enq_time).as_ns();

@@ -87,8 +87,10 @@ mod tests {
 
     #[test]
     fn metrics_override_hop_count() {
-        let links = [(0, 1, 10), (1, 2, 10), (0, 2, 25)];
-        let r = Routes::build(3, &links, &[2]);
+        // Two hops of 10 beat one hop of 25; one hop of 15 beats two of 10.
+        let r = Routes::build(3, &[(0, 1, 10), (1, 2, 10), (0, 2, 25)], &[2]);
+        assert_eq!(r.next_link(0, 2), 0);
+        let r = Routes::build(3, &[(0, 1, 10), (1, 2, 10), (0, 2, 15)], &[2]);
         assert_eq!(r.next_link(0, 2), 2);
     }
 

@@ -39,7 +39,7 @@ pub(crate) struct FlowAcc {
     pub completed_at: Option<Time>,
     pub delay_sum_ns: u128,
     pub delay_n: u64,
-    pub udp_received: u64,
+    pub data_received: u64,
 }
 
 /// One flow: where it runs, when it starts, its endpoints and statistics.
@@ -248,12 +248,14 @@ impl Sim {
             }
             (Endpoints::Cbr { .. }, PacketKind::Udp) => {
                 delivered = (pkt.size_bytes - HEADER_BYTES) as u64;
-                flow.acc.udp_received += 1;
                 node = flow.dst;
             }
             (ep, k) => unreachable!("{k:?} packet delivered to flow {f} of kind {ep:?}"),
         }
         flow.acc.delivered_total += delivered;
+        if pkt.kind != PacketKind::Ack {
+            flow.acc.data_received += 1;
+        }
         if pkt.kind != PacketKind::Ack && in_window {
             flow.acc.delay_sum_ns += pkt.queue_delay_ns as u128;
             flow.acc.delay_n += 1;
@@ -310,6 +312,32 @@ impl Sim {
             }
         }
         Ok(())
+    }
+
+    /// Returns the TCP sender of flow `f`, if it is a TCP flow (for tests and probes).
+    pub fn tcp_sender(&self, f: usize) -> Option<&TcpSender> {
+        match &self.flows.get(f)?.ep {
+            Endpoints::Tcp { snd, .. } => Some(snd),
+            _ => None,
+        }
+    }
+
+    /// Returns the number of data and UDP packets currently inside the network (queued,
+    /// being transmitted or propagating).
+    pub fn data_packets_in_network(&self) -> u64 {
+        let is_data = |p: &Packet| p.kind != PacketKind::Ack;
+        self.links
+            .iter()
+            .map(|l| {
+                let on_link = l.transmitting.iter().chain(l.delay_line.iter().map(|(_, p)| p));
+                l.port.data_pkts_queued() + on_link.filter(|p| is_data(p)).count() as u64
+            })
+            .sum()
+    }
+
+    /// Returns the number of data and UDP packets that reached their receiver.
+    pub fn data_packets_received(&self) -> u64 {
+        self.flows.iter().map(|f| f.acc.data_received).sum()
     }
 
     /// Returns the number of events processed.

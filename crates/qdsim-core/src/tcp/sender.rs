@@ -13,8 +13,10 @@
 //!   by the amount acknowledged minus one segment, and — on the first partial ACK only, the
 //!   "Impatient" variant the RFC recommends — restarts the timer. A fast retransmit is
 //!   skipped if the duplicate ACKs do not cover `recover` (after a timeout, §3.2 step 2);
-//! - retransmission timeout (RFC 6298 §5): `ssthresh` from the congestion control, `cwnd = 1`,
-//!   go-back-N from the first unacknowledged segment, the timer doubled (backoff).
+//! - retransmission timeout (RFC 6298 §5): `ssthresh` from the congestion control (unless
+//!   the timeout ends a fast recovery or repeats a timeout: then it is kept, as in Linux's
+//!   `tcp_enter_loss` and RFC 5681 §3.1), `cwnd = 1`, go-back-N from the first
+//!   unacknowledged segment, the timer doubled (backoff).
 //!
 //! RTT samples come from the echoed transmit time of the segment that triggered each ACK
 //! that advances `snd_una` (like a timestamp echo, sampled on every such ACK as Linux does);
@@ -316,8 +318,14 @@ impl TcpSender {
 
     fn on_timeout(&mut self, now: Time, out: &mut Outbox) {
         self.stats.timeouts += 1;
-        let flight = self.flight();
-        self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight, now);
+        // Reduce ssthresh only for a new congestion episode. A timeout during fast recovery
+        // belongs to the loss episode that already set ssthresh (Linux `tcp_enter_loss`), and
+        // a repeated timeout of the same data holds it constant (RFC 5681 §3.1); recomputing
+        // it from a flight inflated by recovery would *raise* it.
+        if !self.in_recovery && self.rtt.backoff == 0 {
+            let flight = self.flight();
+            self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight, now);
+        }
         self.win.cwnd = 1;
         self.win.cwnd_cnt = 0;
         self.cc.on_timeout(&self.win, now);

@@ -1,0 +1,114 @@
+//! Ready-made configurations for tests and benchmarks: a dumbbell builder.
+//!
+//! Users describe scenarios in experiment files (the Python package resolves those); this
+//! builder exists so the core's own tests and benchmarks can build the same shapes without
+//! Python. Layout: sender hosts `s<i>` → `r1` → (bottleneck) → `r2` → receivers `d<i>`,
+//! every link duplex; the bottleneck `r1->r2` carries the qdisc under test, every other link
+//! an unlimited FIFO.
+
+use crate::config::{FlowConfig, LinkConfig, RunConfig, SamplingConfig, SourceConfig};
+use crate::qdisc::{FifoParams, QdiscConfig};
+use crate::tcp::TcpConfig;
+
+/// One group of identical flows in a [`Dumbbell`].
+#[derive(Debug, Clone)]
+pub struct FlowGroup {
+    /// Group name.
+    pub name: String,
+    /// Number of flows.
+    pub count: usize,
+    /// One-way delay of each sender's access link, ns.
+    pub access_delay_ns: u64,
+    /// Rate of each sender's access link, bit/s.
+    pub access_rate_bps: u64,
+    /// The source (TCP bulk, finite, or CBR).
+    pub source: SourceConfig,
+    /// Earliest start, ns.
+    pub start_ns: u64,
+    /// Start jitter window, ns.
+    pub start_jitter_ns: u64,
+}
+
+impl FlowGroup {
+    /// Returns `count` saturated TCP flows with `tcp` parameters and access delay `access_delay_ns`
+    /// over 1 Gb/s access links, starting at 0.
+    pub fn bulk(name: &str, count: usize, access_delay_ns: u64, tcp: TcpConfig) -> Self {
+        FlowGroup {
+            name: name.into(),
+            count,
+            access_delay_ns,
+            access_rate_bps: 1_000_000_000,
+            source: SourceConfig::Tcp { size_bytes: None, tcp },
+            start_ns: 0,
+            start_jitter_ns: 0,
+        }
+    }
+}
+
+/// A dumbbell topology description.
+#[derive(Debug, Clone)]
+pub struct Dumbbell {
+    /// Bottleneck rate, bit/s.
+    pub rate_bps: u64,
+    /// Bottleneck one-way delay, ns.
+    pub delay_ns: u64,
+    /// Random loss probability on the bottleneck (forward direction).
+    pub loss: f64,
+    /// The bottleneck's qdisc.
+    pub qdisc: QdiscConfig,
+    /// Flow groups.
+    pub groups: Vec<FlowGroup>,
+}
+
+impl Dumbbell {
+    /// Returns the run configuration for `duration_ns` with window from `warmup_ns`.
+    pub fn config(&self, seed: u64, duration_ns: u64, warmup_ns: u64) -> RunConfig {
+        let mut nodes = vec!["r1".to_string(), "r2".to_string()];
+        let mut links = vec![];
+        let unlimited = QdiscConfig::Fifo(FifoParams::default());
+        let mut duplex = |a: &str, b: &str, rate: u64, delay: u64, fwd: QdiscConfig, loss: f64, name: &str| {
+            links.push(LinkConfig {
+                name: if name.is_empty() { format!("{a}->{b}") } else { name.into() },
+                from: a.into(),
+                to: b.into(),
+                rate_bps: rate,
+                delay_ns: delay,
+                loss,
+                metric: 1,
+                qdisc: fwd,
+            });
+            links.push(LinkConfig {
+                name: format!("{b}->{a}"),
+                from: b.into(),
+                to: a.into(),
+                rate_bps: rate,
+                delay_ns: delay,
+                loss: 0.0,
+                metric: 1,
+                qdisc: unlimited.clone(),
+            });
+        };
+        duplex("r1", "r2", self.rate_bps, self.delay_ns, self.qdisc.clone(), self.loss, "bottleneck");
+        let mut flows = vec![];
+        let mut i = 0;
+        for g in &self.groups {
+            for _ in 0..g.count {
+                let (s, d) = (format!("s{i}"), format!("d{i}"));
+                nodes.push(s.clone());
+                nodes.push(d.clone());
+                duplex(&s, "r1", g.access_rate_bps, g.access_delay_ns, unlimited.clone(), 0.0, "");
+                duplex("r2", &d, g.access_rate_bps, 0, unlimited.clone(), 0.0, "");
+                flows.push(FlowConfig {
+                    group: g.name.clone(),
+                    src: s,
+                    dst: d,
+                    start_ns: g.start_ns,
+                    start_jitter_ns: g.start_jitter_ns,
+                    source: g.source.clone(),
+                });
+                i += 1;
+            }
+        }
+        RunConfig { seed, duration_ns, warmup_ns, nodes, links, flows, sampling: SamplingConfig::default() }
+    }
+}
