@@ -1,1 +1,223 @@
+//! Hand-fed traces of the TCP endpoints: every packet in and out is checked by hand.
 
+use super::*;
+use crate::event::FlowTimer;
+use crate::packet::{Packet, PacketKind, FLAG_RETX};
+use crate::time::{Duration, Time};
+use crate::traffic::Outbox;
+
+fn cfg(cc: CcKind) -> TcpConfig {
+    TcpConfig { cc, initial_cwnd_pkts: 10, ..TcpConfig::default() }
+}
+
+fn ack(n: u64, ts: Time) -> Packet {
+    Packet {
+        flow: 0,
+        class: 0,
+        kind: PacketKind::Ack,
+        size_bytes: 40,
+        src: 1,
+        dst: 0,
+        seq: 0,
+        ack: n,
+        ts,
+        enq_time: ts,
+        queue_delay_ns: 0,
+        ecn: crate::packet::Ecn::NotEct,
+        flags: 0,
+    }
+}
+
+fn sent(out: &mut Outbox) -> Vec<(u64, bool)> {
+    let v = out.pkts.iter().map(|p| (p.seq, p.has(FLAG_RETX))).collect();
+    out.pkts.clear();
+    v
+}
+
+const T: Time = Time(100_000_000);
+
+/// A sender with segments 0..10 outstanding, the first ACKed (so cwnd = 11 in slow start).
+fn sender_with_window(cc: CcKind) -> (TcpSender, Outbox) {
+    let mut s = TcpSender::new(0, 0, 0, 1, &cfg(cc), None);
+    let mut out = Outbox::default();
+    s.start(Time::ZERO, &mut out);
+    assert_eq!(sent(&mut out), (0..10).map(|i| (i, false)).collect::<Vec<_>>());
+    (s, out)
+}
+
+#[test]
+fn third_duplicate_ack_triggers_fast_retransmit_with_halved_ssthresh() {
+    let (mut s, mut out) = sender_with_window(CcKind::Newreno);
+    // Segment 0 is lost: segments 1..=3 arrive and produce three duplicate ACKs for 0.
+    s.on_ack(&ack(0, T), T, &mut out);
+    s.on_ack(&ack(0, T), T, &mut out);
+    assert_eq!(sent(&mut out), vec![]);
+    s.on_ack(&ack(0, T), T, &mut out);
+    // Retransmit 0; ssthresh = FlightSize/2 = 10/2 = 5; cwnd = ssthresh + 3 = 8 < flight 10,
+    // so nothing new is sent yet.
+    assert_eq!(sent(&mut out), vec![(0, true)]);
+    assert_eq!(s.win.ssthresh, 5);
+    assert_eq!(s.win.cwnd, 8);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    // Three more duplicates inflate cwnd to 11: one new segment (10) may go.
+    for _ in 0..3 {
+        s.on_ack(&ack(0, T), T, &mut out);
+    }
+    assert_eq!(s.win.cwnd, 11);
+    assert_eq!(sent(&mut out), vec![(10, false)]);
+}
+
+#[test]
+fn newreno_retransmits_the_next_hole_on_a_partial_ack() {
+    let (mut s, mut out) = sender_with_window(CcKind::Newreno);
+    // Segments 0 and 5 lost.
+    for _ in 0..3 {
+        s.on_ack(&ack(0, T), T, &mut out);
+    }
+    sent(&mut out);
+    // The retransmitted 0 fills the first hole: ACK 5 is partial (recover = 10).
+    s.on_ack(&ack(5, T), T, &mut out);
+    let out1 = sent(&mut out);
+    assert_eq!(out1.first(), Some(&(5, true)), "partial ACK retransmits the next hole: {out1:?}");
+    // cwnd = 8 - 5 acked + 1 = 4: the window still covers 5..9 in flight, nothing new.
+    assert_eq!(s.win.cwnd, 4);
+    assert_eq!(s.snd_una, 5);
+    // ACK 10 covers recover: full ACK. Nothing is outstanding, so RFC 6582's
+    // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS) = min(5, 1 + 1) = 2: two new segments.
+    s.on_ack(&ack(10, T), T, &mut out);
+    assert_eq!(s.win.cwnd, 2);
+    assert_eq!(sent(&mut out), vec![(10, false), (11, false)]);
+    assert_eq!(s.stats.timeouts, 0);
+}
+
+#[test]
+fn reno_leaves_fast_recovery_on_the_first_new_ack() {
+    let (mut s, mut out) = sender_with_window(CcKind::Reno);
+    for _ in 0..3 {
+        s.on_ack(&ack(0, T), T, &mut out);
+    }
+    sent(&mut out);
+    s.on_ack(&ack(5, T), T, &mut out);
+    // Reno deflates to ssthresh and does not retransmit 5 on the partial ACK.
+    assert_eq!(s.win.cwnd, 5);
+    assert!(!sent(&mut out).contains(&(5, true)));
+    // Three more duplicates for 5 start a second fast retransmit (Reno's known weakness).
+    for _ in 0..3 {
+        s.on_ack(&ack(5, T), T, &mut out);
+    }
+    assert!(sent(&mut out).contains(&(5, true)));
+    assert_eq!(s.stats.fast_retransmits, 2);
+}
+
+#[test]
+fn timeout_collapses_the_window_goes_back_n_and_doubles_the_timer() {
+    let (mut s, mut out) = sender_with_window(CcKind::Newreno);
+    let (at, gen) = match out.timers.last() {
+        Some(&(at, FlowTimer::Rto(g))) => (at, g),
+        other => panic!("RTO not armed: {other:?}"),
+    };
+    assert_eq!(at, Time::ZERO + Duration::from_secs(1), "initial RTO is 1 s");
+    out.timers.clear();
+    s.on_rto_timer(gen, at, &mut out);
+    assert_eq!(s.stats.timeouts, 1);
+    assert_eq!(s.win.cwnd, 1);
+    assert_eq!(s.win.ssthresh, 5);
+    assert_eq!(sent(&mut out), vec![(0, true)]);
+    let (at2, _) = out.timers.last().copied().expect("re-armed");
+    assert_eq!(at2 - at, Duration::from_secs(2), "backed off to 2 s");
+    // After the timeout, duplicate ACKs for data sent before it do not trigger a fast
+    // retransmit (RFC 6582 recover check).
+    for _ in 0..3 {
+        s.on_ack(&ack(0, at), at, &mut out);
+    }
+    assert_eq!(s.stats.fast_retransmits, 0);
+}
+
+#[test]
+fn an_ack_for_a_retransmission_gives_no_rtt_sample() {
+    let (mut s, mut out) = sender_with_window(CcKind::Newreno);
+    let mut a = ack(1, Time::ZERO);
+    a.flags = FLAG_RETX;
+    s.on_ack(&a, T, &mut out);
+    assert_eq!(s.rtt.srtt, None, "Karn's rule");
+    s.on_ack(&ack(2, Time::ZERO), T, &mut out);
+    assert_eq!(s.rtt.srtt, Some(Duration::from_ms(100)));
+}
+
+#[test]
+fn finite_transfer_sends_exactly_its_segments() {
+    // 3000 bytes = 2 full segments of 1460 + one of 80.
+    let mut s = TcpSender::new(0, 0, 0, 1, &cfg(CcKind::Newreno), Some(3000));
+    let mut out = Outbox::default();
+    s.start(Time::ZERO, &mut out);
+    let sizes: Vec<u32> = out.pkts.iter().map(|p| p.size_bytes).collect();
+    assert_eq!(sizes, vec![1500, 1500, 120]);
+    out.pkts.clear();
+    s.on_ack(&ack(3, Time::ZERO), T, &mut out);
+    assert!(s.is_done());
+    assert!(out.pkts.is_empty());
+}
+
+fn data(seq: u64) -> Packet {
+    Packet { kind: PacketKind::Data, seq, size_bytes: 1500, src: 0, dst: 1, ..ack(0, Time::ZERO) }
+}
+
+fn acks(out: &mut Outbox) -> Vec<u64> {
+    let v = out.pkts.iter().map(|p| p.ack).collect();
+    out.pkts.clear();
+    v
+}
+
+#[test]
+fn receiver_buffers_out_of_order_segments_and_jumps_when_the_hole_fills() {
+    let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig::default(), None);
+    let mut out = Outbox::default();
+    let mut delivered = 0;
+    for seq in [0, 2, 3, 5, 1, 4] {
+        delivered += r.on_data(&data(seq), T, &mut out).bytes;
+    }
+    assert_eq!(acks(&mut out), vec![1, 1, 1, 1, 4, 6]);
+    assert_eq!(delivered, 6 * 1460);
+    assert!(r.out_of_order().is_empty());
+}
+
+#[test]
+fn delayed_acks_ack_every_second_segment_or_on_the_timer() {
+    let c = TcpConfig { delayed_ack: true, ..TcpConfig::default() };
+    let mut r = TcpReceiver::new(0, 0, 1, 0, &c, None);
+    let mut out = Outbox::default();
+    r.on_data(&data(0), T, &mut out);
+    assert_eq!(acks(&mut out), Vec::<u64>::new());
+    let (at, gen) = match out.timers.pop() {
+        Some((at, FlowTimer::DelayedAck(g))) => (at, g),
+        other => panic!("delayed-ACK timer not armed: {other:?}"),
+    };
+    assert_eq!(at - T, Duration::from_ms(40));
+    r.on_data(&data(1), T, &mut out);
+    assert_eq!(acks(&mut out), vec![2]);
+    // The stale timer does nothing; a lone segment is ACKed when its timer fires.
+    r.on_delack_timer(gen, at, &mut out);
+    assert_eq!(acks(&mut out), Vec::<u64>::new());
+    r.on_data(&data(2), T, &mut out);
+    let (at, gen) = match out.timers.pop() {
+        Some((at, FlowTimer::DelayedAck(g))) => (at, g),
+        other => panic!("{other:?}"),
+    };
+    r.on_delack_timer(gen, at, &mut out);
+    assert_eq!(acks(&mut out), vec![3]);
+    // Out of order: ACKed at once.
+    r.on_data(&data(5), T, &mut out);
+    assert_eq!(acks(&mut out), vec![3]);
+}
+
+#[test]
+fn receiver_reports_completion_of_a_finite_transfer_once() {
+    let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig::default(), Some(2000));
+    let mut out = Outbox::default();
+    let d1 = r.on_data(&data(1), T, &mut out);
+    assert!(!d1.completed);
+    let d0 = r.on_data(&data(0), T, &mut out);
+    assert!(d0.completed);
+    assert_eq!(d0.bytes, 2000);
+    assert!(!r.on_data(&data(1), T, &mut out).completed);
+}
