@@ -5,7 +5,8 @@ The core describes every queue discipline, congestion control and traffic kind i
 key, unit, default and help. ``qdsim list`` prints it, and :func:`qdisc_config` uses the
 ``unit`` field to turn a qdisc table of an experiment file into the core's ``QdiscConfig``:
 a parameter ``name`` with unit ``pkts`` becomes ``name_pkts`` (a packet count), ``bytes`` →
-``name_bytes``, ``ns`` → ``name_ns`` (a duration), ``bps`` → ``name_bps`` (a rate), and
+``name_bytes``, ``ns`` or ``time`` → ``name_ns`` (a duration), ``bps`` or ``bit/s`` →
+``name_bps`` (a rate), and
 ``pkts|bytes`` becomes ``name_pkts`` or ``name_bytes`` depending on the unit written.
 Parameters with any other unit (``bool``, ``int``, ``float``, ...) pass through unchanged, so
 a new qdisc in the core needs no Python change as long as it follows this naming.
@@ -62,7 +63,9 @@ _UNIT_TRANSLATIONS: dict[str, tuple[str, Callable[[object], Any]]] = {
     "pkts": ("_pkts", units.parse_pkts),
     "bytes": ("_bytes", units.parse_bytes),
     "ns": ("_ns", units.parse_duration),
+    "time": ("_ns", units.parse_duration),
     "bps": ("_bps", units.parse_rate),
+    "bit/s": ("_bps", units.parse_rate),
     "bool": ("", _BOOL),
     "int": ("", _INT),
     "float": ("", _FLOAT),

@@ -88,11 +88,25 @@ def _atomic_write(path: Path, write) -> None:
     os.replace(tmp, path)
 
 
+def _column(values: list[Any]) -> pa.Array:
+    """Returns an Arrow array of ``values``; integers beyond int64 (seeds) become uint64."""
+    if any(isinstance(v, int) and not isinstance(v, bool) and v >= 2**63 for v in values):
+        return pa.array(values, type=pa.uint64())
+    return pa.array(values)
+
+
+def _table(rows: list[dict[str, Any]]) -> pa.Table:
+    names: dict[str, None] = {}
+    for row in rows:
+        names.update(dict.fromkeys(row))
+    return pa.table({name: _column([row.get(name) for row in rows]) for name in names})
+
+
 def write_tables(out_dir: Path, rows: dict[str, Iterable[dict[str, Any]]]) -> None:
     """Writes each ``{table: rows}`` entry to ``out_dir/<table>.parquet`` (atomically)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, table_rows in rows.items():
-        table = pa.Table.from_pylist(list(table_rows))
+        table = _table(list(table_rows))
         _atomic_write(out_dir / f"{name}.parquet", lambda p, t=table: pq.write_table(t, p))
 
 
@@ -100,7 +114,7 @@ def write_columns(out_dir: Path, columns: dict[str, dict[str, list[Any]]]) -> No
     """Writes each ``{table: {column: values}}`` entry to ``out_dir/<table>.parquet``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, cols in columns.items():
-        table = pa.table(cols)
+        table = pa.table({column: _column(values) for column, values in cols.items()})
         _atomic_write(out_dir / f"{name}.parquet", lambda p, t=table: pq.write_table(t, p))
 
 
