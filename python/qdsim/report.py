@@ -11,59 +11,63 @@ from rich.table import Table
 __all__ = ["print_run", "print_catalog"]
 
 
-def _rate(bps: float | None) -> str:
-    return "-" if bps is None else f"{bps / 1e6:.3f} Mb/s"
+def _num(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
+    return "-" if value is None else f"{value * scale:.{digits}f}"
 
 
-def _ms(seconds: float | None) -> str:
-    return "-" if seconds is None else f"{seconds * 1e3:.2f} ms"
+#: Links below this utilisation, without drops, are summarised in one line.
+_QUIET_UTILIZATION = 0.01
 
 
-def _num(value: float | None, digits: int = 2) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+def _table(title: str, columns: list[str]) -> Table:
+    table = Table(title=title)
+    for i, column in enumerate(columns):
+        table.add_column(column, justify="left" if i == 0 else "right", no_wrap=i == 0)
+    return table
 
 
 def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | None = None) -> None:
     """Prints a run's per-group and per-link tables and where the results were written."""
     console = console or Console()
-    jain = _num(summary["jain_index"], 3)
     console.print(
         f"[bold]{name}[/bold]  seed {summary['seed']}  window {summary['warmup_s']:g}-{summary['duration_s']:g} s  "
-        f"Jain {jain}  {summary['events']:,} events in {summary['wall_s']:.2f} s"
+        f"Jain {_num(summary['jain_index'], digits=3)}  {summary['events']:,} events in {summary['wall_s']:.2f} s"
     )
-    groups = Table(title="flow groups (over the measurement window)")
-    for column in ("group", "flows", "goodput", "per flow", "share of fair", "mean qdelay", "p95 qdelay", "retx", "timeouts", "mean FCT"):
-        groups.add_column(column, justify="left" if column == "group" else "right")
+    groups = _table(
+        "flow groups (measurement window)",
+        ["group", "flows", "goodput Mb/s", "per flow Mb/s", "x fair", "qdelay ms", "p95 ms", "retx", "RTOs", "FCT s"],
+    )
     for g in summary["groups"]:
         groups.add_row(
             g["group"],
             str(g["flows"]),
-            _rate(g["goodput_bps"]),
-            _rate(g["per_flow_goodput_bps"]),
+            _num(g["goodput_bps"], 1e-6, 3),
+            _num(g["per_flow_goodput_bps"], 1e-6, 3),
             _num(g["fair_share_ratio"]),
-            _ms(g["mean_queue_delay_s"]),
-            _ms(g["p95_queue_delay_s"]),
+            _num(g["mean_queue_delay_s"], 1e3),
+            _num(g["p95_queue_delay_s"], 1e3),
             str(g["retransmits"]),
             str(g["timeouts"]),
-            "-" if g["mean_fct_s"] is None else f"{g['mean_fct_s']:.3f} s",
+            _num(g["mean_fct_s"], digits=3),
         )
     console.print(groups)
-    links = Table(title="links with traffic")
-    for column in ("link", "qdisc", "utilization", "drops", "mean queue", "mean delay", "p95 delay"):
-        links.add_column(column, justify="left" if column in ("link", "qdisc") else "right")
+    links = _table("links", ["link", "qdisc", "util", "drops", "queue pkt", "delay ms", "p95 ms"])
     busy = [link for link in summary["links"] if link["tx_pkts"] > 0 or link["arrivals"] > 0]
-    busy.sort(key=lambda link: (link["name"] != summary["bottleneck"], -link["utilization"]))
-    for link in busy:
+    shown = [link for link in busy if link["name"] == summary["bottleneck"] or link["drops"] > 0 or link["utilization"] >= _QUIET_UTILIZATION]
+    shown.sort(key=lambda link: (link["name"] != summary["bottleneck"], -link["utilization"]))
+    for link in shown:
         links.add_row(
             link["name"],
             link["qdisc"],
             f"{link['utilization']:.3f}",
             str(link["drops"]),
-            f"{link['mean_queue_pkts']:.1f} pkt",
-            _ms(link["mean_delay_s"]),
-            _ms(link["p95_delay_s"]),
+            f"{link['mean_queue_pkts']:.1f}",
+            _num(link["mean_delay_s"], 1e3),
+            _num(link["p95_delay_s"], 1e3),
         )
     console.print(links)
+    if len(busy) > len(shown):
+        console.print(f"{len(busy) - len(shown)} more links carried traffic (each < {_QUIET_UTILIZATION:.0%} utilised, no drops)")
     console.print(f"results written to {out}/")
 
 
