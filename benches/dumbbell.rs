@@ -1,1 +1,56 @@
-fn main() {}
+//! Whole-run benchmark: 100 NewReno flows (half 43 ms, half 203 ms RTT) with 10 Mb/s access
+//! links through a 500 Mb/s bottleneck with a 1000-packet FIFO, 20 s simulated — the
+//! ROADMAP's speed scenario. Prints wall time, events/s and simulated packets/s.
+//!
+//! Run: `cargo run --release -p qdsim-benches --bin dumbbell [-- --repeat N --seconds S]`.
+
+use std::time::Instant;
+
+use qdsim_core::qdisc::{FifoParams, QdiscConfig};
+use qdsim_core::scenario::{Dumbbell, FlowGroup};
+use qdsim_core::tcp::TcpConfig;
+
+const MS: u64 = 1_000_000;
+
+fn arg(name: &str, default: u64) -> u64 {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(|v| v.parse().unwrap_or_else(|_| panic!("{name} takes an integer, got {v}")))
+        .unwrap_or(default)
+}
+
+fn main() {
+    let repeat = arg("--repeat", 3);
+    let seconds = arg("--seconds", 20);
+    let group = |name: &str, access_ms: u64| FlowGroup {
+        access_rate_bps: 10_000_000,
+        start_jitter_ns: 1_000 * MS,
+        ..FlowGroup::bulk(name, 50, access_ms * MS, TcpConfig::default())
+    };
+    let d = Dumbbell {
+        rate_bps: 500_000_000,
+        delay_ns: 1_500_000,
+        loss: 0.0,
+        qdisc: QdiscConfig::Fifo(FifoParams { limit_pkts: Some(1000), limit_bytes: None }),
+        // RTT = 2 * (access + 1.5 ms): 20 ms -> 43 ms, 100 ms -> 203 ms.
+        groups: vec![group("rtt43", 20), group("rtt203", 100)],
+    };
+    let cfg = d.config(1, seconds * 1_000 * MS, 5_000 * MS);
+    let mut best = f64::INFINITY;
+    let mut last = None;
+    for _ in 0..repeat {
+        let t0 = Instant::now();
+        let r = qdsim_core::run(&cfg).expect("valid benchmark configuration");
+        best = best.min(t0.elapsed().as_secs_f64());
+        last = Some(r);
+    }
+    let r = last.expect("at least one repetition");
+    let bottleneck = r.links.iter().find(|l| l.name == "bottleneck").expect("bottleneck link");
+    println!("scenario: 100 NewReno flows, 43/203 ms RTT, 10 Mb/s access, 500 Mb/s bottleneck, FIFO 1000 pkts, {seconds} s simulated");
+    println!("wall time (best of {repeat}): {best:.3} s");
+    println!("events: {} ({:.2} M events/s)", r.events, r.events as f64 / best / 1e6);
+    println!("data packets transmitted on links: {} ({:.2} M simulated packets/s)", r.packets_forwarded, r.packets_forwarded as f64 / best / 1e6);
+    println!("bottleneck: utilization {:.3}, {} packets, {:.2} M bottleneck packets/s", bottleneck.utilization, bottleneck.tx_pkts, bottleneck.tx_pkts as f64 / best / 1e6);
+}
