@@ -34,8 +34,8 @@ def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | 
         f"Jain {_num(summary['jain_index'], digits=3)}  {summary['events']:,} events in {summary['wall_s']:.2f} s"
     )
     groups = _table(
-        "flow groups (measurement window)",
-        ["group", "flows", "goodput Mb/s", "per flow Mb/s", "x fair", "qdelay ms", "p95 ms", "retx", "RTOs", "FCT s"],
+        "flow groups over the window (rates Mb/s, delays ms, FCT s)",
+        ["group", "flows", "goodput", "per flow", "xfair", "qdelay", "p95", "retx", "RTOs", "FCT"],
     )
     for g in summary["groups"]:
         groups.add_row(
@@ -44,14 +44,14 @@ def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | 
             _num(g["goodput_bps"], 1e-6, 3),
             _num(g["per_flow_goodput_bps"], 1e-6, 3),
             _num(g["fair_share_ratio"]),
-            _num(g["mean_queue_delay_s"], 1e3),
-            _num(g["p95_queue_delay_s"], 1e3),
+            _num(g["mean_queue_delay_s"], 1e3, 1),
+            _num(g["p95_queue_delay_s"], 1e3, 1),
             str(g["retransmits"]),
             str(g["timeouts"]),
             _num(g["mean_fct_s"], digits=3),
         )
     console.print(groups)
-    links = _table("links", ["link", "qdisc", "util", "drops", "queue pkt", "delay ms", "p95 ms"])
+    links = _table("links (queue in packets, delays ms)", ["link", "qdisc", "util", "drops", "queue", "delay", "p95"])
     busy = [link for link in summary["links"] if link["tx_pkts"] > 0 or link["arrivals"] > 0]
     shown = [link for link in busy if link["name"] == summary["bottleneck"] or link["drops"] > 0 or link["utilization"] >= _QUIET_UTILIZATION]
     shown.sort(key=lambda link: (link["name"] != summary["bottleneck"], -link["utilization"]))
