@@ -115,7 +115,7 @@ def plot_sweep(results_dir: str | Path, x: str | None = None, y: str | None = No
         ax.set_xscale("log")
     ax.set_xlabel(x)
     ax.set_ylabel(y)
-    ax.set_title(defaults.title or f"{y} vs {x} (mean, 95% CI over {sweep['repetitions']} repetitions)")
+    ax.set_title(defaults.title or f"{y} vs {x}\nmean and 95% CI over {sweep['repetitions']} repetitions", fontsize=10)
     ax.grid(True, alpha=0.3)
     if len(series) > 1:
         ax.legend(title=by)
