@@ -52,3 +52,24 @@ def test_bad_sweep_value_fails_before_running(qdsim, write_spec, tmp_path):
     assert result.code == 2
     assert result.stderr.startswith("error: topology.bottleneck_rate: \"ten\"")
     assert not (tmp_path / "s" / "points").exists()
+
+
+def test_interrupted_sweep_keeps_finished_points(write_spec, tmp_path):
+    import pytest
+
+    from qdsim.spec import load
+    from qdsim.sweep import run_sweep
+
+    raw, _ = load(write_spec(SWEEP))
+    out = tmp_path / "interrupted"
+
+    def stop_after_two(done, total):
+        if done >= 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(raw, out, jobs=1, on_progress=stop_after_two)
+    finished = pq.read_table(out / "points.parquet").num_rows
+    assert finished >= 2
+    report = run_sweep(raw, out, jobs=2)
+    assert report.reused == finished and report.ran == 8 - finished and report.missing == 0
