@@ -78,6 +78,11 @@ pub struct FlowConfig {
     pub src: String,
     /// Receiving node name.
     pub dst: String,
+    /// User (or traffic class) id carried by every packet of the flow, for class-based
+    /// classifiers (per-user fair queueing, per-class weights). Default: the index of the
+    /// flow's group in order of first appearance.
+    #[serde(default)]
+    pub user: Option<u32>,
     /// Earliest start time in nanoseconds.
     #[serde(default)]
     pub start_ns: u64,

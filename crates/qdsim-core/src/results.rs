@@ -124,6 +124,10 @@ pub struct LinkResult {
     pub drops: u64,
     /// Drops in the window by reason name.
     pub drops_by_reason: BTreeMap<String, u64>,
+    /// ECN marks in the window, all reasons.
+    pub marks: u64,
+    /// ECN marks in the window by reason name.
+    pub marks_by_reason: BTreeMap<String, u64>,
     /// `drops / arrivals` in the window (0 if nothing arrived).
     pub loss_rate: f64,
     /// Time-weighted mean number of packets queued (not counting the one on the wire).

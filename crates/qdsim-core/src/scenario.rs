@@ -102,6 +102,7 @@ impl Dumbbell {
                     group: g.name.clone(),
                     src: s,
                     dst: d,
+                    user: None,
                     start_ns: g.start_ns,
                     start_jitter_ns: g.start_jitter_ns,
                     source: g.source.clone(),

@@ -45,7 +45,8 @@ fn run(py: Python<'_>, config_json: &str) -> PyResult<String> {
     let cfg = qdsim_core::RunConfig::from_json(config_json).map_err(|e| config_error(py, e))?;
     let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| qdsim_core::run(&cfg))));
     match outcome {
-        Ok(results) => serde_json::to_string(&results)
+        Ok(Err(e)) => Err(config_error(py, e)),
+        Ok(Ok(results)) => serde_json::to_string(&results)
             .map_err(|e| SimulationError::new_err(format!("could not serialise results: {e}"))),
         Err(p) => Err(SimulationError::new_err(format!("simulation core failed: {}", panic_message(p)))),
     }

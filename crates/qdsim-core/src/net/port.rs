@@ -11,7 +11,7 @@
 //! - drops = drops of arrivals + drops of queued packets.
 
 use crate::packet::{Packet, PacketKind};
-use crate::qdisc::{AnyQdisc, DropReason, Qdisc, QdiscCtx};
+use crate::qdisc::{AnyQdisc, DropReason, MarkReason, Qdisc, QdiscCtx};
 use crate::rng::StreamRng;
 use crate::stats::{Counters, Histogram, TimeWeighted};
 use crate::time::Time;
@@ -33,6 +33,8 @@ pub struct PortCounters {
     pub drop_bytes: [u64; DropReason::COUNT],
     /// Drops of the arriving packet (before enqueue).
     pub drops_of_arrivals: u64,
+    /// ECN marks (CE set instead of a drop), by reason.
+    pub marks: [u64; MarkReason::COUNT],
     /// Drops of packets already queued (head drops, longest-queue drops, AQM at dequeue).
     pub drops_of_queued: u64,
 }
@@ -56,6 +58,10 @@ impl Counters for PortCounters {
             drops[i] = self.drops[i] - e.drops[i];
             drop_bytes[i] = self.drop_bytes[i] - e.drop_bytes[i];
         }
+        let mut marks = [0; MarkReason::COUNT];
+        for (i, m) in marks.iter_mut().enumerate() {
+            *m = self.marks[i] - e.marks[i];
+        }
         PortCounters {
             arrivals: self.arrivals - e.arrivals,
             arrival_bytes: self.arrival_bytes - e.arrival_bytes,
@@ -64,6 +70,7 @@ impl Counters for PortCounters {
             drops,
             drop_bytes,
             drops_of_arrivals: self.drops_of_arrivals - e.drops_of_arrivals,
+            marks,
             drops_of_queued: self.drops_of_queued - e.drops_of_queued,
         }
     }
@@ -131,6 +138,9 @@ impl Port {
     }
 
     fn account_drops(&mut self, dropped: &mut Vec<(Packet, DropReason)>) {
+        for reason in self.ctx.marks.drain(..) {
+            self.counters.marks[reason as usize] += 1;
+        }
         for (p, reason, arrival) in self.ctx.drops.drain(..) {
             self.counters.drops[reason as usize] += 1;
             self.counters.drop_bytes[reason as usize] += p.size_bytes as u64;

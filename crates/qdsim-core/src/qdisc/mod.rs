@@ -20,7 +20,7 @@ pub use fifo::{Fifo, FifoParams};
 use serde::{Deserialize, Serialize};
 
 use crate::config::ConfigError;
-use crate::packet::Packet;
+use crate::packet::{Ecn, Packet};
 use crate::rng::StreamRng;
 use crate::time::Time;
 
@@ -49,6 +49,31 @@ impl DropReason {
     }
 }
 
+/// Why a packet was ECN-marked (CE set) instead of dropped. Counted per link, per reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum MarkReason {
+    /// A probabilistic AQM decision (RED, ARED, Blue, PIE) marked instead of dropping.
+    Early = 0,
+    /// CoDel's sojourn time stayed above target for an interval (RFC 8289).
+    TargetExceeded = 1,
+}
+
+impl MarkReason {
+    /// Number of reasons.
+    pub const COUNT: usize = 2;
+    /// Every reason, in index order.
+    pub const ALL: [MarkReason; Self::COUNT] = [MarkReason::Early, MarkReason::TargetExceeded];
+
+    /// Returns the reason's name as used in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            MarkReason::Early => "early",
+            MarkReason::TargetExceeded => "target_exceeded",
+        }
+    }
+}
+
 /// What a qdisc hands back to the framework during one call: the packets it dropped and
 /// the timer it wants.
 ///
@@ -59,6 +84,8 @@ pub struct QdiscCtx {
     /// Packets dropped during this call, with their reason and whether they were the
     /// arriving packet (`true`) or one already queued (`false`).
     pub drops: Vec<(Packet, DropReason, bool)>,
+    /// ECN marks made during this call, by reason.
+    pub marks: Vec<MarkReason>,
     /// A timer the qdisc asks for (the earliest request of the call wins).
     pub timer: Option<Time>,
     /// The qdisc's random stream (derived from the run seed and the link index).
@@ -68,7 +95,7 @@ pub struct QdiscCtx {
 impl QdiscCtx {
     /// Returns a context using the random stream `rng`.
     pub fn new(rng: StreamRng) -> Self {
-        QdiscCtx { drops: Vec::with_capacity(8), timer: None, rng }
+        QdiscCtx { drops: Vec::with_capacity(8), marks: Vec::new(), timer: None, rng }
     }
     /// Reports that the arriving packet was not queued.
     pub fn drop_arrival(&mut self, pkt: Packet, reason: DropReason) {
@@ -78,6 +105,20 @@ impl QdiscCtx {
     pub fn drop_queued(&mut self, pkt: Packet, reason: DropReason) {
         self.drops.push((pkt, reason, false));
     }
+    /// Marks `pkt` Congestion Experienced instead of dropping it, if it is ECN-capable;
+    /// returns whether it was marked (if not, the caller drops it as its algorithm says).
+    pub fn mark(&mut self, pkt: &mut Packet, reason: MarkReason) -> bool {
+        match pkt.ecn {
+            Ecn::Ect => {
+                pkt.ecn = Ecn::Ce;
+                self.marks.push(reason);
+                true
+            }
+            Ecn::Ce => true, // already marked upstream: nothing more to signal
+            Ecn::NotEct => false,
+        }
+    }
+
     /// Asks for [`Qdisc::on_timer`] to be called at `at`.
     pub fn request_timer(&mut self, at: Time) {
         self.timer = Some(self.timer.map_or(at, |t| t.min(at)));

@@ -92,7 +92,7 @@ impl Sim {
             };
             let start = Time::from_ns(f.start_ns + jitter);
             let group = group_index[f.group.as_str()];
-            let class = group;
+            let class = f.user.unwrap_or(group);
             let fid = i as u32;
             let ep = match &f.source {
                 SourceConfig::Tcp { size_bytes, tcp } => Endpoints::Tcp {

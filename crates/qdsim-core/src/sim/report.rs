@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use super::{Endpoints, Sim};
 use crate::event::Event;
-use crate::qdisc::DropReason;
+use crate::qdisc::{DropReason, MarkReason};
 use crate::results::{FlowResult, GroupResult, LinkResult, RunResults};
 use crate::stats::Counters;
 use crate::time::{Time, NS_PER_SEC};
@@ -139,6 +139,11 @@ impl Sim {
                     }
                 }
                 let drops = p.total_drops() + c.wire_losses;
+                let marks_by_reason: BTreeMap<String, u64> = MarkReason::ALL
+                    .iter()
+                    .filter(|r| p.marks[**r as usize] > 0)
+                    .map(|r| (r.name().to_string(), p.marks[*r as usize]))
+                    .collect();
                 let h = &l.port.sojourn;
                 LinkResult {
                     name: lc.name.clone(),
@@ -153,6 +158,8 @@ impl Sim {
                     arrivals: p.arrivals,
                     drops,
                     drops_by_reason,
+                    marks: p.marks.iter().sum(),
+                    marks_by_reason,
                     loss_rate: if p.arrivals > 0 { drops as f64 / p.arrivals as f64 } else { 0.0 },
                     mean_queue_pkts: l.port.queue_pkts.mean(end),
                     mean_queue_bytes: l.port.queue_bytes.mean(end),
