@@ -13,8 +13,10 @@
 //! Panics: none on any packet sequence. Configuration is validated once, by
 //! [`QdiscConfig::validate`], before a qdisc is built.
 
+mod aqm;
 mod fifo;
 
+pub use aqm::{Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars};
 pub use fifo::{Fifo, FifoParams};
 
 use serde::{Deserialize, Serialize};
@@ -32,19 +34,42 @@ pub enum DropReason {
     Overflow = 0,
     /// Lost on the wire by the link's random loss model (not a qdisc decision).
     RandomLoss = 1,
+    /// A probabilistic AQM decision on arrival (RED, ARED, Blue, PIE).
+    Early = 2,
+    /// RED's average queue above its maximum threshold: every arrival dropped.
+    Forced = 3,
+    /// CoDel's sojourn time stayed above target for an interval (RFC 8289), at dequeue.
+    TargetExceeded = 4,
+    /// FQ-CoDel's packet limit: dropped from the fattest flow (Linux `drop_overlimit`).
+    Overlimit = 5,
+    /// FQ-CoDel's memory limit: dropped from the fattest flow (Linux `drop_overmemory`).
+    Overmemory = 6,
 }
 
 impl DropReason {
     /// Number of reasons (the length of per-reason counter arrays).
-    pub const COUNT: usize = 2;
+    pub const COUNT: usize = 7;
     /// Every reason, in index order.
-    pub const ALL: [DropReason; Self::COUNT] = [DropReason::Overflow, DropReason::RandomLoss];
+    pub const ALL: [DropReason; Self::COUNT] = [
+        DropReason::Overflow,
+        DropReason::RandomLoss,
+        DropReason::Early,
+        DropReason::Forced,
+        DropReason::TargetExceeded,
+        DropReason::Overlimit,
+        DropReason::Overmemory,
+    ];
 
     /// Returns the reason's name as used in results.
     pub fn name(self) -> &'static str {
         match self {
             DropReason::Overflow => "overflow",
             DropReason::RandomLoss => "random_loss",
+            DropReason::Early => "early",
+            DropReason::Forced => "forced",
+            DropReason::TargetExceeded => "target_exceeded",
+            DropReason::Overlimit => "overlimit",
+            DropReason::Overmemory => "overmemory",
         }
     }
 }
@@ -150,6 +175,8 @@ pub trait Qdisc {
 pub enum QdiscConfig {
     /// First-in first-out with tail drop.
     Fifo(FifoParams),
+    /// CoDel (RFC 8289).
+    Codel(CodelParams),
 }
 
 impl QdiscConfig {
@@ -160,6 +187,7 @@ impl QdiscConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         match self {
             QdiscConfig::Fifo(p) => p.validate(),
+            QdiscConfig::Codel(p) => p.validate(),
         }
     }
 
@@ -167,6 +195,7 @@ impl QdiscConfig {
     pub fn kind(&self) -> &'static str {
         match self {
             QdiscConfig::Fifo(_) => "fifo",
+            QdiscConfig::Codel(_) => "codel",
         }
     }
 
@@ -174,6 +203,7 @@ impl QdiscConfig {
     pub fn build(&self) -> AnyQdisc {
         match self {
             QdiscConfig::Fifo(p) => AnyQdisc::Fifo(Fifo::new(p.clone())),
+            QdiscConfig::Codel(p) => AnyQdisc::Codel(CodelQdisc::new(p.clone())),
         }
     }
 }
@@ -183,12 +213,15 @@ impl QdiscConfig {
 pub enum AnyQdisc {
     /// See [`Fifo`].
     Fifo(Fifo),
+    /// See [`CodelQdisc`].
+    Codel(CodelQdisc),
 }
 
 macro_rules! dispatch {
     ($self:ident, $q:ident => $e:expr) => {
         match $self {
             AnyQdisc::Fifo($q) => $e,
+            AnyQdisc::Codel($q) => $e,
         }
     };
 }
@@ -237,7 +270,7 @@ pub struct AlgorithmInfo {
 
 /// Returns every qdisc with its parameters.
 pub fn catalog() -> Vec<AlgorithmInfo> {
-    vec![fifo::info()]
+    vec![fifo::info(), aqm::codel::info()]
 }
 
 #[cfg(test)]
