@@ -64,6 +64,8 @@ pub struct FlowResult {
     pub fast_retransmits: u64,
     /// TCP retransmission timeouts.
     pub timeouts: u64,
+    /// TCP window reductions in response to ECN echoes.
+    pub ecn_reductions: u64,
     /// This flow's data packets dropped anywhere (queues and wire).
     pub drops: u64,
     /// Flow completion time in seconds (finite TCP transfers that completed): from start

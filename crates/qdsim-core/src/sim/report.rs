@@ -55,16 +55,16 @@ impl Sim {
             .map(|(i, f)| {
                 let fc = &cfg.flows[i];
                 let delivered = f.acc.delivered_total - f.acc.delivered_at_warmup;
-                let (kind, cc, size, sent, retx, fast, to) = match &f.ep {
+                let (kind, cc, size, sent, retx, fast, to, ecn) = match &f.ep {
                     Endpoints::Tcp { snd, .. } => {
                         let s = snd.stats;
                         let size = match &fc.source {
                             crate::config::SourceConfig::Tcp { size_bytes, .. } => *size_bytes,
                             _ => None,
                         };
-                        ("tcp", snd_cc_name(fc), size, s.sent_pkts, s.retransmits, s.fast_retransmits, s.timeouts)
+                        ("tcp", snd_cc_name(fc), size, s.sent_pkts, s.retransmits, s.fast_retransmits, s.timeouts, s.ecn_reductions)
                     }
-                    Endpoints::Cbr { src } => ("udp_cbr", "", None, src.sent_pkts, 0, 0, 0),
+                    Endpoints::Cbr { src } => ("udp_cbr", "", None, src.sent_pkts, 0, 0, 0, 0),
                 };
                 FlowResult {
                     id: i as u32,
@@ -82,6 +82,7 @@ impl Sim {
                     retransmits: retx,
                     fast_retransmits: fast,
                     timeouts: to,
+                    ecn_reductions: ecn,
                     drops: f.acc.drops,
                     fct_s: f.acc.completed_at.map(|t| (t - f.start).as_secs_f64()),
                     mean_queue_delay_s: (f.acc.delay_n > 0)

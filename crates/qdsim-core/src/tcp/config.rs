@@ -9,19 +9,29 @@ use crate::packet::HEADER_BYTES;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum CcKind {
+    /// TCP Tahoe: fast retransmit but no fast recovery; every loss restarts slow start
+    /// (Jacobson 1988, as in ns-2's `Agent/TCP`).
+    Tahoe,
     /// TCP Reno (RFC 5681): fast retransmit and fast recovery; any new ACK ends recovery.
     Reno,
     /// TCP NewReno (RFC 6582): stays in fast recovery until all data outstanding at the
     /// loss is acknowledged, retransmitting one segment per partial ACK.
     #[default]
     Newreno,
+    /// CUBIC (RFC 9438) with NewReno loss recovery (or SACK with `sack = true`).
+    Cubic,
+    /// HighSpeed TCP (RFC 3649) with NewReno loss recovery (or SACK with `sack = true`).
+    Highspeed,
 }
 
 impl CcKind {
     /// Every congestion control, with a one-line description (for `qdsim list`).
     pub const ALL: &'static [(CcKind, &'static str, &'static str)] = &[
+        (CcKind::Tahoe, "tahoe", "Tahoe: fast retransmit, then slow start from one segment (no fast recovery)"),
         (CcKind::Reno, "reno", "RFC 5681 Reno: AIMD, fast retransmit, fast recovery ended by any new ACK"),
         (CcKind::Newreno, "newreno", "RFC 6582 NewReno: Reno whose fast recovery retransmits on partial ACKs"),
+        (CcKind::Cubic, "cubic", "RFC 9438 CUBIC: C = 0.4, beta = 0.7, fast convergence, Reno-friendly region; no HyStart"),
+        (CcKind::Highspeed, "highspeed", "RFC 3649 HighSpeed TCP: a(w), b(w) above Low_Window 38; w = 0.12/p^0.835"),
     ];
 
     /// Returns the name used in experiment files.
@@ -66,6 +76,9 @@ pub struct TcpConfig {
     pub delayed_ack_count: u32,
     /// Delayed-ACK timer in ns. Default 40 ms (Linux `TCP_DELACK_MIN`).
     pub delayed_ack_timeout_ns: u64,
+    /// ECN (RFC 3168): data sent ECT(0), the receiver echoes CE marks as ECE, the sender
+    /// reduces once per window and answers CWR. Default off.
+    pub ecn: bool,
 }
 
 impl Default for TcpConfig {
@@ -83,6 +96,7 @@ impl Default for TcpConfig {
             delayed_ack: false,
             delayed_ack_count: 2,
             delayed_ack_timeout_ns: 40_000_000,
+            ecn: false,
         }
     }
 }

@@ -8,7 +8,7 @@
 //! delayed-ACK timer expires. With delayed ACKs off, every segment is ACKed.
 
 use crate::event::FlowTimer;
-use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_RETX, HEADER_BYTES};
+use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, HEADER_BYTES};
 use crate::time::{Duration, Time};
 use crate::traffic::Outbox;
 
@@ -37,6 +37,9 @@ pub struct TcpReceiver {
     delack_armed: bool,
     last_ts: Time,
     last_retx: bool,
+    /// RFC 3168 §6.1.3: set by a CE-marked segment, echoed as ECE on every ACK until a
+    /// segment with CWR arrives.
+    ece_pending: bool,
 }
 
 /// What a received segment changed, for the statistics.
@@ -77,6 +80,7 @@ impl TcpReceiver {
             delack_armed: false,
             last_ts: Time::ZERO,
             last_retx: false,
+            ece_pending: false,
         }
     }
 
@@ -102,6 +106,14 @@ impl TcpReceiver {
         self.last_retx = pkt.has(FLAG_RETX);
         let before = self.rcv_nxt;
         let mut immediate = false;
+        if pkt.has(FLAG_CWR) {
+            self.ece_pending = false;
+        }
+        if pkt.ecn == Ecn::Ce {
+            // ACK at once so the sender learns of congestion without the delayed-ACK wait.
+            immediate |= !self.ece_pending;
+            self.ece_pending = true;
+        }
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;
             if let Some(&(s, e)) = self.ooo.first() {
@@ -170,7 +182,7 @@ impl TcpReceiver {
             enq_time: now,
             queue_delay_ns: 0,
             ecn: Ecn::NotEct,
-            flags: if self.last_retx { FLAG_RETX } else { 0 },
+            flags: if self.last_retx { FLAG_RETX } else { 0 } | if self.ece_pending { FLAG_ECE } else { 0 },
         });
     }
 

@@ -8,7 +8,8 @@
 //!   `ssthresh` from the congestion control and window inflation by one segment per further
 //!   duplicate ACK;
 //! - **Reno** leaves fast recovery on the first new ACK (`cwnd = ssthresh`);
-//! - **NewReno** (RFC 6582 §3.2) leaves only when the ACK covers `recover` (all data
+//! - **Tahoe** retransmits and restarts slow start from one segment (no fast recovery);
+//! - **NewReno** (RFC 6582 §3.2, also used by Cubic and HighSpeed TCP) leaves only when the ACK covers `recover` (all data
 //!   outstanding at the loss); a partial ACK retransmits the next hole, deflates the window
 //!   by the amount acknowledged minus one segment, and — on the first partial ACK only, the
 //!   "Impatient" variant the RFC recommends — restarts the timer. A fast retransmit is
@@ -22,10 +23,14 @@
 //! that advances `snd_una` (like a timestamp echo, sampled on every such ACK as Linux does);
 //! an ACK triggered by a retransmitted segment gives no sample (Karn's rule).
 //!
-//! Not modelled (documented in `docs/tcp.md`): limited transmit (RFC 3042), SACK (a later
-//! issue), pacing, the receiver window's dynamics (it is a fixed bound).
+//! ECN (RFC 3168, with `ecn = true`): new data is sent ECT(0); an ACK with ECE halves the
+//! window like a loss (without retransmitting) at most once per window, and the next new
+//! segment carries CWR.
+//!
+//! Not modelled (documented in `docs/tcp.md`): limited transmit (RFC 3042), pacing, the
+//! receiver window's dynamics (it is a fixed bound).
 
-use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_RETX, HEADER_BYTES};
+use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, HEADER_BYTES};
 use crate::time::{Duration, Time};
 use crate::traffic::Outbox;
 use crate::event::FlowTimer;
@@ -45,6 +50,31 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
+    /// Window reductions in response to ECN echoes (at most one per RTT).
+    pub ecn_reductions: u64,
+}
+
+/// How the sender recovers from a loss detected by duplicate ACKs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recovery {
+    /// Fast retransmit, then slow start from one segment (no fast recovery).
+    Tahoe,
+    /// RFC 5681 fast recovery, ended by any new ACK.
+    Reno,
+    /// RFC 6582 fast recovery, ended by an ACK covering `recover`.
+    NewReno,
+}
+
+impl Recovery {
+    /// Returns the recovery used with congestion control `kind`: Cubic and HighSpeed TCP
+    /// recover as NewReno (Linux recovers with SACK when it is negotiated).
+    pub fn of(kind: CcKind) -> Recovery {
+        match kind {
+            CcKind::Tahoe => Recovery::Tahoe,
+            CcKind::Reno => Recovery::Reno,
+            CcKind::Newreno | CcKind::Cubic | CcKind::Highspeed => Recovery::NewReno,
+        }
+    }
 }
 
 /// A TCP sender.
@@ -54,8 +84,13 @@ pub struct TcpSender {
     class: u32,
     src: NodeId,
     dst: NodeId,
-    kind: CcKind,
+    recovery: Recovery,
     cc: AnyCc,
+    ecn: bool,
+    /// RFC 3168: no second ECN reduction until `snd_una` passes this (one past `snd_max` at
+    /// the last reduction).
+    ecn_recover: u64,
+    cwr_pending: bool,
     mss: u32,
     /// Number of segments of a finite transfer; `None` = unlimited data.
     total_segs: Option<u64>,
@@ -98,8 +133,11 @@ impl TcpSender {
             class,
             src,
             dst,
-            kind: cfg.cc,
+            recovery: Recovery::of(cfg.cc),
             cc: AnyCc::new(cfg.cc),
+            ecn: cfg.ecn,
+            ecn_recover: 0,
+            cwr_pending: false,
             mss,
             total_segs,
             last_seg_bytes,
@@ -167,6 +205,12 @@ impl TcpSender {
             self.stats.retransmits += 1;
         }
         self.stats.sent_pkts += 1;
+        let mut flags = if retx { FLAG_RETX } else { 0 };
+        if self.cwr_pending && !retx {
+            // RFC 3168 §6.1.2: CWR on the first new data packet after the reduction.
+            flags |= FLAG_CWR;
+            self.cwr_pending = false;
+        }
         out.send(Packet {
             flow: self.flow,
             class: self.class,
@@ -179,8 +223,9 @@ impl TcpSender {
             ts: now,
             enq_time: now,
             queue_delay_ns: 0,
-            ecn: Ecn::NotEct,
-            flags: if retx { FLAG_RETX } else { 0 },
+            // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
+            ecn: if self.ecn && !retx { Ecn::Ect } else { Ecn::NotEct },
+            flags,
         });
         if self.rto_deadline.is_none() {
             self.arm_rto(now, out);
@@ -222,18 +267,22 @@ impl TcpSender {
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore (cannot happen in the model)
         }
+        let reduced = self.ecn && ack_pkt.has(FLAG_ECE) && self.on_ecn_echo(ack, now);
         if ack > self.snd_una {
-            self.on_new_ack(ack_pkt, now, out);
+            self.on_new_ack(ack_pkt, !reduced, now, out);
         } else if ack == self.snd_una && self.snd_una < self.snd_max {
             self.on_dupack(now, out);
         }
     }
 
-    fn on_new_ack(&mut self, ack_pkt: &Packet, now: Time, out: &mut Outbox) {
+    fn on_new_ack(&mut self, ack_pkt: &Packet, grow: bool, now: Time, out: &mut Outbox) {
         let ack = ack_pkt.ack;
         let acked = (ack - self.snd_una) as u32;
         if !ack_pkt.has(FLAG_RETX) {
             self.rtt.sample(now - ack_pkt.ts);
+            if let Some(srtt) = self.rtt.srtt {
+                self.cc.on_rtt(srtt);
+            }
         }
         self.snd_una = ack;
         if self.snd_nxt < self.snd_una {
@@ -242,10 +291,10 @@ impl TcpSender {
         }
         let mut restart_timer = true;
         if self.in_recovery {
-            if self.kind == CcKind::Reno || ack >= self.recover {
+            if self.recovery == Recovery::Reno || ack >= self.recover {
                 // Full ACK (or any new ACK for Reno): deflate the window and leave recovery.
                 // RFC 6582 §3.2 step 3 option 1: min(ssthresh, max(FlightSize, SMSS) + SMSS).
-                self.win.cwnd = if self.kind == CcKind::Reno {
+                self.win.cwnd = if self.recovery == Recovery::Reno {
                     self.win.ssthresh
                 } else {
                     self.win.ssthresh.min(self.flight().max(1) + 1)
@@ -263,7 +312,9 @@ impl TcpSender {
             }
         } else {
             self.dupacks = 0;
-            self.cc.on_ack(&mut self.win, acked, now);
+            if grow {
+                self.cc.on_ack(&mut self.win, acked, now);
+            }
         }
         if self.snd_una >= self.snd_max {
             self.rto_deadline = None;
@@ -280,14 +331,25 @@ impl TcpSender {
             self.win.cwnd += 1;
             self.send_available(now, out);
         } else if self.dupacks == self.dupack_threshold {
-            // NewReno skips a fast retransmit whose duplicate ACKs do not cover `recover`:
-            // they are for data sent before a timeout (RFC 6582 §3.2 step 2).
-            if self.kind == CcKind::Newreno && self.snd_una < self.recover {
+            // NewReno (and Tahoe) skip a fast retransmit whose duplicate ACKs do not cover
+            // `recover`: they are for data sent before a timeout (RFC 6582 §3.2 step 2).
+            if self.recovery != Recovery::Reno && self.snd_una < self.recover {
                 return;
             }
             self.stats.fast_retransmits += 1;
             let flight = self.flight();
             self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight, now);
+            if self.recovery == Recovery::Tahoe {
+                // Tahoe: retransmit, then slow start from one segment, go-back-N.
+                self.win.cwnd = 1;
+                self.win.cwnd_cnt = 0;
+                self.recover = self.snd_max;
+                self.snd_nxt = self.snd_una;
+                self.dupacks = 0;
+                self.send_available(now, out);
+                self.arm_rto(now, out);
+                return;
+            }
             self.recover = self.snd_max;
             self.in_recovery = true;
             self.partial_acks = 0;
@@ -297,6 +359,23 @@ impl TcpSender {
             self.arm_rto(now, out);
             self.send_available(now, out);
         }
+    }
+
+    /// Reacts to an ECN echo on an ACK for `ack`: at most once per window of data, halve
+    /// like a loss but retransmit nothing (RFC 3168 §6.1.2); returns whether it reduced.
+    /// During loss recovery the loss reduction stands.
+    fn on_ecn_echo(&mut self, ack: u64, now: Time) -> bool {
+        if self.in_recovery || ack < self.ecn_recover {
+            return false;
+        }
+        let flight = self.flight();
+        self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight, now);
+        self.win.cwnd = self.win.ssthresh;
+        self.win.cwnd_cnt = 0;
+        self.ecn_recover = self.snd_max + 1;
+        self.cwr_pending = true;
+        self.stats.ecn_reductions += 1;
+        true
     }
 
     /// Handles the retransmission timer event of generation `gen`.

@@ -221,3 +221,65 @@ fn receiver_reports_completion_of_a_finite_transfer_once() {
     assert_eq!(d0.bytes, 2000);
     assert!(!r.on_data(&data(1), T, &mut out).completed);
 }
+
+#[test]
+fn tahoe_restarts_slow_start_from_one_segment_on_fast_retransmit() {
+    let (mut s, mut out) = sender_with_window(CcKind::Tahoe);
+    for _ in 0..3 {
+        s.on_ack(&ack(0, T), T, &mut out);
+    }
+    assert_eq!(s.win.cwnd, 1);
+    assert_eq!(s.win.ssthresh, 5);
+    assert_eq!(sent(&mut out), vec![(0, true)], "go-back-N starts with the lost segment only");
+    // The retransmission's ACK is cumulative to 4 (segments 1..=3 had arrived): slow start
+    // counts the 4 ACKed segments (Linux), cwnd = min(1 + 4, ssthresh 5) = 5, and go-back-N
+    // resends 4..=8.
+    s.on_ack(&ack(4, T), T, &mut out);
+    assert_eq!(s.win.cwnd, 5);
+    assert_eq!(sent(&mut out), (4..=8).map(|i| (i, true)).collect::<Vec<_>>());
+}
+
+fn ece(n: u64) -> Packet {
+    Packet { flags: crate::packet::FLAG_ECE, ..ack(n, T) }
+}
+
+#[test]
+fn ecn_echo_halves_once_per_window_and_sets_cwr() {
+    let c = TcpConfig { ecn: true, ..cfg(CcKind::Newreno) };
+    let mut s = TcpSender::new(0, 0, 0, 1, &c, None);
+    let mut out = Outbox::default();
+    s.start(Time::ZERO, &mut out);
+    assert!(out.pkts.iter().all(|p| p.ecn == crate::packet::Ecn::Ect), "data is ECT(0)");
+    out.pkts.clear();
+    // ECE on the ACK of segment 0: FlightSize 10 -> ssthresh = cwnd = 5, nothing resent,
+    // and the window (5 from snd_una 1) has no room for new data yet.
+    s.on_ack(&ece(1), T, &mut out);
+    assert_eq!(s.stats.ecn_reductions, 1);
+    assert_eq!((s.win.cwnd, s.win.ssthresh), (5, 5));
+    assert_eq!(sent(&mut out), vec![]);
+    // ECE on ACKs for the rest of the window outstanding at the reduction: no new reduction.
+    for n in 2..=10 {
+        s.on_ack(&ece(n), T, &mut out);
+    }
+    assert_eq!(s.stats.ecn_reductions, 1);
+    assert_eq!(s.stats.retransmits, 0, "ECN retransmits nothing");
+    // The first new segment after the reduction (10) carried CWR, and only it.
+    let cwr: Vec<u64> = out.pkts.iter().filter(|p| p.has(crate::packet::FLAG_CWR)).map(|p| p.seq).collect();
+    assert_eq!(cwr, vec![10]);
+    // ECE on the ACK of segment 10, sent after the reduction: a new window, a new reduction.
+    s.on_ack(&ece(11), T, &mut out);
+    assert_eq!(s.stats.ecn_reductions, 2);
+}
+
+#[test]
+fn receiver_echoes_ce_until_cwr() {
+    let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig { ecn: true, ..TcpConfig::default() }, None);
+    let mut out = Outbox::default();
+    let ce = Packet { ecn: crate::packet::Ecn::Ce, ..data(0) };
+    r.on_data(&ce, T, &mut out);
+    r.on_data(&data(1), T, &mut out);
+    let cwr = Packet { flags: crate::packet::FLAG_CWR, ..data(2) };
+    r.on_data(&cwr, T, &mut out);
+    let echoed: Vec<bool> = out.pkts.iter().map(|p| p.has(crate::packet::FLAG_ECE)).collect();
+    assert_eq!(echoed, vec![true, true, false]);
+}

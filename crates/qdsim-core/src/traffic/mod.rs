@@ -58,6 +58,7 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
                 ParamInfo { name: "delayed_ack", unit: "bool", default: "false", help: "delayed ACKs at the receiver (off as in ns-2)" },
                 ParamInfo { name: "delayed_ack_count", unit: "pkts", default: "2", help: "segments per delayed ACK" },
                 ParamInfo { name: "delayed_ack_timeout", unit: "time", default: "40ms", help: "delayed-ACK timer (Linux)" },
+                ParamInfo { name: "ecn", unit: "bool", default: "false", help: "ECN (RFC 3168): ECT data, ECE/CWR, one reduction per RTT" },
             ],
         },
         AlgorithmInfo {

@@ -7,11 +7,15 @@
 //! exact and lets Cubic or HighSpeed TCP express growth as "one segment per `cnt` ACKed
 //! segments".
 
+mod cubic;
+mod highspeed;
 mod reno;
 
+pub use cubic::Cubic;
+pub use highspeed::HighSpeed;
 pub use reno::Reno;
 
-use crate::time::Time;
+use crate::time::{Duration, Time};
 
 use super::config::CcKind;
 
@@ -69,39 +73,54 @@ pub trait CongestionControl {
     fn ssthresh_after_loss(&mut self, w: &Window, flight: u32, now: Time) -> u32;
     /// Notes a retransmission timeout (after `ssthresh_after_loss` was applied). Default: nothing.
     fn on_timeout(&mut self, _w: &Window, _now: Time) {}
+    /// Receives the sender's smoothed RTT after each sample. Default: ignored.
+    fn on_rtt(&mut self, _srtt: Duration) {}
 }
 
 /// Every congestion control, for static dispatch.
 #[derive(Debug, Clone)]
 pub enum AnyCc {
-    /// Reno-style AIMD, used by Reno and NewReno (they differ in recovery, not in AIMD).
+    /// Reno-style AIMD, used by Tahoe, Reno and NewReno (they differ in recovery, not AIMD).
     Reno(Reno),
+    /// CUBIC (RFC 9438).
+    Cubic(Cubic),
+    /// HighSpeed TCP (RFC 3649).
+    HighSpeed(HighSpeed),
 }
 
 impl AnyCc {
     /// Builds the congestion control named by `kind`.
     pub fn new(kind: CcKind) -> AnyCc {
         match kind {
-            CcKind::Reno | CcKind::Newreno => AnyCc::Reno(Reno),
+            CcKind::Tahoe | CcKind::Reno | CcKind::Newreno => AnyCc::Reno(Reno),
+            CcKind::Cubic => AnyCc::Cubic(Cubic::default()),
+            CcKind::Highspeed => AnyCc::HighSpeed(HighSpeed::default()),
         }
     }
 }
 
+macro_rules! dispatch_cc {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            AnyCc::Reno($c) => $e,
+            AnyCc::Cubic($c) => $e,
+            AnyCc::HighSpeed($c) => $e,
+        }
+    };
+}
+
 impl CongestionControl for AnyCc {
     fn on_ack(&mut self, w: &mut Window, acked: u32, now: Time) {
-        match self {
-            AnyCc::Reno(c) => c.on_ack(w, acked, now),
-        }
+        dispatch_cc!(self, c => c.on_ack(w, acked, now))
     }
     fn ssthresh_after_loss(&mut self, w: &Window, flight: u32, now: Time) -> u32 {
-        match self {
-            AnyCc::Reno(c) => c.ssthresh_after_loss(w, flight, now),
-        }
+        dispatch_cc!(self, c => c.ssthresh_after_loss(w, flight, now))
     }
     fn on_timeout(&mut self, w: &Window, now: Time) {
-        match self {
-            AnyCc::Reno(c) => c.on_timeout(w, now),
-        }
+        dispatch_cc!(self, c => c.on_timeout(w, now))
+    }
+    fn on_rtt(&mut self, srtt: Duration) {
+        dispatch_cc!(self, c => c.on_rtt(srtt))
     }
 }
 
