@@ -15,9 +15,14 @@
 
 mod aqm;
 mod fifo;
+pub mod buffer;
+pub mod classify;
+mod multi;
+pub mod sched;
 
-pub use aqm::{Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars};
+pub use aqm::{Ared, AredParams, Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars, Red, RedParams};
 pub use fifo::{Fifo, FifoParams};
+pub use multi::{FqParams, Multi};
 
 use serde::{Deserialize, Serialize};
 
@@ -44,11 +49,15 @@ pub enum DropReason {
     Overlimit = 5,
     /// FQ-CoDel's memory limit: dropped from the fattest flow (Linux `drop_overmemory`).
     Overmemory = 6,
+    /// McKenney's buffer stealing: the head of the longest queue made room for an arrival.
+    LongestQueue = 7,
+    /// Drop-on-dequeue: the head packet waited longer than the delay threshold `T_D`.
+    DelayThreshold = 8,
 }
 
 impl DropReason {
     /// Number of reasons (the length of per-reason counter arrays).
-    pub const COUNT: usize = 7;
+    pub const COUNT: usize = 9;
     /// Every reason, in index order.
     pub const ALL: [DropReason; Self::COUNT] = [
         DropReason::Overflow,
@@ -58,6 +67,8 @@ impl DropReason {
         DropReason::TargetExceeded,
         DropReason::Overlimit,
         DropReason::Overmemory,
+        DropReason::LongestQueue,
+        DropReason::DelayThreshold,
     ];
 
     /// Returns the reason's name as used in results.
@@ -70,6 +81,8 @@ impl DropReason {
             DropReason::TargetExceeded => "target_exceeded",
             DropReason::Overlimit => "overlimit",
             DropReason::Overmemory => "overmemory",
+            DropReason::LongestQueue => "longest_queue",
+            DropReason::DelayThreshold => "delay_threshold",
         }
     }
 }
@@ -175,8 +188,22 @@ pub trait Qdisc {
 pub enum QdiscConfig {
     /// First-in first-out with tail drop.
     Fifo(FifoParams),
+    /// Deficit Round Robin over a classifier and a buffer policy.
+    Drr(FqParams),
+    /// DRR with Limited Deficit Savings.
+    #[serde(rename = "drr_lds")]
+    DrrLds(FqParams),
+    /// Weighted Fair Queueing (SCFQ virtual time).
+    Wfq(FqParams),
+    /// WF2Q+.
+    #[serde(rename = "wf2q_plus")]
+    Wf2qPlus(FqParams),
     /// CoDel (RFC 8289).
     Codel(CodelParams),
+    /// RED (Floyd & Jacobson 1993).
+    Red(RedParams),
+    /// Adaptive RED (Floyd, Gummadi, Shenker 2001).
+    Ared(AredParams),
 }
 
 impl QdiscConfig {
@@ -187,7 +214,10 @@ impl QdiscConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         match self {
             QdiscConfig::Fifo(p) => p.validate(),
+            QdiscConfig::Drr(p) | QdiscConfig::DrrLds(p) | QdiscConfig::Wfq(p) | QdiscConfig::Wf2qPlus(p) => p.validate(),
             QdiscConfig::Codel(p) => p.validate(),
+            QdiscConfig::Red(p) => p.validate(),
+            QdiscConfig::Ared(p) => p.validate(),
         }
     }
 
@@ -195,7 +225,13 @@ impl QdiscConfig {
     pub fn kind(&self) -> &'static str {
         match self {
             QdiscConfig::Fifo(_) => "fifo",
+            QdiscConfig::Drr(_) => "drr",
+            QdiscConfig::DrrLds(_) => "drr_lds",
+            QdiscConfig::Wfq(_) => "wfq",
+            QdiscConfig::Wf2qPlus(_) => "wf2q_plus",
             QdiscConfig::Codel(_) => "codel",
+            QdiscConfig::Red(_) => "red",
+            QdiscConfig::Ared(_) => "ared",
         }
     }
 
@@ -203,7 +239,13 @@ impl QdiscConfig {
     pub fn build(&self) -> AnyQdisc {
         match self {
             QdiscConfig::Fifo(p) => AnyQdisc::Fifo(Fifo::new(p.clone())),
+            QdiscConfig::Drr(p) => AnyQdisc::Drr(Multi::drr(p)),
+            QdiscConfig::DrrLds(p) => AnyQdisc::DrrLds(Multi::drr_lds(p)),
+            QdiscConfig::Wfq(p) => AnyQdisc::Wfq(Multi::wfq(p)),
+            QdiscConfig::Wf2qPlus(p) => AnyQdisc::Wfq(Multi::wf2q_plus(p)),
             QdiscConfig::Codel(p) => AnyQdisc::Codel(CodelQdisc::new(p.clone())),
+            QdiscConfig::Red(p) => AnyQdisc::Red(Red::new(p.clone())),
+            QdiscConfig::Ared(p) => AnyQdisc::Ared(Ared::new(p.clone())),
         }
     }
 }
@@ -213,15 +255,30 @@ impl QdiscConfig {
 pub enum AnyQdisc {
     /// See [`Fifo`].
     Fifo(Fifo),
+    /// See [`sched::Drr`].
+    Drr(Multi<sched::Drr>),
+    /// See [`sched::DrrLds`].
+    DrrLds(Multi<sched::DrrLds>),
+    /// See [`sched::Wfq`] (WFQ and WF2Q+).
+    Wfq(Multi<sched::Wfq>),
     /// See [`CodelQdisc`].
     Codel(CodelQdisc),
+    /// See [`Red`].
+    Red(Red),
+    /// See [`Ared`].
+    Ared(Ared),
 }
 
 macro_rules! dispatch {
     ($self:ident, $q:ident => $e:expr) => {
         match $self {
             AnyQdisc::Fifo($q) => $e,
+            AnyQdisc::Drr($q) => $e,
+            AnyQdisc::DrrLds($q) => $e,
+            AnyQdisc::Wfq($q) => $e,
             AnyQdisc::Codel($q) => $e,
+            AnyQdisc::Red($q) => $e,
+            AnyQdisc::Ared($q) => $e,
         }
     };
 }
@@ -270,7 +327,7 @@ pub struct AlgorithmInfo {
 
 /// Returns every qdisc with its parameters.
 pub fn catalog() -> Vec<AlgorithmInfo> {
-    vec![fifo::info(), aqm::codel::info()]
+    vec![fifo::info(), multi::info_drr(), multi::info_drr_lds(), multi::info_wfq(), multi::info_wf2q_plus(), aqm::codel::info(), aqm::red::info(), aqm::ared::info()]
 }
 
 #[cfg(test)]

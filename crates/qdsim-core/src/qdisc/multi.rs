@@ -1,0 +1,672 @@
+//! Multi-queue qdiscs: a classifier × a scheduler × a buffer policy (DESIGN.md), exposed as
+//! `drr`, `drr_lds`, `wfq` and `wf2q_plus`.
+//!
+//! Principles: an arriving packet is classified ([`Classifier`]) into a queue, created on
+//! first use; the buffer policy ([`BufferPolicy`]) admits it (possibly dropping the head of
+//! the longest queue first) or drops it; the scheduler ([`Scheduler`]) picks which queue's
+//! head leaves; drop-on-dequeue may discard that head and ask again.
+//!
+//! Sources: Menth, Mehl & Veith, "Deficit Round Robin with Limited Deficit Savings (DRR-LDS)
+//! for Fairness Among TCP Users" (2017), §2.2 (DRR, buffer stealing), §3 (DRR-LDS), §4.1
+//! (drop-on-enqueue, drop-on-dequeue); see each module for the rest.
+//!
+//! Invariants: every packet is in exactly one queue or reported dropped (the conservation
+//! identity); queues only lose packets at their head. No allocation per packet once every
+//! queue has grown to its largest backlog; no dynamic dispatch.
+
+use serde::{Deserialize, Serialize};
+
+use super::buffer::{fits_total, BufferPolicy};
+use super::classify::Classifier;
+use super::sched::{Drr, DrrLds, Queues, Scheduler, Wfq};
+use super::{AlgorithmInfo, DropReason, ParamInfo, Qdisc, QdiscCtx};
+use crate::config::ConfigError;
+use crate::packet::Packet;
+use crate::time::Time;
+
+/// Default quantum in bytes (one Ethernet MTU; Menth et al. §4.1).
+pub const DEFAULT_QUANTUM_BYTES: i64 = 1500;
+/// Default deficit saving limit of `drr_lds`, in quanta (project choice: the paper's
+/// findings need D_max ≥ 10 with drop-on-enqueue, §4).
+pub const DEFAULT_D_MAX: i64 = 10;
+/// Default number of buckets of the `hashed` classifier (Linux `sfq` `divisor`).
+pub const DEFAULT_BUCKETS: i64 = 1024;
+
+/// Parameters shared by `drr`, `drr_lds`, `wfq` and `wf2q_plus` (flat, one key each).
+///
+/// Keys that an algorithm does not use (`quantum` for WFQ, `d_max` outside `drr_lds`,
+/// `t_d` outside drop-on-dequeue, ...) are accepted and ignored.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FqParams {
+    /// `per_flow`, `per_user` or `hashed`.
+    #[serde(default = "default_classifier")]
+    pub classifier: String,
+    /// Buckets of the `hashed` classifier; default [`DEFAULT_BUCKETS`].
+    #[serde(default)]
+    pub buckets: Option<i64>,
+    /// Weight of queue i (queues beyond the list weigh 1); each at least 1.
+    #[serde(default)]
+    pub weights: Vec<i64>,
+    /// DRR quantum in bytes (§2.2); default 1500.
+    #[serde(default)]
+    pub quantum_bytes: Option<i64>,
+    /// DRR-LDS deficit saving limit `D_max`, in quanta (§3); default 10.
+    #[serde(default)]
+    pub d_max: Option<i64>,
+    /// `shared`, `drop_on_dequeue` or `per_queue`.
+    #[serde(default = "default_buffer")]
+    pub buffer: String,
+    /// Buffer size `S_B` in packets (shared; optional for drop_on_dequeue).
+    #[serde(default)]
+    pub limit_pkts: Option<u64>,
+    /// Buffer size `S_B` in bytes (shared; optional for drop_on_dequeue).
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
+    /// Delay threshold `T_D` of drop-on-dequeue, ns.
+    #[serde(default)]
+    pub t_d_ns: Option<u64>,
+    /// Per-queue byte limits of `per_queue` (the last repeats).
+    #[serde(default)]
+    pub queue_limits: Vec<i64>,
+}
+
+fn default_classifier() -> String {
+    "per_flow".into()
+}
+fn default_buffer() -> String {
+    "shared".into()
+}
+
+impl Default for FqParams {
+    fn default() -> Self {
+        FqParams {
+            classifier: default_classifier(),
+            buckets: None,
+            weights: vec![],
+            quantum_bytes: None,
+            d_max: None,
+            buffer: default_buffer(),
+            limit_pkts: None,
+            limit_bytes: None,
+            t_d_ns: None,
+            queue_limits: vec![],
+        }
+    }
+}
+
+impl FqParams {
+    /// Checks every parameter's range and the names of classifier and buffer policy.
+    ///
+    /// # Errors
+    /// The first bad key: an unknown classifier or buffer, buckets < 1, a weight < 1, a
+    /// quantum < 1 byte, a negative `d_max`, a zero limit, drop-on-dequeue without `t_d`,
+    /// per-queue limits missing or < 1 byte.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !matches!(self.classifier.as_str(), "per_flow" | "per_user" | "hashed") {
+            return Err(ConfigError::new("classifier", &self.classifier, "per_flow, per_user or hashed"));
+        }
+        if let Some(b) = self.buckets {
+            if b < 1 || b > super::classify::MAX_QUEUES as i64 {
+                return Err(ConfigError::new("buckets", b, "between 1 and 65536"));
+            }
+        }
+        for (i, &w) in self.weights.iter().enumerate() {
+            if w < 1 {
+                return Err(ConfigError::new(format!("weights[{i}]"), w, "a weight of at least 1"));
+            }
+        }
+        if let Some(q) = self.quantum_bytes {
+            if q < 1 {
+                return Err(ConfigError::new("quantum", q, "at least 1 byte"));
+            }
+        }
+        if let Some(d) = self.d_max {
+            if d < 0 {
+                return Err(ConfigError::new("d_max", d, "0 or more quanta (0 = plain DRR)"));
+            }
+        }
+        if self.limit_pkts == Some(0) {
+            return Err(ConfigError::new("limit", "0pkt", "at least 1 packet, or absent for no limit"));
+        }
+        if self.limit_bytes == Some(0) {
+            return Err(ConfigError::new("limit", "0B", "at least 1 byte, or absent for no limit"));
+        }
+        match self.buffer.as_str() {
+            "shared" => {}
+            "drop_on_dequeue" => {
+                if self.t_d_ns.is_none() {
+                    return Err(ConfigError::new("t_d", "none", "a delay threshold, required by buffer = drop_on_dequeue"));
+                }
+            }
+            "per_queue" => {
+                if self.queue_limits.is_empty() {
+                    return Err(ConfigError::new("queue_limits", "[]", "a non-empty list of byte limits, required by buffer = per_queue"));
+                }
+                for (i, &l) in self.queue_limits.iter().enumerate() {
+                    if l < 1 {
+                        return Err(ConfigError::new(format!("queue_limits[{i}]"), l, "at least 1 byte"));
+                    }
+                }
+            }
+            other => return Err(ConfigError::new("buffer", other, "shared, drop_on_dequeue or per_queue")),
+        }
+        Ok(())
+    }
+
+    fn quantum(&self) -> u64 {
+        self.quantum_bytes.unwrap_or(DEFAULT_QUANTUM_BYTES).max(1) as u64
+    }
+
+    fn classifier(&self) -> Classifier {
+        match self.classifier.as_str() {
+            "per_user" => Classifier::PerUser,
+            "hashed" => Classifier::Hashed { buckets: self.buckets.unwrap_or(DEFAULT_BUCKETS).clamp(1, 1 << 16) as u32, salt: None },
+            _ => Classifier::PerFlow,
+        }
+    }
+
+    fn buffer_policy(&self) -> BufferPolicy {
+        match self.buffer.as_str() {
+            "drop_on_dequeue" => BufferPolicy::DropOnDequeue {
+                t_d_ns: self.t_d_ns.unwrap_or(u64::MAX),
+                limit_pkts: self.limit_pkts,
+                limit_bytes: self.limit_bytes,
+            },
+            "per_queue" if !self.queue_limits.is_empty() => {
+                BufferPolicy::PerQueue { limits_bytes: self.queue_limits.iter().map(|&l| l.max(1) as u64).collect() }
+            }
+            _ => BufferPolicy::Shared { limit_pkts: self.limit_pkts, limit_bytes: self.limit_bytes },
+        }
+    }
+}
+
+fn common_params(with_quantum: bool, with_d_max: bool) -> Vec<ParamInfo> {
+    let mut v = vec![
+        ParamInfo { name: "classifier", unit: "name", default: "per_flow", help: "queue per flow (per_flow), per user id (per_user) or hashed buckets (hashed)" },
+        ParamInfo { name: "buckets", unit: "int", default: "1024", help: "number of queues of the hashed classifier" },
+        ParamInfo { name: "weights", unit: "list", default: "[]", help: "weight of queue i (integers >= 1); missing entries weigh 1" },
+    ];
+    if with_quantum {
+        v.push(ParamInfo { name: "quantum", unit: "bytes", default: "1500", help: "bytes added to a queue's deficit per turn, times its weight" });
+    }
+    if with_d_max {
+        v.push(ParamInfo { name: "d_max", unit: "int", default: "10", help: "deficit saving limit D_max in quanta (0 = plain DRR)" });
+    }
+    v.extend([
+        ParamInfo { name: "buffer", unit: "name", default: "shared", help: "shared (longest-queue drop on enqueue), drop_on_dequeue or per_queue" },
+        ParamInfo { name: "limit", unit: "pkts|bytes", default: "none", help: "shared buffer size S_B (also caps drop_on_dequeue); none = unlimited" },
+        ParamInfo { name: "t_d", unit: "time", default: "none", help: "drop_on_dequeue: drop head packets older than T_D" },
+        ParamInfo { name: "queue_limits", unit: "list", default: "[]", help: "per_queue: byte limit of queue i, e.g. [15000, 5000, 10000]; the last repeats" },
+    ]);
+    v
+}
+
+pub(super) fn info_drr() -> AlgorithmInfo {
+    AlgorithmInfo { name: "drr", summary: "Deficit Round Robin (Shreedhar & Varghese 1995; Menth et al. 2017 §2.2)", params: common_params(true, false) }
+}
+pub(super) fn info_drr_lds() -> AlgorithmInfo {
+    AlgorithmInfo { name: "drr_lds", summary: "DRR with Limited Deficit Savings (Menth, Mehl & Veith 2017 §3)", params: common_params(true, true) }
+}
+pub(super) fn info_wfq() -> AlgorithmInfo {
+    AlgorithmInfo { name: "wfq", summary: "Weighted Fair Queueing, finish tags with self-clocked virtual time (SCFQ, Golestani 1994)", params: common_params(false, false) }
+}
+pub(super) fn info_wf2q_plus() -> AlgorithmInfo {
+    AlgorithmInfo { name: "wf2q_plus", summary: "WF2Q+: smallest finish tag among eligible heads (Bennett & Zhang 1996)", params: common_params(false, false) }
+}
+
+/// A multi-queue qdisc: classifier, queues, scheduler `S`, buffer policy.
+#[derive(Debug)]
+pub struct Multi<S: Scheduler> {
+    classifier: Classifier,
+    weights: Vec<u64>,
+    buffer: BufferPolicy,
+    queues: Queues,
+    sched: S,
+}
+
+impl<S: Scheduler> Multi<S> {
+    fn with(params: &FqParams, sched: S) -> Self {
+        Multi {
+            classifier: params.classifier(),
+            weights: params.weights.iter().map(|&w| w.max(1) as u64).collect(),
+            buffer: params.buffer_policy(),
+            queues: Queues::default(),
+            sched,
+        }
+    }
+
+    fn queue_for(&mut self, pkt: &Packet, ctx: &mut QdiscCtx) -> usize {
+        let q = self.classifier.classify(pkt, &mut ctx.rng);
+        let first_new = self.queues.ensure(q);
+        // Empty when q already existed (first_new > q).
+        for i in first_new..=q {
+            self.sched.add_queue(i, self.weights.get(i).copied().unwrap_or(1));
+        }
+        q
+    }
+}
+
+impl Multi<Drr> {
+    /// Returns a DRR qdisc (`drr`).
+    pub fn drr(params: &FqParams) -> Self {
+        Multi::with(params, Drr::new(params.quantum()))
+    }
+}
+
+impl Multi<DrrLds> {
+    /// Returns a DRR-LDS qdisc (`drr_lds`).
+    pub fn drr_lds(params: &FqParams) -> Self {
+        Multi::with(params, DrrLds::new(params.quantum(), params.d_max.unwrap_or(DEFAULT_D_MAX).max(0) as u64))
+    }
+}
+
+impl Multi<Wfq> {
+    /// Returns a WFQ qdisc (`wfq`, SCFQ virtual time).
+    pub fn wfq(params: &FqParams) -> Self {
+        Multi::with(params, Wfq::new(false))
+    }
+    /// Returns a WF2Q+ qdisc (`wf2q_plus`).
+    pub fn wf2q_plus(params: &FqParams) -> Self {
+        Multi::with(params, Wfq::new(true))
+    }
+}
+
+impl<S: Scheduler> Qdisc for Multi<S> {
+    fn enqueue(&mut self, pkt: Packet, _now: Time, ctx: &mut QdiscCtx) {
+        let q = self.queue_for(&pkt, ctx);
+        let admitted = match &self.buffer {
+            BufferPolicy::Shared { limit_pkts, limit_bytes } => {
+                let (lp, lb) = (*limit_pkts, *limit_bytes);
+                // McKenney's buffer stealing: make room from the longest queue's head.
+                while !fits_total(&self.queues, &pkt, lp, lb) {
+                    let Some(v) = self.queues.longest(lp.is_some()) else { break };
+                    let Some(old) = self.queues.pop_head(v) else { break };
+                    self.sched.head_dropped(v, old.size_bytes as u64, &self.queues);
+                    ctx.drop_queued(old, DropReason::LongestQueue);
+                }
+                fits_total(&self.queues, &pkt, lp, lb)
+            }
+            BufferPolicy::DropOnDequeue { limit_pkts, limit_bytes, .. } => fits_total(&self.queues, &pkt, *limit_pkts, *limit_bytes),
+            BufferPolicy::PerQueue { .. } => self
+                .buffer
+                .queue_limit_bytes(q)
+                .is_none_or(|l| self.queues.len_bytes(q) + pkt.size_bytes as u64 <= l),
+        };
+        if admitted {
+            self.queues.push(q, pkt);
+            self.sched.enqueued(q, &self.queues);
+        } else {
+            ctx.drop_arrival(pkt, DropReason::Overflow);
+        }
+    }
+
+    fn dequeue(&mut self, now: Time, ctx: &mut QdiscCtx) -> Option<Packet> {
+        let t_d = self.buffer.t_d_ns();
+        loop {
+            let q = self.sched.select(&self.queues)?;
+            let p = self.queues.pop_head(q)?;
+            let size = p.size_bytes as u64;
+            if t_d.is_some_and(|t| now.0.saturating_sub(p.enq_time.0) > t) {
+                self.sched.head_dropped(q, size, &self.queues);
+                ctx.drop_queued(p, DropReason::DelayThreshold);
+                continue;
+            }
+            self.sched.sent(q, size, &self.queues);
+            return Some(p);
+        }
+    }
+
+    fn len_pkts(&self) -> u64 {
+        self.queues.total_pkts()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.queues.total_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::testing::{conserves, pkt, Harness};
+    use proptest::prelude::*;
+
+    fn params(f: impl FnOnce(&mut FqParams)) -> FqParams {
+        let mut p = FqParams::default();
+        f(&mut p);
+        p
+    }
+
+    /// Returns a packet of `flow` with `size` bytes and sequence number `seq`.
+    fn spkt(flow: u32, size: u32, seq: u64) -> Packet {
+        let mut p = pkt(flow, size);
+        p.seq = seq;
+        p
+    }
+
+    fn drain<Q: Qdisc>(h: &mut Harness<Q>) -> Vec<u32> {
+        std::iter::from_fn(|| h.dequeue()).map(|p| p.flow).collect()
+    }
+
+    #[test]
+    fn drr_sends_quantum_sized_rounds() {
+        let mut h = Harness::new(Multi::drr(&params(|p| p.quantum_bytes = Some(1500))));
+        for _ in 0..6 {
+            h.enqueue(pkt(0, 500));
+            h.enqueue(pkt(1, 500));
+        }
+        assert_eq!(drain(&mut h), vec![0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1]);
+    }
+
+    #[test]
+    fn drr_carries_the_unused_deficit_to_the_next_round() {
+        // Quantum 1000, 600-byte packets: round 1 sends 1 (400 left), round 2 sends 2 (200 left).
+        let mut h = Harness::new(Multi::drr(&params(|p| p.quantum_bytes = Some(1000))));
+        for _ in 0..4 {
+            h.enqueue(pkt(0, 600));
+            h.enqueue(pkt(1, 600));
+        }
+        assert_eq!(drain(&mut h), vec![0, 1, 0, 0, 1, 1, 0, 1]);
+    }
+
+    #[test]
+    fn drr_resets_the_deficit_when_a_queue_empties() {
+        let mut h = Harness::new(Multi::drr(&params(|p| p.quantum_bytes = Some(1500))));
+        h.enqueue(pkt(0, 100)); // leaves 1400 of deficit, then empties: reset to 0
+        h.enqueue(pkt(1, 1500));
+        assert_eq!(drain(&mut h), vec![0, 1]);
+        for _ in 0..3 {
+            h.enqueue(pkt(0, 1000));
+        }
+        h.enqueue(pkt(1, 1000));
+        // Without the reset flow 0 would send two packets (1400 + 1500 ≥ 2000) in its turn.
+        assert_eq!(drain(&mut h), vec![0, 1, 0, 0]);
+    }
+
+    #[test]
+    fn drr_lds_serves_a_fresh_queues_first_packet_ahead_of_collecting_queues() {
+        let mut h = Harness::new(Multi::drr_lds(&params(|p| p.d_max = Some(10))));
+        for _ in 0..30 {
+            h.enqueue(pkt(0, 1500));
+            h.enqueue(pkt(1, 1500));
+        }
+        // Both start fresh with 10 quanta saved: 20 packets spend the savings, then plain rounds.
+        for _ in 0..25 {
+            h.dequeue();
+        }
+        h.enqueue(pkt(2, 1500));
+        assert_eq!(h.dequeue().map(|p| p.flow), Some(2));
+
+        // Plain DRR puts the newcomer behind the active queues.
+        let mut d = Harness::new(Multi::drr(&FqParams::default()));
+        for _ in 0..30 {
+            d.enqueue(pkt(0, 1500));
+            d.enqueue(pkt(1, 1500));
+        }
+        for _ in 0..25 {
+            d.dequeue();
+        }
+        d.enqueue(pkt(2, 1500));
+        assert_ne!(d.dequeue().map(|p| p.flow), Some(2));
+    }
+
+    #[test]
+    fn drr_lds_empty_queues_collect_deficit_only_up_to_d_max() {
+        // d_max = 2 quanta = 3000 bytes: a returning queue may send two 1500-byte packets at once.
+        let mut h = Harness::new(Multi::drr_lds(&params(|p| p.d_max = Some(2))));
+        for _ in 0..6 {
+            h.enqueue(pkt(0, 1500));
+        }
+        while h.dequeue().is_some() {} // buffer empty: every queue fresh again (§3.5)
+        for _ in 0..4 {
+            h.enqueue(pkt(1, 1500));
+            h.enqueue(pkt(0, 1500));
+        }
+        // Both fresh with 3000 bytes; E = [1, 0] interleaves packet by packet, then DRR rounds.
+        assert_eq!(drain(&mut h), vec![1, 0, 1, 0, 1, 0, 1, 0]);
+    }
+
+    #[test]
+    fn longest_queue_drop_removes_the_head_of_the_longest_queue() {
+        let mut h = Harness::new(Multi::drr(&params(|p| p.limit_pkts = Some(5))));
+        for s in 0..3 {
+            h.enqueue(spkt(0, 1000, s));
+        }
+        h.enqueue(spkt(1, 1000, 10));
+        h.enqueue(spkt(1, 1000, 11));
+        h.enqueue(spkt(2, 1000, 20));
+        let d: Vec<(u32, u64, DropReason, bool)> = h.drops.iter().map(|(p, r, a)| (p.flow, p.seq, *r, *a)).collect();
+        assert_eq!(d, vec![(0, 0, DropReason::LongestQueue, false)]);
+        assert_eq!(h.q.len_pkts(), 5);
+    }
+
+    #[test]
+    fn longest_queue_is_measured_in_bytes_for_a_byte_buffer() {
+        let mut h = Harness::new(Multi::drr(&params(|p| p.limit_bytes = Some(4000))));
+        h.enqueue(spkt(0, 500, 0));
+        h.enqueue(spkt(0, 500, 1));
+        h.enqueue(spkt(0, 500, 2)); // flow 0: 3 packets, 1500 bytes
+        h.enqueue(spkt(1, 1200, 10));
+        h.enqueue(spkt(1, 1200, 11)); // flow 1: 2 packets, 2400 bytes
+        h.enqueue(spkt(2, 500, 20)); // 4400 > 4000: drop flow 1's head
+        let d: Vec<(u32, u64)> = h.drops.iter().map(|(p, _, _)| (p.flow, p.seq)).collect();
+        assert_eq!(d, vec![(1, 10)]);
+    }
+
+    #[test]
+    fn drop_on_dequeue_drops_packets_older_than_t_d() {
+        let t_d = 10_000_000;
+        let mut h = Harness::new(Multi::drr(&params(|p| {
+            p.buffer = "drop_on_dequeue".into();
+            p.t_d_ns = Some(t_d);
+        })));
+        h.enqueue(spkt(0, 1000, 0));
+        h.enqueue(spkt(0, 1000, 1));
+        h.now = Time(10_000_000);
+        h.enqueue(spkt(1, 1000, 10));
+        h.now = Time(20_000_000);
+        h.enqueue(spkt(0, 1000, 2));
+        // Flow 0's first two waited 20 ms > 10 ms; flow 1's waited exactly 10 ms: kept.
+        let out: Vec<(u32, u64)> = std::iter::from_fn(|| h.dequeue()).map(|p| (p.flow, p.seq)).collect();
+        assert_eq!(out, vec![(0, 2), (1, 10)]);
+        let d: Vec<(u64, DropReason, bool)> = h.drops.iter().map(|(p, r, a)| (p.seq, *r, *a)).collect();
+        assert_eq!(d, vec![(0, DropReason::DelayThreshold, false), (1, DropReason::DelayThreshold, false)]);
+    }
+
+    #[test]
+    fn per_queue_limits_tail_drop_each_queue_separately() {
+        let mut h = Harness::new(Multi::wfq(&params(|p| {
+            p.buffer = "per_queue".into();
+            p.queue_limits = vec![3000, 1000];
+        })));
+        for s in 0..4 {
+            h.enqueue(spkt(0, 1000, s)); // fourth exceeds 3000
+            h.enqueue(spkt(1, 1000, 10 + s)); // second onwards exceed 1000
+            h.enqueue(spkt(2, 1000, 20 + s)); // queue 2 uses the last limit, 1000
+        }
+        let d: Vec<u64> = h.drops.iter().map(|(p, r, a)| {
+            assert_eq!((*r, *a), (DropReason::Overflow, true));
+            p.seq
+        }).collect();
+        assert_eq!(d, vec![11, 21, 12, 22, 3, 13, 23]);
+    }
+
+    #[test]
+    fn wfq_departure_order_matches_hand_computed_finish_tags() {
+        // Weights 1, 1, 2. Finish tags (bytes / weight): flow 0: 1000, 2000; flow 1: 500;
+        // flow 2: 450, 900. Smallest first: 2 (450), 1 (500), 2 (900), 0 (1000), 0 (2000).
+        let mut h = Harness::new(Multi::wfq(&params(|p| p.weights = vec![1, 1, 2])));
+        h.enqueue(pkt(0, 1000));
+        h.enqueue(pkt(0, 1000));
+        h.enqueue(pkt(1, 500));
+        h.enqueue(pkt(2, 900));
+        h.enqueue(pkt(2, 900));
+        assert_eq!(drain(&mut h), vec![2, 1, 2, 0, 0]);
+    }
+
+    #[test]
+    fn wf2q_plus_interleaves_a_heavy_queue_that_wfq_sends_in_a_burst() {
+        // Bennett & Zhang's example: queue 0 weighs 10 with 10 packets, queues 1..=10 weigh 1
+        // with one packet each. All finish tags are ≤ 1000, so WFQ sends queue 0's ten first;
+        // WF2Q+ holds queue 0 back until its start tag is eligible.
+        let mk = |wf2q: bool| {
+            let p = params(|p| p.weights = std::iter::once(10).chain(std::iter::repeat_n(1, 10)).collect());
+            let q = if wf2q { Multi::wf2q_plus(&p) } else { Multi::wfq(&p) };
+            let mut h = Harness::new(q);
+            for _ in 0..10 {
+                h.enqueue(pkt(0, 1000));
+            }
+            for f in 1..=10 {
+                h.enqueue(pkt(f, 1000));
+            }
+            drain(&mut h)
+        };
+        assert_eq!(&mk(false)[..10], &[0; 10]);
+        let w = mk(true);
+        assert_eq!(&w[..4], &[0, 1, 0, 2]);
+    }
+
+    fn byte_split<Q: Qdisc>(q: Q) -> (u64, u64) {
+        let mut h = Harness::new(q);
+        for _ in 0..300 {
+            h.enqueue(pkt(0, 1000));
+            h.enqueue(pkt(1, 1000));
+        }
+        let mut b = [0u64; 2];
+        for _ in 0..150 {
+            let p = h.dequeue().unwrap();
+            b[p.flow as usize] += p.size_bytes as u64;
+        }
+        (b[0], b[1])
+    }
+
+    #[test]
+    fn weights_two_to_one_give_a_two_to_one_byte_split() {
+        let p = params(|p| p.weights = vec![2, 1]);
+        for (name, (a, b)) in [
+            ("drr", byte_split(Multi::drr(&p))),
+            ("drr_lds", byte_split(Multi::drr_lds(&params(|q| {
+                q.weights = vec![2, 1];
+                q.d_max = Some(0);
+            })))),
+            ("wfq", byte_split(Multi::wfq(&p))),
+            ("wf2q_plus", byte_split(Multi::wf2q_plus(&p))),
+        ] {
+            assert!((a as i64 - 2 * b as i64).abs() <= 3000, "{name}: {a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn hashed_classifier_spreads_flows_over_buckets() {
+        let mut h = Harness::new(Multi::drr(&params(|p| {
+            p.classifier = "hashed".into();
+            p.buckets = Some(4);
+        })));
+        for f in 0..40 {
+            h.enqueue(pkt(f, 100));
+        }
+        assert!(h.q.queues.count() <= 4);
+        assert_eq!(drain(&mut h).len(), 40);
+    }
+
+    #[test]
+    fn bad_values_are_refused_by_key() {
+        let key = |f: fn(&mut FqParams)| params(f).validate().unwrap_err().key;
+        assert_eq!(key(|p| p.weights = vec![1, 0]), "weights[1]");
+        assert_eq!(key(|p| p.quantum_bytes = Some(0)), "quantum");
+        assert_eq!(key(|p| p.quantum_bytes = Some(-1500)), "quantum");
+        assert_eq!(key(|p| p.d_max = Some(-1)), "d_max");
+        assert_eq!(key(|p| p.classifier = "per_packet".into()), "classifier");
+        assert_eq!(key(|p| p.buffer = "infinite".into()), "buffer");
+        assert_eq!(key(|p| p.buffer = "drop_on_dequeue".into()), "t_d");
+        assert_eq!(key(|p| p.buffer = "per_queue".into()), "queue_limits");
+        assert_eq!(key(|p| p.buckets = Some(0)), "buckets");
+        assert_eq!(key(|p| p.limit_pkts = Some(0)), "limit");
+        assert!(FqParams::default().validate().is_ok());
+    }
+
+    #[test]
+    fn configs_parse_by_the_papers_names() {
+        for kind in ["drr", "drr_lds", "wfq", "wf2q_plus"] {
+            let j = format!(r#"{{"kind":"{kind}","classifier":"per_user","weights":[1,2],"quantum_bytes":1500,"limit_pkts":20}}"#);
+            let c: crate::qdisc::QdiscConfig = serde_json::from_str(&j).unwrap();
+            assert_eq!(c.kind(), kind);
+            c.validate().unwrap();
+            let _ = c.build();
+        }
+    }
+
+    /// One op: (enqueue?, flow, size).
+    fn ops() -> impl Strategy<Value = Vec<(bool, u32, u32)>> {
+        proptest::collection::vec((prop::bool::weighted(0.6), 0u32..6, 40u32..1500), 0..300)
+    }
+
+    /// Runs `ops` and returns the departures and drops as (flow, seq) in order.
+    fn trace<Q: Qdisc>(q: Q, ops: &[(bool, u32, u32)]) -> (Vec<(u32, u64)>, Vec<(u32, u64, DropReason)>) {
+        let mut h = Harness::new(q);
+        let mut out = vec![];
+        for (i, &(enq, flow, size)) in ops.iter().enumerate() {
+            h.now = Time(i as u64 * 300_000);
+            if enq {
+                h.enqueue(spkt(flow, size, i as u64));
+            } else if let Some(p) = h.dequeue() {
+                out.push((p.flow, p.seq));
+            }
+        }
+        while let Some(p) = h.dequeue() {
+            out.push((p.flow, p.seq));
+        }
+        (out, h.drops.iter().map(|(p, r, _)| (p.flow, p.seq, *r)).collect())
+    }
+
+    fn buffer_variant(b: u8, p: &mut FqParams) {
+        match b {
+            0 => p.limit_pkts = Some(8),
+            1 => p.limit_bytes = Some(6000),
+            2 => {
+                p.buffer = "drop_on_dequeue".into();
+                p.t_d_ns = Some(2_000_000);
+            }
+            3 => {
+                p.buffer = "per_queue".into();
+                p.queue_limits = vec![3000, 1500, 4500];
+            }
+            _ => {}
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn drr_lds_with_d_max_zero_is_drr_packet_for_packet(ops in ops(), b in 0u8..5, quantum in 100i64..3000,
+                                                            w in proptest::collection::vec(1i64..4, 0..6)) {
+            let mut p = params(|p| {
+                p.quantum_bytes = Some(quantum);
+                p.weights = w;
+                p.d_max = Some(0);
+            });
+            buffer_variant(b, &mut p);
+            prop_assert_eq!(trace(Multi::drr(&p), &ops), trace(Multi::drr_lds(&p), &ops));
+        }
+
+        #[test]
+        fn every_combination_conserves_packets_and_bytes(ops in proptest::collection::vec((any::<bool>(), 40u32..1500), 0..300),
+                                                         s in 0u8..4, b in 0u8..5, c in 0u8..3, d_max in 0i64..4) {
+            let mut p = params(|p| {
+                p.classifier = ["per_flow", "per_user", "hashed"][c as usize].into();
+                p.buckets = Some(3);
+                p.weights = vec![1, 3, 2];
+                p.quantum_bytes = Some(700);
+                p.d_max = Some(d_max);
+            });
+            buffer_variant(b, &mut p);
+            p.validate().unwrap();
+            match s {
+                0 => conserves(Multi::drr(&p), &ops),
+                1 => conserves(Multi::drr_lds(&p), &ops),
+                2 => conserves(Multi::wfq(&p), &ops),
+                _ => conserves(Multi::wf2q_plus(&p), &ops),
+            }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Schedulers of multi-queue qdiscs: which non-empty queue sends next.
+//!
+//! A scheduler never owns packets. The composite qdisc ([`super::multi`]) keeps them in
+//! [`Queues`], tells the scheduler about every change (an arrival, a head sent, a head
+//! dropped) and asks it which queue's head goes next. Buffer policies only ever drop a
+//! queue's head or the arriving packet, so these three events cover every change.
+//!
+//! Schedulers: [`Drr`] (Menth et al. §2.2), [`DrrLds`] (§3), [`Wfq`] (SCFQ virtual time, or
+//! WF2Q+). Static dispatch: the composite is generic over [`Scheduler`].
+
+mod drr;
+mod drr_lds;
+mod wfq;
+
+pub use drr::Drr;
+pub use drr_lds::DrrLds;
+pub use wfq::Wfq;
+
+use std::collections::VecDeque;
+
+use crate::packet::Packet;
+
+/// One FIFO queue of a multi-queue qdisc.
+#[derive(Debug, Default)]
+struct SubQueue {
+    pkts: VecDeque<Packet>,
+    bytes: u64,
+}
+
+/// The packets of a multi-queue qdisc, one FIFO per queue index, with totals.
+///
+/// Queues are created on first use (every index up to the one used) and never removed, so
+/// each `VecDeque` grows to its largest backlog once and is reused after that.
+#[derive(Debug, Default)]
+pub struct Queues {
+    qs: Vec<SubQueue>,
+    total_pkts: u64,
+    total_bytes: u64,
+}
+
+impl Queues {
+    /// Returns the number of queues created so far.
+    pub fn count(&self) -> usize {
+        self.qs.len()
+    }
+    /// Creates queues up to index `q`; returns the first index created (`count()` before).
+    pub fn ensure(&mut self, q: usize) -> usize {
+        let before = self.qs.len();
+        while self.qs.len() <= q {
+            self.qs.push(SubQueue { pkts: VecDeque::new(), bytes: 0 });
+        }
+        before
+    }
+    /// Appends `pkt` to queue `q` (which must exist).
+    pub fn push(&mut self, q: usize, pkt: Packet) {
+        let s = &mut self.qs[q];
+        s.bytes += pkt.size_bytes as u64;
+        s.pkts.push_back(pkt);
+        self.total_pkts += 1;
+        self.total_bytes += pkt.size_bytes as u64;
+    }
+    /// Removes and returns the head of queue `q`.
+    pub fn pop_head(&mut self, q: usize) -> Option<Packet> {
+        let s = self.qs.get_mut(q)?;
+        let p = s.pkts.pop_front()?;
+        s.bytes -= p.size_bytes as u64;
+        self.total_pkts -= 1;
+        self.total_bytes -= p.size_bytes as u64;
+        Some(p)
+    }
+    /// Returns the head packet of queue `q`.
+    pub fn head(&self, q: usize) -> Option<&Packet> {
+        self.qs.get(q).and_then(|s| s.pkts.front())
+    }
+    /// Returns the size in bytes of the head of queue `q`.
+    pub fn head_size(&self, q: usize) -> Option<u64> {
+        self.head(q).map(|p| p.size_bytes as u64)
+    }
+    /// Returns whether queue `q` holds no packet.
+    pub fn is_empty(&self, q: usize) -> bool {
+        self.len_pkts(q) == 0
+    }
+    /// Returns the packets in queue `q`.
+    pub fn len_pkts(&self, q: usize) -> u64 {
+        self.qs.get(q).map_or(0, |s| s.pkts.len() as u64)
+    }
+    /// Returns the bytes in queue `q`.
+    pub fn len_bytes(&self, q: usize) -> u64 {
+        self.qs.get(q).map_or(0, |s| s.bytes)
+    }
+    /// Returns the packets in all queues.
+    pub fn total_pkts(&self) -> u64 {
+        self.total_pkts
+    }
+    /// Returns the bytes in all queues.
+    pub fn total_bytes(&self) -> u64 {
+        self.total_bytes
+    }
+    /// Returns the longest queue, in packets if `by_pkts` else in bytes; ties go to the
+    /// lowest index. `None` when every queue is empty.
+    pub fn longest(&self, by_pkts: bool) -> Option<usize> {
+        let mut best: Option<(u64, usize)> = None;
+        for (i, s) in self.qs.iter().enumerate() {
+            let len = if by_pkts { s.pkts.len() as u64 } else { s.bytes };
+            if len > 0 && best.is_none_or(|(b, _)| len > b) {
+                best = Some((len, i));
+            }
+        }
+        best.map(|(_, i)| i)
+    }
+}
+
+/// A scheduler over [`Queues`]. The composite calls the hooks after changing the queues.
+pub trait Scheduler {
+    /// Registers queue `q` (called once per queue, in index order) with its weight.
+    fn add_queue(&mut self, q: usize, weight: u64);
+    /// Queue `q` received a packet (already appended).
+    fn enqueued(&mut self, q: usize, queues: &Queues);
+    /// Returns the queue whose head leaves next (sent, or dropped by the buffer policy).
+    fn select(&mut self, queues: &Queues) -> Option<usize>;
+    /// The head of `q`, `size` bytes, was removed and transmitted.
+    fn sent(&mut self, q: usize, size: u64, queues: &Queues);
+    /// The head of `q`, `size` bytes, was removed and dropped (not transmitted).
+    fn head_dropped(&mut self, q: usize, size: u64, queues: &Queues);
+}
+
+/// Removes the first occurrence of `q` from `list`; returns its position.
+fn remove_from(list: &mut VecDeque<usize>, q: usize) -> Option<usize> {
+    let pos = list.iter().position(|&x| x == q)?;
+    list.remove(pos);
+    Some(pos)
+}
