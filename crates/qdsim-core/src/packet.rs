@@ -78,10 +78,51 @@ pub struct Packet {
     pub ecn: Ecn,
     /// `FLAG_*` bits.
     pub flags: u8,
+    /// ACK: SACK blocks (RFC 2018), empty unless the flow uses SACK.
+    pub sack: SackBlocks,
 }
 
-// Packets are copied through every queue: keep them within one cache line.
-const _: () = assert!(std::mem::size_of::<Packet>() <= 64);
+// Packets are copied through every queue: keep them small (64 bytes of header fields plus
+// 24 bytes of SACK blocks).
+const _: () = assert!(std::mem::size_of::<Packet>() <= 96);
+
+/// Up to three SACK blocks (RFC 2018 §3; three fit beside the timestamp option), each a
+/// half-open range of segments `[ack + start, ack + end)` stored as offsets from the ACK.
+/// The first block holds the most recently received segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SackBlocks([(u32, u32); 3]);
+
+impl SackBlocks {
+    /// No blocks.
+    pub const NONE: SackBlocks = SackBlocks([(0, 0); 3]);
+
+    /// Builds blocks for an ACK of `ack` from absolute segment ranges (at most three kept;
+    /// ranges not above `ack` or too far to encode are skipped).
+    pub fn from_ranges(ack: u64, ranges: impl IntoIterator<Item = (u64, u64)>) -> SackBlocks {
+        let mut b = SackBlocks::NONE;
+        let mut n = 0;
+        for (s, e) in ranges {
+            if n == 3 {
+                break;
+            }
+            if s > ack && e > s && e - ack <= u32::MAX as u64 {
+                b.0[n] = ((s - ack) as u32, (e - ack) as u32);
+                n += 1;
+            }
+        }
+        b
+    }
+
+    /// Returns the blocks as absolute segment ranges for an ACK of `ack`.
+    pub fn ranges(&self, ack: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.0.iter().filter(|(s, e)| e > s).map(move |&(s, e)| (ack + s as u64, ack + e as u64))
+    }
+
+    /// Returns whether there is no block.
+    pub fn is_empty(&self) -> bool {
+        self.0[0].1 == 0
+    }
+}
 
 impl Packet {
     /// Returns whether flag bit `f` is set.

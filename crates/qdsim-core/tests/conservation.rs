@@ -24,6 +24,7 @@ proptest! {
         rate_mbps in 1u64..50,
         finite in proptest::option::of(1u64..200_000),
         cbr in any::<bool>(),
+        sack in any::<bool>(),
         seed in any::<u64>(),
         cut_ms in 1u64..3000,
     ) {
@@ -31,6 +32,7 @@ proptest! {
         d.qdisc = QdiscConfig::Fifo(FifoParams { limit_pkts: Some(buffer), limit_bytes: byte_limit });
         d.loss = loss;
         d.groups[0].start_jitter_ns = S / 2;
+        d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp: TcpConfig { sack, ..TcpConfig::default() } };
         if let Some(size) = finite {
             d.groups.push(FlowGroup {
                 source: SourceConfig::Tcp { size_bytes: Some(size), tcp: TcpConfig { delayed_ack: true, ..TcpConfig::default() } },

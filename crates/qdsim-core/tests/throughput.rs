@@ -32,3 +32,22 @@ fn two_equal_rtt_flows_share_a_fifo_fairly() {
     let jain = x.iter().sum::<f64>().powi(2) / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>());
     assert!(jain >= 0.95, "Jain index {jain}, goodputs {x:?}");
 }
+
+#[test]
+fn sack_recovers_the_slow_start_overshoot_without_the_timeouts_newreno_takes() {
+    use qdsim_core::config::SourceConfig;
+    use qdsim_core::tcp::TcpConfig;
+    let run = |sack: bool| {
+        let mut d = dumbbell(10_000_000, 5, 5, 1, 20);
+        d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp: TcpConfig { sack, ..TcpConfig::default() } };
+        let r = qdsim_core::run(&d.config(1, 10 * S, 2 * S)).unwrap();
+        (r.flows[0].timeouts, r.flows[0].retransmits, r.links[0].utilization)
+    };
+    let (newreno_timeouts, newreno_retx, _) = run(false);
+    let (sack_timeouts, sack_retx, sack_util) = run(true);
+    eprintln!("NewReno: {newreno_timeouts} timeouts, {newreno_retx} retransmits; SACK: {sack_timeouts} timeouts, {sack_retx} retransmits");
+    assert!(newreno_timeouts >= 2, "the overshoot costs NewReno timeouts ({newreno_timeouts})");
+    assert_eq!(sack_timeouts, 0);
+    assert!(sack_retx < newreno_retx, "go-back-N after timeouts resends more");
+    assert!(sack_util >= 0.98, "utilization {sack_util}");
+}

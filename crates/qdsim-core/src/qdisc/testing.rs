@@ -22,6 +22,7 @@ pub fn pkt(flow: u32, size: u32) -> Packet {
         queue_delay_ns: 0,
         ecn: Ecn::NotEct,
         flags: 0,
+        sack: crate::packet::SackBlocks::NONE,
     }
 }
 

@@ -79,6 +79,9 @@ pub struct TcpConfig {
     /// ECN (RFC 3168): data sent ECT(0), the receiver echoes CE marks as ECE, the sender
     /// reduces once per window and answers CWR. Default off.
     pub ecn: bool,
+    /// SACK (RFC 2018 blocks at the receiver, RFC 6675 loss recovery at the sender).
+    /// Default off (the papers' ns-2 agents); Linux enables it.
+    pub sack: bool,
 }
 
 impl Default for TcpConfig {
@@ -97,6 +100,7 @@ impl Default for TcpConfig {
             delayed_ack_count: 2,
             delayed_ack_timeout_ns: 40_000_000,
             ecn: false,
+            sack: false,
         }
     }
 }

@@ -9,11 +9,13 @@ pub mod cc;
 mod config;
 mod receiver;
 mod rtt;
+mod sack;
 mod sender;
 
 pub use config::{CcKind, TcpConfig};
 pub use receiver::{Delivery, TcpReceiver};
 pub use rtt::RttEstimator;
+pub use sack::Scoreboard;
 pub use sender::{SenderStats, TcpSender};
 
 #[cfg(test)]

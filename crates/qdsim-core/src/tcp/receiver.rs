@@ -8,7 +8,7 @@
 //! delayed-ACK timer expires. With delayed ACKs off, every segment is ACKed.
 
 use crate::event::FlowTimer;
-use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, HEADER_BYTES};
+use crate::packet::{SackBlocks, Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, HEADER_BYTES};
 use crate::time::{Duration, Time};
 use crate::traffic::Outbox;
 
@@ -40,6 +40,9 @@ pub struct TcpReceiver {
     /// RFC 3168 §6.1.3: set by a CE-marked segment, echoed as ECE on every ACK until a
     /// segment with CWR arrives.
     ece_pending: bool,
+    sack: bool,
+    /// The out-of-order segment received last: its range leads the SACK blocks.
+    last_ooo: Option<u64>,
 }
 
 /// What a received segment changed, for the statistics.
@@ -81,6 +84,8 @@ impl TcpReceiver {
             last_ts: Time::ZERO,
             last_retx: false,
             ece_pending: false,
+            sack: cfg.sack,
+            last_ooo: None,
         }
     }
 
@@ -129,6 +134,7 @@ impl TcpReceiver {
             }
         } else if seq > self.rcv_nxt {
             self.insert_ooo(seq);
+            self.last_ooo = Some(seq);
             immediate = true;
         } else {
             immediate = true; // duplicate
@@ -166,8 +172,20 @@ impl TcpReceiver {
         }
     }
 
+    /// RFC 2018 §4: the first block holds the most recently received segment, the others
+    /// follow from the highest down (the most recently filled, for a sender sending in order).
+    fn sack_blocks(&self) -> SackBlocks {
+        if !self.sack || self.ooo.is_empty() {
+            return SackBlocks::NONE;
+        }
+        let first = self.last_ooo.and_then(|s| self.ooo.iter().copied().find(|&(a, b)| a <= s && s < b));
+        let rest = self.ooo.iter().rev().copied().filter(move |r| Some(*r) != first);
+        SackBlocks::from_ranges(self.rcv_nxt, first.into_iter().chain(rest))
+    }
+
     fn send_ack(&mut self, now: Time, out: &mut Outbox) {
         self.unacked_segs = 0;
+        let sack = self.sack_blocks();
         self.delack_armed = false;
         out.send(Packet {
             flow: self.flow,
@@ -183,6 +201,7 @@ impl TcpReceiver {
             queue_delay_ns: 0,
             ecn: Ecn::NotEct,
             flags: if self.last_retx { FLAG_RETX } else { 0 } | if self.ece_pending { FLAG_ECE } else { 0 },
+            sack,
         });
     }
 

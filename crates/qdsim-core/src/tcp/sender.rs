@@ -38,6 +38,7 @@ use crate::event::FlowTimer;
 use super::cc::{AnyCc, CongestionControl, Window};
 use super::config::{CcKind, TcpConfig};
 use super::rtt::RttEstimator;
+use super::sack::Scoreboard;
 
 /// Counters of one sender.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -91,6 +92,12 @@ pub struct TcpSender {
     /// the last reduction).
     ecn_recover: u64,
     cwr_pending: bool,
+    /// SACK-based loss recovery (RFC 6675) instead of NewReno's.
+    sack: bool,
+    /// What the receiver has SACKed.
+    pub scoreboard: Scoreboard,
+    /// RFC 6675 HighRxt, exclusive: one past the highest segment retransmitted in this recovery.
+    high_rxt: u64,
     mss: u32,
     /// Number of segments of a finite transfer; `None` = unlimited data.
     total_segs: Option<u64>,
@@ -138,6 +145,9 @@ impl TcpSender {
             ecn: cfg.ecn,
             ecn_recover: 0,
             cwr_pending: false,
+            sack: cfg.sack,
+            scoreboard: Scoreboard::default(),
+            high_rxt: 0,
             mss,
             total_segs,
             last_seg_bytes,
@@ -226,6 +236,7 @@ impl TcpSender {
             // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
             ecn: if self.ecn && !retx { Ecn::Ect } else { Ecn::NotEct },
             flags,
+            sack: crate::packet::SackBlocks::NONE,
         });
         if self.rto_deadline.is_none() {
             self.arm_rto(now, out);
@@ -241,6 +252,10 @@ impl TcpSender {
             }
             if self.total_segs.is_some_and(|n| self.snd_nxt >= n) {
                 break;
+            }
+            if self.sack && self.snd_nxt < self.snd_max && self.scoreboard.is_sacked(self.snd_nxt) {
+                self.snd_nxt += 1; // go-back-N need not resend what the receiver holds
+                continue;
             }
             let seq = self.snd_nxt;
             self.transmit(seq, now, out);
@@ -267,6 +282,9 @@ impl TcpSender {
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore (cannot happen in the model)
         }
+        if self.sack {
+            self.scoreboard.update(ack.max(self.snd_una), ack_pkt.sack.ranges(ack));
+        }
         let reduced = self.ecn && ack_pkt.has(FLAG_ECE) && self.on_ecn_echo(ack, now);
         if ack > self.snd_una {
             self.on_new_ack(ack_pkt, !reduced, now, out);
@@ -290,7 +308,16 @@ impl TcpSender {
             self.snd_nxt = self.snd_una;
         }
         let mut restart_timer = true;
-        if self.in_recovery {
+        if self.in_recovery && self.sack {
+            if ack >= self.recover {
+                self.in_recovery = false;
+                self.win.cwnd = self.win.ssthresh;
+                self.win.cwnd_cnt = 0;
+                self.dupacks = 0;
+            } else {
+                self.sack_send(now, out);
+            }
+        } else if self.in_recovery {
             if self.recovery == Recovery::Reno || ack >= self.recover {
                 // Full ACK (or any new ACK for Reno): deflate the window and leave recovery.
                 // RFC 6582 §3.2 step 3 option 1: min(ssthresh, max(FlightSize, SMSS) + SMSS).
@@ -326,11 +353,15 @@ impl TcpSender {
 
     fn on_dupack(&mut self, now: Time, out: &mut Outbox) {
         self.dupacks += 1;
-        if self.in_recovery {
+        if self.in_recovery && self.sack {
+            self.sack_send(now, out);
+        } else if self.in_recovery {
             // Window inflation: each duplicate ACK means a segment has left the network.
             self.win.cwnd += 1;
             self.send_available(now, out);
-        } else if self.dupacks == self.dupack_threshold {
+        } else if self.dupacks == self.dupack_threshold
+            || (self.sack && self.scoreboard.sacked_above(self.snd_una) >= self.dupack_threshold as u64)
+        {
             // NewReno (and Tahoe) skip a fast retransmit whose duplicate ACKs do not cover
             // `recover`: they are for data sent before a timeout (RFC 6582 §3.2 step 2).
             if self.recovery != Recovery::Reno && self.snd_una < self.recover {
@@ -339,6 +370,19 @@ impl TcpSender {
             self.stats.fast_retransmits += 1;
             let flight = self.flight();
             self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight, now);
+            if self.sack {
+                // RFC 6675 §5: cwnd = ssthresh, retransmit the first hole, then let `pipe`
+                // decide what else goes out — every lost segment can be resent in this RTT.
+                self.recover = self.snd_max;
+                self.in_recovery = true;
+                self.win.cwnd = self.win.ssthresh;
+                self.win.cwnd_cnt = 0;
+                self.transmit(self.snd_una, now, out);
+                self.high_rxt = self.snd_una + 1;
+                self.arm_rto(now, out);
+                self.sack_send(now, out);
+                return;
+            }
             if self.recovery == Recovery::Tahoe {
                 // Tahoe: retransmit, then slow start from one segment, go-back-N.
                 self.win.cwnd = 1;
@@ -358,6 +402,38 @@ impl TcpSender {
             self.win.cwnd_cnt = 0;
             self.arm_rto(now, out);
             self.send_available(now, out);
+        }
+    }
+
+    /// Sends during SACK recovery while `cwnd > pipe` (RFC 6675 §5 step 4), choosing each
+    /// segment by `NextSeg`: a lost hole (rule 1), else new data (rule 2), else any unSACKed
+    /// hole below the highest SACK (rule 3).
+    fn sack_send(&mut self, now: Time, out: &mut Outbox) {
+        let thr = self.dupack_threshold as u64;
+        loop {
+            let pipe = self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, thr);
+            if self.win.cwnd as u64 <= pipe {
+                break;
+            }
+            let from = self.high_rxt.max(self.snd_una);
+            let seq = if let Some(hole) = self.scoreboard.next_hole(from, thr, true) {
+                hole
+            } else if self.snd_nxt == self.snd_max
+                && self.total_segs.is_none_or(|n| self.snd_nxt < n)
+                && self.snd_nxt < self.snd_una + self.win.cwnd_clamp as u64
+            {
+                let seq = self.snd_nxt;
+                self.transmit(seq, now, out);
+                self.snd_nxt += 1;
+                self.snd_max = self.snd_nxt;
+                continue;
+            } else if let Some(hole) = self.scoreboard.next_hole(from, thr, false) {
+                hole
+            } else {
+                break;
+            };
+            self.transmit(seq, now, out);
+            self.high_rxt = seq + 1;
         }
     }
 

@@ -25,6 +25,7 @@ fn ack(n: u64, ts: Time) -> Packet {
         queue_delay_ns: 0,
         ecn: crate::packet::Ecn::NotEct,
         flags: 0,
+        sack: crate::packet::SackBlocks::NONE,
     }
 }
 
@@ -282,4 +283,54 @@ fn receiver_echoes_ce_until_cwr() {
     r.on_data(&cwr, T, &mut out);
     let echoed: Vec<bool> = out.pkts.iter().map(|p| p.has(crate::packet::FLAG_ECE)).collect();
     assert_eq!(echoed, vec![true, true, false]);
+}
+
+fn sack_ack(n: u64, blocks: &[(u64, u64)]) -> Packet {
+    Packet { sack: crate::packet::SackBlocks::from_ranges(n, blocks.iter().copied()), ..ack(n, T) }
+}
+
+#[test]
+fn sack_resends_every_lost_segment_of_a_window_in_one_rtt_where_newreno_needs_one_per_loss() {
+    // Window 0..10; segments 0, 3 and 6 are lost. The receiver's ACKs for 1, 2, 4, 5, 7..9
+    // are duplicates of 0 with growing SACK blocks.
+    let arrivals: [&[(u64, u64)]; 7] = [
+        &[(1, 2)],
+        &[(1, 3)],
+        &[(4, 5), (1, 3)],
+        &[(4, 6), (1, 3)],
+        &[(7, 8), (4, 6), (1, 3)],
+        &[(7, 9), (4, 6), (1, 3)],
+        &[(7, 10), (4, 6), (1, 3)],
+    ];
+    let mut resent = std::collections::BTreeMap::new();
+    for (sack, cc) in [(true, CcKind::Newreno), (false, CcKind::Newreno)] {
+        let c = TcpConfig { sack, ..cfg(cc) };
+        let mut s = TcpSender::new(0, 0, 0, 1, &c, None);
+        let mut out = Outbox::default();
+        s.start(Time::ZERO, &mut out);
+        out.pkts.clear();
+        for blocks in arrivals {
+            s.on_ack(&sack_ack(0, if sack { blocks } else { &[] }), T, &mut out);
+        }
+        let retx: Vec<u64> = out.pkts.iter().filter(|p| p.has(FLAG_RETX)).map(|p| p.seq).collect();
+        resent.insert(sack, retx);
+        assert_eq!(s.stats.fast_retransmits, 1);
+    }
+    // Within the round trip of the duplicate ACKs, SACK has resent all three holes;
+    // NewReno only the first (the others wait for partial ACKs, one RTT each).
+    assert_eq!(resent[&true], vec![0, 3, 6]);
+    assert_eq!(resent[&false], vec![0]);
+}
+
+#[test]
+fn receiver_reports_the_latest_block_first() {
+    let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig { sack: true, ..TcpConfig::default() }, None);
+    let mut out = Outbox::default();
+    for seq in [0, 2, 5, 6, 3] {
+        r.on_data(&data(seq), T, &mut out);
+    }
+    let last = out.pkts.last().unwrap();
+    let blocks: Vec<(u64, u64)> = last.sack.ranges(last.ack).collect();
+    assert_eq!(last.ack, 1);
+    assert_eq!(blocks, vec![(2, 4), (5, 7)]);
 }

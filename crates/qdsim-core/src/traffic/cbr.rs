@@ -49,6 +49,7 @@ impl CbrSource {
             queue_delay_ns: 0,
             ecn: Ecn::NotEct,
             flags: 0,
+            sack: crate::packet::SackBlocks::NONE,
         });
         self.next_seq += 1;
         self.sent_pkts += 1;
