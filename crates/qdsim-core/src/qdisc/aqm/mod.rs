@@ -1,12 +1,18 @@
 //! Active queue management: single-queue AQMs, one algorithm per file.
 //!
 //! - [`codel`]: CoDel (RFC 8289), with the [`Codel`] control law that FQ-CoDel reuses per flow.
+//! - [`red`]: RED (Floyd & Jacobson 1993) with gentle and byte modes.
+//! - [`ared`]: Adaptive RED (Floyd, Gummadi, Shenker 2001), reusing RED's estimator.
 //!
 //! Every AQM here reports its drops through [`super::QdiscCtx`] with a reason naming the
 //! rule that fired (`early`, `forced`, `target_exceeded`, `overflow`, ...), and marks ECN
 //! capable packets instead of dropping them when its `ecn` parameter is set. Random draws
 //! come only from `ctx.rng`, so a run is a function of its seed.
 
+pub mod ared;
 pub mod codel;
+pub mod red;
 
+pub use ared::{Ared, AredParams};
 pub use codel::{Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars};
+pub use red::{Red, RedParams};

@@ -1,0 +1,470 @@
+//! RED, Random Early Detection (Floyd & Jacobson, "Random Early Detection Gateways for
+//! Congestion Avoidance", IEEE/ACM ToN 1(4), 1993), with the "gentle" variant (Floyd 2000)
+//! and byte mode; details as ns-2 `queue/red.cc` where the paper leaves a choice.
+//!
+//! Principles (paper §4, Fig. 2):
+//! - On every arrival the average queue `avg` follows an EWMA of the instantaneous queue
+//!   with weight `w_q`. After an idle period of length `t` it decays as if `m = ⌊C·t⌋`
+//!   small packets had arrived to an empty queue, `C` being the link's rate in typical packets
+//!   per second (`link_rate / (8·mean_pktsize)`).
+//! - Below `min_th` nothing is dropped. Between `min_th` and `max_th` the base probability
+//!   `p_b` rises linearly from 0 to `max_p`; the actual probability `p_a = p_b/(1 − count·p_b)`
+//!   spaces drops out evenly (`count` = packets since the last drop, §7).
+//! - At or above `max_th` every arrival is dropped (reason `forced`). With `gentle`, `p_b`
+//!   instead rises linearly from `max_p` to 1 between `max_th` and `2·max_th`, and forced
+//!   drops start at `2·max_th`.
+//! - Byte mode: the queue is measured in bytes (thresholds `× mean_pktsize`) and `p_b` is
+//!   scaled by `size/mean_pktsize`, so large packets are dropped more often (§11).
+//! - With `ecn`, early drops of ECN-capable packets become CE marks; forced drops stay drops.
+//!
+//! The estimator and decision live in [`RedCore`], which Adaptive RED (`ared.rs`) reuses.
+
+use std::collections::VecDeque;
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::config::ConfigError;
+use crate::packet::Packet;
+use crate::qdisc::{AlgorithmInfo, DropReason, MarkReason, ParamInfo, Qdisc, QdiscCtx};
+use crate::rng::StreamRng;
+use crate::time::Time;
+
+/// What RED decides for one arrival.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Queue it.
+    Admit,
+    /// Drop (or mark) it: a random early decision.
+    Early,
+    /// Drop it: the average is beyond the last threshold.
+    Forced,
+}
+
+/// RED's average-queue estimator and drop decision, in queue units (packets, or bytes in
+/// byte mode).
+#[derive(Debug, Clone)]
+pub(crate) struct RedCore {
+    /// EWMA weight.
+    pub w_q: f64,
+    /// Minimum threshold, queue units.
+    pub min_th: f64,
+    /// Maximum threshold, queue units.
+    pub max_th: f64,
+    /// `p_b` at `max_th`.
+    pub max_p: f64,
+    /// Gentle variant.
+    pub gentle: bool,
+    /// Byte mode.
+    pub byte_mode: bool,
+    /// Typical packet size, bytes.
+    pub mean_pktsize: f64,
+    /// Link capacity in typical packets per second, for the idle-time correction.
+    pub ptc: Option<f64>,
+    /// The average queue, queue units.
+    pub avg: f64,
+    /// Packets since the last drop (−1: below `min_th`), as in the paper.
+    pub count: i64,
+    /// When the queue went idle (found empty at dequeue); `None` while busy.
+    pub idle_since: Option<Time>,
+}
+
+impl RedCore {
+    /// Updates `avg` on an arrival that finds `q` queue units queued (paper Fig. 2; after
+    /// idle, ns-2's `(1−w_q)^(m+1)·avg + w_q·q`).
+    pub fn update_avg(&mut self, q: f64, now: Time) {
+        let keep = 1.0 - self.w_q;
+        self.avg = match self.idle_since.take() {
+            Some(t0) => {
+                let m = self.ptc.map_or(0.0, |c| (c * now.saturating_since(t0).as_secs_f64()).floor());
+                keep.powf(m + 1.0) * self.avg + self.w_q * q
+            }
+            None => keep * self.avg + self.w_q * q,
+        };
+    }
+
+    /// Returns the base probability `p_b` at the current average, before byte scaling and
+    /// count spacing (0 below `min_th`; 1 in the forced region).
+    pub fn p_b(&self) -> f64 {
+        let (lo, hi) = (self.min_th, self.max_th);
+        if self.avg < lo {
+            0.0
+        } else if self.avg < hi {
+            self.max_p * (self.avg - lo) / (hi - lo)
+        } else if self.gentle && self.avg < 2.0 * hi {
+            self.max_p + (1.0 - self.max_p) * (self.avg - hi) / hi
+        } else {
+            1.0
+        }
+    }
+
+    /// Decides the fate of an arriving packet of `size` bytes at the current average.
+    pub fn decide(&mut self, size: u32, rng: &mut StreamRng) -> Verdict {
+        let forced_at = if self.gentle { 2.0 * self.max_th } else { self.max_th };
+        if self.avg < self.min_th {
+            self.count = -1;
+            return Verdict::Admit;
+        }
+        if self.avg >= forced_at {
+            self.count = 0;
+            return Verdict::Forced;
+        }
+        self.count += 1;
+        let mut p_b = self.p_b();
+        if self.byte_mode {
+            p_b = (p_b * size as f64 / self.mean_pktsize).min(1.0);
+        }
+        let spread = self.count as f64 * p_b;
+        let p_a = if spread >= 1.0 { 1.0 } else { p_b / (1.0 - spread) };
+        if rng.random::<f64>() < p_a {
+            self.count = 0;
+            Verdict::Early
+        } else {
+            Verdict::Admit
+        }
+    }
+}
+
+/// A FIFO with RED's admission: shared by RED and ARED.
+#[derive(Debug)]
+pub(crate) struct RedQueue {
+    pub core: RedCore,
+    pub ecn: bool,
+    pub limit_pkts: Option<u64>,
+    pub limit_bytes: Option<u64>,
+    pub pkts: VecDeque<Packet>,
+    pub bytes: u64,
+}
+
+impl RedQueue {
+    pub fn new(core: RedCore, ecn: bool, limit_pkts: Option<u64>, limit_bytes: Option<u64>) -> Self {
+        RedQueue { core, ecn, limit_pkts, limit_bytes, pkts: VecDeque::new(), bytes: 0 }
+    }
+
+    pub fn enqueue(&mut self, mut pkt: Packet, now: Time, ctx: &mut QdiscCtx) {
+        let q = if self.core.byte_mode { self.bytes as f64 } else { self.pkts.len() as f64 };
+        self.core.update_avg(q, now);
+        match self.core.decide(pkt.size_bytes, &mut ctx.rng) {
+            Verdict::Admit => {}
+            Verdict::Early => {
+                if !(self.ecn && ctx.mark(&mut pkt, MarkReason::Early)) {
+                    ctx.drop_arrival(pkt, DropReason::Early);
+                    return;
+                }
+            }
+            Verdict::Forced => {
+                ctx.drop_arrival(pkt, DropReason::Forced);
+                return;
+            }
+        }
+        let fits = self.limit_pkts.is_none_or(|l| self.pkts.len() as u64 + 1 <= l)
+            && self.limit_bytes.is_none_or(|l| self.bytes + pkt.size_bytes as u64 <= l);
+        if fits {
+            self.bytes += pkt.size_bytes as u64;
+            self.pkts.push_back(pkt);
+        } else {
+            ctx.drop_arrival(pkt, DropReason::Overflow);
+        }
+    }
+
+    pub fn dequeue(&mut self, now: Time) -> Option<Packet> {
+        match self.pkts.pop_front() {
+            Some(p) => {
+                self.bytes -= p.size_bytes as u64;
+                Some(p)
+            }
+            None => {
+                // The link found nothing to send: the idle period starts (ns-2 `deque`).
+                if self.core.idle_since.is_none() {
+                    self.core.idle_since = Some(now);
+                }
+                None
+            }
+        }
+    }
+}
+
+/// RED parameters. Defaults: ns-2 `tcl/lib/ns-default.tcl` (Queue/RED), which follow
+/// Floyd & Jacobson's simulations and Floyd's later recommendations.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RedParams {
+    /// Minimum threshold, packets (`× mean_pktsize` bytes in byte mode). Default 5 (ns-2 `thresh_`).
+    pub min_th_pkts: u64,
+    /// Maximum threshold, packets. Default 15 (ns-2 `maxthresh_`).
+    pub max_th_pkts: u64,
+    /// EWMA weight. Default 0.002 (paper §11, ns-2 `q_weight_`).
+    pub w_q: f64,
+    /// Drop probability at `max_th`. Default 0.1 (ns-2 `1/linterm_`).
+    pub max_p: f64,
+    /// Gentle variant. Default true (ns-2 `gentle_`, Floyd's recommendation of 2000).
+    pub gentle: bool,
+    /// Byte mode. Default false (ns-2 `bytes_`/`queue_in_bytes_`).
+    pub byte_mode: bool,
+    /// Typical packet size, bytes: converts thresholds in byte mode and the link rate into
+    /// packets per second. Default 500 (ns-2 `mean_pktsize_`); set the real size.
+    pub mean_pktsize_bytes: u64,
+    /// The link's rate, for the idle-time correction; `None` = no correction (the qdisc
+    /// does not see its link).
+    pub link_rate_bps: Option<u64>,
+    /// Mark ECN-capable packets instead of early drops. Default false (ns-2 `setbit_`).
+    pub ecn: bool,
+    /// Hard limit in packets; `None` = none.
+    pub limit_pkts: Option<u64>,
+    /// Hard limit in bytes; `None` = none.
+    pub limit_bytes: Option<u64>,
+}
+
+impl Default for RedParams {
+    fn default() -> Self {
+        RedParams {
+            min_th_pkts: 5,
+            max_th_pkts: 15,
+            w_q: 0.002,
+            max_p: 0.1,
+            gentle: true,
+            byte_mode: false,
+            mean_pktsize_bytes: 500,
+            link_rate_bps: None,
+            ecn: false,
+            limit_pkts: None,
+            limit_bytes: None,
+        }
+    }
+}
+
+/// Checks the parameters RED and ARED share.
+pub(crate) fn validate_common(
+    w_q: Option<f64>,
+    max_p: f64,
+    mean_pktsize: u64,
+    link_rate: Option<u64>,
+    limit_pkts: Option<u64>,
+    limit_bytes: Option<u64>,
+) -> Result<(), ConfigError> {
+    if let Some(w) = w_q {
+        if !(w > 0.0 && w <= 1.0) {
+            return Err(ConfigError::new("w_q", w, "a weight in (0, 1]"));
+        }
+    }
+    if !(max_p > 0.0 && max_p <= 1.0) {
+        return Err(ConfigError::new("max_p", max_p, "a probability in (0, 1]"));
+    }
+    if mean_pktsize == 0 {
+        return Err(ConfigError::new("mean_pktsize", 0, "at least 1 byte"));
+    }
+    if link_rate == Some(0) {
+        return Err(ConfigError::new("link_rate", 0, "a rate > 0"));
+    }
+    if limit_pkts == Some(0) {
+        return Err(ConfigError::new("limit", 0, "at least 1 packet, or absent for no limit"));
+    }
+    if limit_bytes == Some(0) {
+        return Err(ConfigError::new("limit", "0B", "at least 1 byte, or absent for no limit"));
+    }
+    Ok(())
+}
+
+impl RedParams {
+    /// Checks thresholds (0 < min_th < max_th), probabilities and weights.
+    ///
+    /// # Errors
+    /// The first parameter out of range, by its experiment-file key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.max_th_pkts <= self.min_th_pkts {
+            return Err(ConfigError::new("max_th", self.max_th_pkts, format!("more than min_th ({})", self.min_th_pkts)));
+        }
+        validate_common(Some(self.w_q), self.max_p, self.mean_pktsize_bytes, self.link_rate_bps, self.limit_pkts, self.limit_bytes)
+    }
+
+    pub(crate) fn core(&self) -> RedCore {
+        let unit = if self.byte_mode { self.mean_pktsize_bytes as f64 } else { 1.0 };
+        RedCore {
+            w_q: self.w_q,
+            min_th: self.min_th_pkts as f64 * unit,
+            max_th: self.max_th_pkts as f64 * unit,
+            max_p: self.max_p,
+            gentle: self.gentle,
+            byte_mode: self.byte_mode,
+            mean_pktsize: self.mean_pktsize_bytes as f64,
+            ptc: self.link_rate_bps.map(|r| r as f64 / (8.0 * self.mean_pktsize_bytes as f64)),
+            avg: 0.0,
+            count: -1,
+            idle_since: Some(Time::ZERO),
+        }
+    }
+}
+
+pub(crate) fn info() -> AlgorithmInfo {
+    AlgorithmInfo {
+        name: "red",
+        summary: "Random Early Detection with gentle and byte modes (Floyd & Jacobson 1993)",
+        params: vec![
+            ParamInfo { name: "min_th", unit: "pkts", default: "5", help: "no early drop below this average" },
+            ParamInfo { name: "max_th", unit: "pkts", default: "15", help: "drop probability max_p here; > min_th" },
+            ParamInfo { name: "w_q", unit: "float", default: "0.002", help: "EWMA weight of the average queue, (0, 1]" },
+            ParamInfo { name: "max_p", unit: "float", default: "0.1", help: "drop probability at max_th, (0, 1]" },
+            ParamInfo { name: "gentle", unit: "bool", default: "true", help: "probability rises to 1 at 2*max_th instead of jumping" },
+            ParamInfo { name: "byte_mode", unit: "bool", default: "false", help: "queue in bytes, probability scaled by size" },
+            ParamInfo { name: "mean_pktsize", unit: "bytes", default: "500B", help: "typical packet size (byte mode, idle correction)" },
+            ParamInfo { name: "link_rate", unit: "bit/s", default: "none", help: "the link's rate, for the idle-time correction" },
+            ParamInfo { name: "ecn", unit: "bool", default: "false", help: "mark ECN-capable packets instead of early drops" },
+            ParamInfo { name: "limit", unit: "pkts|bytes", default: "none", help: "hard capacity; tail drop (overflow) beyond" },
+        ],
+    }
+}
+
+/// The RED qdisc.
+#[derive(Debug)]
+pub struct Red {
+    inner: RedQueue,
+}
+
+impl Red {
+    /// Returns an empty RED queue.
+    pub fn new(params: RedParams) -> Self {
+        Red { inner: RedQueue::new(params.core(), params.ecn, params.limit_pkts, params.limit_bytes) }
+    }
+
+    /// Returns the average queue (packets, or bytes in byte mode).
+    pub fn avg(&self) -> f64 {
+        self.inner.core.avg
+    }
+}
+
+impl Qdisc for Red {
+    fn enqueue(&mut self, pkt: Packet, now: Time, ctx: &mut QdiscCtx) {
+        self.inner.enqueue(pkt, now, ctx);
+    }
+    fn dequeue(&mut self, now: Time, _ctx: &mut QdiscCtx) -> Option<Packet> {
+        self.inner.dequeue(now)
+    }
+    fn len_pkts(&self) -> u64 {
+        self.inner.pkts.len() as u64
+    }
+    fn len_bytes(&self) -> u64 {
+        self.inner.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::Ecn;
+    use crate::qdisc::testing::{conserves, pkt, Harness};
+    use crate::rng;
+    use proptest::prelude::*;
+
+    #[test]
+    fn average_follows_its_ewma_on_arrivals() {
+        let p = RedParams { min_th_pkts: 1000, max_th_pkts: 2000, w_q: 0.1, ..RedParams::default() };
+        let mut h = Harness::new(Red::new(p));
+        let mut expected = 0.0f64;
+        for i in 0..30u32 {
+            h.now = Time(1_000 + i as u64); // no idle: the first arrival ends the initial idle
+            let q = h.q.len_pkts() as f64;
+            h.enqueue(pkt(i, 1000));
+            expected = 0.9 * expected + 0.1 * q;
+            assert!((h.q.avg() - expected).abs() < 1e-12, "{} vs {expected}", h.q.avg());
+        }
+        assert!(expected > 20.0);
+    }
+
+    #[test]
+    fn idle_time_decays_the_average_as_m_small_packets() {
+        // 8 Mb/s, 1000-byte packets: C = 1000 packets/s; 10 ms idle = 10 packets.
+        let p = RedParams { min_th_pkts: 1000, max_th_pkts: 2000, w_q: 0.1, mean_pktsize_bytes: 1000, link_rate_bps: Some(8_000_000), ..RedParams::default() };
+        let mut h = Harness::new(Red::new(p));
+        for i in 0..20 {
+            h.enqueue(pkt(i, 1000));
+        }
+        while h.dequeue().is_some() {}
+        h.dequeue(); // finds the queue empty at t = 0: idle from 0
+        let before = h.q.avg();
+        h.now = Time(10_000_000);
+        h.enqueue(pkt(99, 1000));
+        assert!((h.q.avg() - 0.9f64.powi(11) * before).abs() < 1e-12);
+    }
+
+    fn core_at(avg: f64, gentle: bool) -> RedCore {
+        let mut c = RedParams { gentle, ..RedParams::default() }.core();
+        c.avg = avg;
+        c
+    }
+
+    #[test]
+    fn base_probability_is_linear_between_the_thresholds() {
+        // min_th 5, max_th 15, max_p 0.1.
+        for (avg, p) in [(4.9, 0.0), (5.0, 0.0), (7.5, 0.025), (10.0, 0.05), (14.0, 0.09)] {
+            assert!((core_at(avg, false).p_b() - p).abs() < 1e-12, "avg {avg}");
+        }
+        // Gentle: from max_p at max_th to 1 at 2·max_th.
+        assert!((core_at(22.5, true).p_b() - (0.1 + 0.9 * 0.5)).abs() < 1e-12);
+        assert_eq!(core_at(15.0, false).p_b(), 1.0);
+    }
+
+    #[test]
+    fn measured_drop_rate_rises_linearly_between_the_thresholds() {
+        // With count-based spacing, the packets between drops are uniform on
+        // {1, …, 1/p_b − 1} (paper §7), so the drop fraction is 2·p_b.
+        let mut rng = rng::stream(42, "red-test", 0);
+        for (avg, p_b) in [(6.0, 0.01), (7.5, 0.025), (10.0, 0.05)] {
+            let mut c = core_at(avg, false);
+            let n = 400_000;
+            let drops = (0..n).filter(|_| c.decide(1000, &mut rng) == Verdict::Early).count();
+            let frac = drops as f64 / n as f64;
+            assert!((frac / (2.0 * p_b) - 1.0).abs() < 0.03, "avg {avg}: {frac} vs {}", 2.0 * p_b);
+        }
+    }
+
+    #[test]
+    fn forced_drops_start_at_max_th_or_twice_it_when_gentle() {
+        let mut rng = rng::stream(1, "red-test", 0);
+        assert_eq!(core_at(15.0, false).decide(1000, &mut rng), Verdict::Forced);
+        assert_eq!(core_at(29.9, true).p_b() < 1.0, true);
+        assert_eq!(core_at(30.0, true).decide(1000, &mut rng), Verdict::Forced);
+    }
+
+    #[test]
+    fn byte_mode_drops_large_packets_more_often() {
+        let mut rng = rng::stream(7, "red-test", 0);
+        let mut c = RedParams { byte_mode: true, mean_pktsize_bytes: 1000, ..RedParams::default() }.core();
+        c.avg = 7_500.0; // bytes: p_b = 0.025 for a 1000-byte packet
+        let n = 200_000;
+        let big = (0..n).filter(|_| c.decide(1000, &mut rng) == Verdict::Early).count();
+        c.count = -1;
+        let small = (0..n).filter(|_| c.decide(100, &mut rng) == Verdict::Early).count();
+        assert!(big as f64 > 5.0 * small as f64, "{big} vs {small}");
+    }
+
+    #[test]
+    fn ecn_capable_arrivals_are_marked_instead_of_early_dropped() {
+        let p = RedParams { min_th_pkts: 1, max_th_pkts: 1000, max_p: 1.0, w_q: 1.0, ecn: true, gentle: false, ..RedParams::default() };
+        let mut h = Harness::new(Red::new(p));
+        for i in 0..200 {
+            let mut q = pkt(i, 1000);
+            q.ecn = Ecn::Ect;
+            h.enqueue(q);
+        }
+        assert!(h.drops.is_empty());
+        assert!(h.ctx.marks.len() > 20);
+        assert!(h.ctx.marks.iter().all(|m| *m == MarkReason::Early));
+    }
+
+    #[test]
+    fn bad_thresholds_are_refused_by_name() {
+        assert_eq!(RedParams { min_th_pkts: 15, ..RedParams::default() }.validate().unwrap_err().key, "max_th");
+        assert_eq!(RedParams { max_p: 0.0, ..RedParams::default() }.validate().unwrap_err().key, "max_p");
+        assert_eq!(RedParams { w_q: 1.5, ..RedParams::default() }.validate().unwrap_err().key, "w_q");
+    }
+
+    proptest! {
+        #[test]
+        fn conserves_packets_and_bytes(ops in proptest::collection::vec((any::<bool>(), 40u32..1500), 0..400),
+                                       limit in 1u64..50, byte_mode in any::<bool>(), gentle in any::<bool>()) {
+            let p = RedParams { min_th_pkts: 2, max_th_pkts: 6, w_q: 0.2, byte_mode, gentle, link_rate_bps: Some(10_000_000),
+                                limit_pkts: Some(limit), ..RedParams::default() };
+            conserves(Red::new(p), &ops);
+        }
+    }
+}
