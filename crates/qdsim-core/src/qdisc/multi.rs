@@ -291,7 +291,7 @@ impl<S: Scheduler> Qdisc for Multi<S> {
             BufferPolicy::PerQueue { .. } => self
                 .buffer
                 .queue_limit_bytes(q)
-                .is_none_or(|l| self.queues.len_bytes(q) + pkt.size_bytes as u64 <= l),
+                .map_or(true, |l| self.queues.len_bytes(q) + pkt.size_bytes as u64 <= l),
         };
         if admitted {
             self.queues.push(q, pkt);
@@ -511,7 +511,7 @@ mod tests {
         // with one packet each. All finish tags are ≤ 1000, so WFQ sends queue 0's ten first;
         // WF2Q+ holds queue 0 back until its start tag is eligible.
         let mk = |wf2q: bool| {
-            let p = params(|p| p.weights = std::iter::once(10).chain(std::iter::repeat_n(1, 10)).collect());
+            let p = params(|p| p.weights = std::iter::once(10).chain(std::iter::repeat(1).take(10)).collect());
             let q = if wf2q { Multi::wf2q_plus(&p) } else { Multi::wfq(&p) };
             let mut h = Harness::new(q);
             for _ in 0..10 {
@@ -602,8 +602,11 @@ mod tests {
         proptest::collection::vec((prop::bool::weighted(0.6), 0u32..6, 40u32..1500), 0..300)
     }
 
-    /// Runs `ops` and returns the departures and drops as (flow, seq) in order.
-    fn trace<Q: Qdisc>(q: Q, ops: &[(bool, u32, u32)]) -> (Vec<(u32, u64)>, Vec<(u32, u64, DropReason)>) {
+    /// Departures as (flow, seq) and drops as (flow, seq, reason), in order.
+    type Trace = (Vec<(u32, u64)>, Vec<(u32, u64, DropReason)>);
+
+    /// Runs `ops` and returns the departures and drops in order.
+    fn trace<Q: Qdisc>(q: Q, ops: &[(bool, u32, u32)]) -> Trace {
         let mut h = Harness::new(q);
         let mut out = vec![];
         for (i, &(enq, flow, size)) in ops.iter().enumerate() {
