@@ -45,6 +45,8 @@ TCP_KEYS = {
     "delayed_ack": "delayed_ack",
     "delayed_ack_count": "delayed_ack_count",
     "delayed_ack_timeout": "delayed_ack_timeout_ns",
+    "ecn": "ecn",
+    "sack": "sack",
 }
 
 

@@ -169,6 +169,8 @@ class TcpOptions(_Strict):
     delayed_ack: bool | None = None
     delayed_ack_count: int | None = Field(None, ge=1)
     delayed_ack_timeout: PositiveDuration | None = None
+    ecn: bool | None = None
+    sack: bool | None = None
 
 
 class _FlowGroup(_Strict):

@@ -11,7 +11,7 @@ fn main() {
         delay_ns: 5_000_000,
         loss: 0.0,
         qdisc: QdiscConfig::Fifo(FifoParams { limit_pkts: Some(buf), limit_bytes: None }),
-        groups: vec![FlowGroup::bulk("bulk", n, 5_000_000, TcpConfig::default())],
+        groups: vec![FlowGroup::bulk("bulk", n, 5_000_000, TcpConfig { cc: match std::env::var("CC").as_deref() { Ok("cubic") => qdsim_core::tcp::CcKind::Cubic, _ => qdsim_core::tcp::CcKind::Newreno }, ..TcpConfig::default() })],
     };
     let mut cfg = d.config(1, dur * 1_000_000_000, 5_000_000_000);
     if std::env::var("TRACE").is_ok() {
@@ -20,7 +20,7 @@ fn main() {
     let r = qdsim_core::run(&cfg).unwrap();
     let s = &r.series.tcp;
     for i in 0..s.t.len() {
-        if s.t[i] < 3.0 { println!("t {:.2} cwnd {} ssth {} srtt {:.4} infl {}", s.t[i], s.cwnd[i], s.ssthresh[i], s.srtt_s[i], s.inflight_bytes[i] / 1460); }
+        if s.t[i] < 12.0 && i % 5 == 0 { println!("t {:.2} cwnd {} ssth {} srtt {:.4} infl {}", s.t[i], s.cwnd[i], s.ssthresh[i], s.srtt_s[i], s.inflight_bytes[i] / 1460); }
     }
     for f in &r.flows {
         println!("flow {} goodput {:.3} Mb/s retx {} fr {} to {} drops {}", f.id, f.goodput_bps / 1e6, f.retransmits, f.fast_retransmits, f.timeouts, f.drops);

@@ -59,6 +59,7 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
                 ParamInfo { name: "delayed_ack_count", unit: "pkts", default: "2", help: "segments per delayed ACK" },
                 ParamInfo { name: "delayed_ack_timeout", unit: "time", default: "40ms", help: "delayed-ACK timer (Linux)" },
                 ParamInfo { name: "ecn", unit: "bool", default: "false", help: "ECN (RFC 3168): ECT data, ECE/CWR, one reduction per RTT" },
+                ParamInfo { name: "sack", unit: "bool", default: "false", help: "SACK blocks (RFC 2018) and RFC 6675 loss recovery" },
             ],
         },
         AlgorithmInfo {

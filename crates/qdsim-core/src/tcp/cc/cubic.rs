@@ -87,8 +87,13 @@ impl CongestionControl for Cubic {
         ((cwnd * BETA) as u32).max(2)
     }
 
+    /// RFC 9438 §4.8: after a timeout the first congestion-avoidance epoch uses K = 0 and
+    /// W_max = the window at its start, i.e. convex growth from there — not a race back to a
+    /// W_max from before the timeout.
     fn on_timeout(&mut self, _w: &Window, _now: Time) {
         self.epoch_start = None;
+        self.w_max = 0.0;
+        self.k = 0.0;
     }
 
     fn on_rtt(&mut self, srtt: Duration) {
@@ -139,6 +144,26 @@ mod tests {
             }
         }
         assert_eq!(checked, 4);
+    }
+
+    #[test]
+    fn after_a_timeout_growth_restarts_convex_from_the_current_window() {
+        let rtt = Duration::from_ms(40);
+        let mut c = Cubic { srtt: rtt, ..Cubic::default() };
+        let big = Window { cwnd: 200, cwnd_cnt: 0, ssthresh: 1000, cwnd_clamp: 100_000 };
+        c.ssthresh_after_loss(&big, 200, Time::ZERO);
+        c.on_timeout(&big, Time::ZERO);
+        let mut w = Window { cwnd: 36, cwnd_cnt: 0, ssthresh: 36, cwnd_clamp: 100_000 };
+        let mut now = Time::ZERO;
+        for _ in 0..5 {
+            for _ in 0..w.cwnd {
+                c.on_ack(&mut w, 1, now);
+            }
+            now += rtt;
+        }
+        // Five RTTs into a convex epoch from 36: C (0.24 s)^3 is far below one segment,
+        // so growth comes from the Reno-friendly term (about 0.53 segments per RTT).
+        assert!(w.cwnd <= 40, "cwnd {} raced toward the pre-timeout W_max", w.cwnd);
     }
 
     #[test]
