@@ -597,6 +597,29 @@ mod tests {
         }
     }
 
+    #[test]
+    fn catalog_keys_map_to_params_fields_by_the_unit_contract() {
+        // The Python side turns key + unit into the core's field: time → _ns, bytes → _bytes,
+        // pkts|bytes → _pkts / _bytes, anything else unchanged.
+        for info in [info_drr(), info_drr_lds(), info_wfq(), info_wf2q_plus()] {
+            for p in &info.params {
+                let (field, value) = match (p.unit, p.name) {
+                    ("time", n) => (format!("{n}_ns"), "1000".to_string()),
+                    ("bytes", n) => (format!("{n}_bytes"), "1500".into()),
+                    ("pkts|bytes", n) => (format!("{n}_pkts"), "10".into()),
+                    ("int", n) => (n.to_string(), "1".into()),
+                    ("list", n) => (n.to_string(), "[1]".into()),
+                    ("name", "classifier") => ("classifier".into(), "\"per_user\"".into()),
+                    ("name", "buffer") => ("buffer".into(), "\"shared\"".into()),
+                    (u, n) => panic!("{}: {n} has an unexpected unit {u}", info.name),
+                };
+                let j = format!(r#"{{"kind":"{}","{field}":{value}}}"#, info.name);
+                let c: Result<crate::qdisc::QdiscConfig, _> = serde_json::from_str(&j);
+                assert!(c.is_ok(), "{j}: {c:?}");
+            }
+        }
+    }
+
     /// One op: (enqueue?, flow, size).
     fn ops() -> impl Strategy<Value = Vec<(bool, u32, u32)>> {
         proptest::collection::vec((prop::bool::weighted(0.6), 0u32..6, 40u32..1500), 0..300)
