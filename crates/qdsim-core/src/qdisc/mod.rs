@@ -20,7 +20,7 @@ pub mod classify;
 mod multi;
 pub mod sched;
 
-pub use aqm::{Ared, AredParams, Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars, Red, RedParams};
+pub use aqm::{Ared, AredParams, Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars, Pie, PieParams, Red, RedParams};
 pub use fifo::{Fifo, FifoParams};
 pub use multi::{FqParams, Multi};
 
@@ -200,6 +200,8 @@ pub enum QdiscConfig {
     Wf2qPlus(FqParams),
     /// CoDel (RFC 8289).
     Codel(CodelParams),
+    /// PIE (RFC 8033).
+    Pie(PieParams),
     /// RED (Floyd & Jacobson 1993).
     Red(RedParams),
     /// Adaptive RED (Floyd, Gummadi, Shenker 2001).
@@ -216,6 +218,7 @@ impl QdiscConfig {
             QdiscConfig::Fifo(p) => p.validate(),
             QdiscConfig::Drr(p) | QdiscConfig::DrrLds(p) | QdiscConfig::Wfq(p) | QdiscConfig::Wf2qPlus(p) => p.validate(),
             QdiscConfig::Codel(p) => p.validate(),
+            QdiscConfig::Pie(p) => p.validate(),
             QdiscConfig::Red(p) => p.validate(),
             QdiscConfig::Ared(p) => p.validate(),
         }
@@ -230,6 +233,7 @@ impl QdiscConfig {
             QdiscConfig::Wfq(_) => "wfq",
             QdiscConfig::Wf2qPlus(_) => "wf2q_plus",
             QdiscConfig::Codel(_) => "codel",
+            QdiscConfig::Pie(_) => "pie",
             QdiscConfig::Red(_) => "red",
             QdiscConfig::Ared(_) => "ared",
         }
@@ -244,6 +248,7 @@ impl QdiscConfig {
             QdiscConfig::Wfq(p) => AnyQdisc::Wfq(Multi::wfq(p)),
             QdiscConfig::Wf2qPlus(p) => AnyQdisc::Wfq(Multi::wf2q_plus(p)),
             QdiscConfig::Codel(p) => AnyQdisc::Codel(CodelQdisc::new(p.clone())),
+            QdiscConfig::Pie(p) => AnyQdisc::Pie(Pie::new(p.clone())),
             QdiscConfig::Red(p) => AnyQdisc::Red(Red::new(p.clone())),
             QdiscConfig::Ared(p) => AnyQdisc::Ared(Ared::new(p.clone())),
         }
@@ -263,6 +268,8 @@ pub enum AnyQdisc {
     Wfq(Multi<sched::Wfq>),
     /// See [`CodelQdisc`].
     Codel(CodelQdisc),
+    /// See [`Pie`].
+    Pie(Pie),
     /// See [`Red`].
     Red(Red),
     /// See [`Ared`].
@@ -277,6 +284,7 @@ macro_rules! dispatch {
             AnyQdisc::DrrLds($q) => $e,
             AnyQdisc::Wfq($q) => $e,
             AnyQdisc::Codel($q) => $e,
+            AnyQdisc::Pie($q) => $e,
             AnyQdisc::Red($q) => $e,
             AnyQdisc::Ared($q) => $e,
         }
@@ -327,7 +335,7 @@ pub struct AlgorithmInfo {
 
 /// Returns every qdisc with its parameters.
 pub fn catalog() -> Vec<AlgorithmInfo> {
-    vec![fifo::info(), multi::info_drr(), multi::info_drr_lds(), multi::info_wfq(), multi::info_wf2q_plus(), aqm::codel::info(), aqm::red::info(), aqm::ared::info()]
+    vec![fifo::info(), multi::info_drr(), multi::info_drr_lds(), multi::info_wfq(), multi::info_wf2q_plus(), aqm::codel::info(), aqm::red::info(), aqm::ared::info(), aqm::pie::info()]
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! - [`codel`]: CoDel (RFC 8289), with the [`Codel`] control law that FQ-CoDel reuses per flow.
 //! - [`red`]: RED (Floyd & Jacobson 1993) with gentle and byte modes.
 //! - [`ared`]: Adaptive RED (Floyd, Gummadi, Shenker 2001), reusing RED's estimator.
+//! - [`pie`]: PIE (RFC 8033).
 //!
 //! Every AQM here reports its drops through [`super::QdiscCtx`] with a reason naming the
 //! rule that fired (`early`, `forced`, `target_exceeded`, `overflow`, ...), and marks ECN
@@ -11,8 +12,10 @@
 
 pub mod ared;
 pub mod codel;
+pub mod pie;
 pub mod red;
 
 pub use ared::{Ared, AredParams};
 pub use codel::{Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars};
+pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams};
