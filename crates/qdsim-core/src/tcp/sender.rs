@@ -40,6 +40,9 @@ use super::config::{CcKind, TcpConfig};
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 
+/// RFC 3465's L: the most segments one ACK may count toward window growth.
+pub const ABC_LIMIT: u32 = 2;
+
 /// Counters of one sender.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SenderStats {
@@ -340,7 +343,10 @@ impl TcpSender {
         } else {
             self.dupacks = 0;
             if grow {
-                self.cc.on_ack(&mut self.win, acked, now);
+                // Window growth counts at most L = 2 segments per ACK (RFC 3465 §2.2): a
+                // cumulative ACK that jumps over data the receiver already held (after
+                // go-back-N) must not turn into a window's worth of growth and a line-rate burst.
+                self.cc.on_ack(&mut self.win, acked.min(ABC_LIMIT), now);
             }
         }
         if self.snd_una >= self.snd_max {

@@ -232,12 +232,12 @@ fn tahoe_restarts_slow_start_from_one_segment_on_fast_retransmit() {
     assert_eq!(s.win.cwnd, 1);
     assert_eq!(s.win.ssthresh, 5);
     assert_eq!(sent(&mut out), vec![(0, true)], "go-back-N starts with the lost segment only");
-    // The retransmission's ACK is cumulative to 4 (segments 1..=3 had arrived): slow start
-    // counts the 4 ACKed segments (Linux), cwnd = min(1 + 4, ssthresh 5) = 5, and go-back-N
-    // resends 4..=8.
+    // The retransmission's ACK is cumulative to 4 (segments 1..=3 had arrived): it ACKs 4
+    // segments but counts at most L = 2 toward growth (RFC 3465), so cwnd = 1 + 2 = 3 and
+    // go-back-N resends 4..=6.
     s.on_ack(&ack(4, T), T, &mut out);
-    assert_eq!(s.win.cwnd, 5);
-    assert_eq!(sent(&mut out), (4..=8).map(|i| (i, true)).collect::<Vec<_>>());
+    assert_eq!(s.win.cwnd, 3);
+    assert_eq!(sent(&mut out), (4..=6).map(|i| (i, true)).collect::<Vec<_>>());
 }
 
 fn ece(n: u64) -> Packet {
