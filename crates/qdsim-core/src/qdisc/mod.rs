@@ -20,7 +20,7 @@ pub mod classify;
 mod multi;
 pub mod sched;
 
-pub use aqm::{Ared, AredParams, Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars, Pie, PieParams, Red, RedParams};
+pub use aqm::{Ared, AredParams, Blue, BlueParams, Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars, Pie, PieParams, Red, RedParams};
 pub use fifo::{Fifo, FifoParams};
 pub use multi::{FqParams, Multi};
 
@@ -200,6 +200,8 @@ pub enum QdiscConfig {
     Wf2qPlus(FqParams),
     /// CoDel (RFC 8289).
     Codel(CodelParams),
+    /// Blue (Feng et al.).
+    Blue(BlueParams),
     /// PIE (RFC 8033).
     Pie(PieParams),
     /// RED (Floyd & Jacobson 1993).
@@ -218,6 +220,7 @@ impl QdiscConfig {
             QdiscConfig::Fifo(p) => p.validate(),
             QdiscConfig::Drr(p) | QdiscConfig::DrrLds(p) | QdiscConfig::Wfq(p) | QdiscConfig::Wf2qPlus(p) => p.validate(),
             QdiscConfig::Codel(p) => p.validate(),
+            QdiscConfig::Blue(p) => p.validate(),
             QdiscConfig::Pie(p) => p.validate(),
             QdiscConfig::Red(p) => p.validate(),
             QdiscConfig::Ared(p) => p.validate(),
@@ -233,6 +236,7 @@ impl QdiscConfig {
             QdiscConfig::Wfq(_) => "wfq",
             QdiscConfig::Wf2qPlus(_) => "wf2q_plus",
             QdiscConfig::Codel(_) => "codel",
+            QdiscConfig::Blue(_) => "blue",
             QdiscConfig::Pie(_) => "pie",
             QdiscConfig::Red(_) => "red",
             QdiscConfig::Ared(_) => "ared",
@@ -248,6 +252,7 @@ impl QdiscConfig {
             QdiscConfig::Wfq(p) => AnyQdisc::Wfq(Multi::wfq(p)),
             QdiscConfig::Wf2qPlus(p) => AnyQdisc::Wfq(Multi::wf2q_plus(p)),
             QdiscConfig::Codel(p) => AnyQdisc::Codel(CodelQdisc::new(p.clone())),
+            QdiscConfig::Blue(p) => AnyQdisc::Blue(Blue::new(p.clone())),
             QdiscConfig::Pie(p) => AnyQdisc::Pie(Pie::new(p.clone())),
             QdiscConfig::Red(p) => AnyQdisc::Red(Red::new(p.clone())),
             QdiscConfig::Ared(p) => AnyQdisc::Ared(Ared::new(p.clone())),
@@ -268,6 +273,8 @@ pub enum AnyQdisc {
     Wfq(Multi<sched::Wfq>),
     /// See [`CodelQdisc`].
     Codel(CodelQdisc),
+    /// See [`Blue`].
+    Blue(Blue),
     /// See [`Pie`].
     Pie(Pie),
     /// See [`Red`].
@@ -284,6 +291,7 @@ macro_rules! dispatch {
             AnyQdisc::DrrLds($q) => $e,
             AnyQdisc::Wfq($q) => $e,
             AnyQdisc::Codel($q) => $e,
+            AnyQdisc::Blue($q) => $e,
             AnyQdisc::Pie($q) => $e,
             AnyQdisc::Red($q) => $e,
             AnyQdisc::Ared($q) => $e,
@@ -335,7 +343,7 @@ pub struct AlgorithmInfo {
 
 /// Returns every qdisc with its parameters.
 pub fn catalog() -> Vec<AlgorithmInfo> {
-    vec![fifo::info(), multi::info_drr(), multi::info_drr_lds(), multi::info_wfq(), multi::info_wf2q_plus(), aqm::codel::info(), aqm::red::info(), aqm::ared::info(), aqm::pie::info()]
+    vec![fifo::info(), multi::info_drr(), multi::info_drr_lds(), multi::info_wfq(), multi::info_wf2q_plus(), aqm::codel::info(), aqm::red::info(), aqm::ared::info(), aqm::pie::info(), aqm::blue::info()]
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! - [`red`]: RED (Floyd & Jacobson 1993) with gentle and byte modes.
 //! - [`ared`]: Adaptive RED (Floyd, Gummadi, Shenker 2001), reusing RED's estimator.
 //! - [`pie`]: PIE (RFC 8033).
+//! - [`blue`]: Blue (Feng et al. 1999/2002).
 //!
 //! Every AQM here reports its drops through [`super::QdiscCtx`] with a reason naming the
 //! rule that fired (`early`, `forced`, `target_exceeded`, `overflow`, ...), and marks ECN
@@ -11,11 +12,13 @@
 //! come only from `ctx.rng`, so a run is a function of its seed.
 
 pub mod ared;
+pub mod blue;
 pub mod codel;
 pub mod pie;
 pub mod red;
 
 pub use ared::{Ared, AredParams};
+pub use blue::{Blue, BlueParams};
 pub use codel::{Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars};
 pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams};
