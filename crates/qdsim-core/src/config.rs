@@ -140,6 +140,13 @@ pub struct SamplingConfig {
     /// Record cwnd, ssthresh, srtt and bytes in flight of every TCP flow at each sample.
     #[serde(default)]
     pub tcp: bool,
+    /// Also record a TCP flow's state whenever its cwnd or ssthresh changes (needs no
+    /// interval).
+    #[serde(default)]
+    pub tcp_on_change: bool,
+    /// Record a per-flow event log of fast retransmits, retransmissions and timeouts.
+    #[serde(default)]
+    pub tcp_events: bool,
 }
 
 /// A configuration value the core refuses, with the key path, the value and what is allowed.

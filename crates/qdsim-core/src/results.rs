@@ -151,11 +151,27 @@ pub struct LinkResult {
 /// Sampled time series, columnar.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct Series {
-    /// Queue samples: time (s), link index, packets, bytes.
+    /// Queue samples: time (s), link index, packets, bytes, cumulative drops.
     pub queue: QueueSeries,
     /// TCP samples: time (s), flow index, cwnd (segments), ssthresh (segments, capped at
     /// 2^31 when "infinite"), smoothed RTT (s, 0 before the first sample), bytes in flight.
     pub tcp: TcpSeries,
+    /// TCP events (with `sampling.tcp_events`): time (s), flow, kind, segment.
+    pub tcp_events: TcpEvents,
+}
+
+/// Columns of the TCP event log.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct TcpEvents {
+    /// Event time, seconds.
+    pub t: Vec<f64>,
+    /// Flow index.
+    pub flow: Vec<u32>,
+    /// `"fast_retransmit"` (entry into loss recovery), `"retransmit"` (any segment resent)
+    /// or `"timeout"`.
+    pub kind: Vec<&'static str>,
+    /// The segment concerned (the first unacknowledged one for recovery and timeouts).
+    pub seq: Vec<u64>,
 }
 
 /// Columns of the queue-length series.
@@ -169,6 +185,11 @@ pub struct QueueSeries {
     pub pkts: Vec<u64>,
     /// Bytes queued.
     pub bytes: Vec<u64>,
+    /// Packets dropped by the qdisc since the start of the run (all reasons).
+    pub drops: Vec<u64>,
+    /// Of those, drops because the buffer was full (`overflow`); the rest are the
+    /// algorithm's own (AQM) decisions.
+    pub overflow_drops: Vec<u64>,
 }
 
 /// Columns of the TCP sender series.
@@ -186,4 +207,7 @@ pub struct TcpSeries {
     pub srtt_s: Vec<f64>,
     /// Bytes in flight.
     pub inflight_bytes: Vec<u64>,
+    /// Whether the flow is recovering from a retransmission timeout (from the timeout until
+    /// everything outstanding at it is acknowledged).
+    pub in_timeout: Vec<bool>,
 }

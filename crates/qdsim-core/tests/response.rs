@@ -59,3 +59,19 @@ fn reno_and_newreno_follow_the_mathis_law() {
         }
     }
 }
+
+#[test]
+fn highspeed_takes_the_larger_share_beside_newreno_in_a_large_fifo() {
+    // Augé & Roberts Fig. 6 (middle): HSTCP and NewReno through one bottleneck with a large
+    // buffer; HSTCP's a(w) > 1 and b(w) < 0.5 at large windows win it most of the capacity.
+    use qdsim_core::scenario::FlowGroup;
+    let mut d = dumbbell(100_000_000, 10, 15, 0, 2000);
+    for (name, cc) in [("hstcp", CcKind::Highspeed), ("newreno", CcKind::Newreno)] {
+        d.groups.push(FlowGroup::bulk(name, 1, 15 * MS, TcpConfig { cc, rwnd_bytes: 1 << 30, ..TcpConfig::default() }));
+    }
+    let r = qdsim_core::run(&d.config(2, 120 * S, 20 * S)).unwrap();
+    let (h, n) = (r.flows[0].goodput_bps, r.flows[1].goodput_bps);
+    eprintln!("HSTCP {:.1} Mb/s, NewReno {:.1} Mb/s", h / 1e6, n / 1e6);
+    assert!(h > 1.5 * n, "HSTCP {h:.0} vs NewReno {n:.0}");
+    assert!(r.links[0].utilization > 0.95);
+}

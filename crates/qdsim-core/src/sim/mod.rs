@@ -40,6 +40,8 @@ pub(crate) struct FlowAcc {
     pub delay_sum_ns: u128,
     pub delay_n: u64,
     pub data_received: u64,
+    /// (cwnd, ssthresh) last recorded by on-change sampling.
+    pub last_recorded: Option<(u32, u32)>,
 }
 
 /// One flow: where it runs, when it starts, its endpoints and statistics.
@@ -149,6 +151,21 @@ impl Sim {
 
     /// Sends what an endpoint of flow `f` at `node` produced and schedules its timers.
     fn flush(&mut self, f: u32, node: NodeId, mut out: Outbox, now: Time) {
+        if !out.events.is_empty() {
+            if self.cfg.sampling.tcp_events {
+                let log = &mut self.series.tcp_events;
+                for &(kind, seq) in &out.events {
+                    log.t.push(now.as_secs_f64());
+                    log.flow.push(f);
+                    log.kind.push(kind);
+                    log.seq.push(seq);
+                }
+            }
+            out.events.clear();
+        }
+        if self.cfg.sampling.tcp_on_change {
+            self.record_tcp_if_changed(f as usize, now);
+        }
         for (t, timer) in out.timers.drain(..) {
             self.q.schedule(t, Event::Flow(f, timer));
         }

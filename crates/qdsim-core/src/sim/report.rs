@@ -23,22 +23,41 @@ impl Sim {
                 s.link.push(i as u32);
                 s.pkts.push(l.port.len_pkts());
                 s.bytes.push(l.port.len_bytes());
+                s.drops.push(l.port.counters.total_drops());
+                s.overflow_drops.push(l.port.counters.drops[DropReason::Overflow as usize]);
             }
         }
         if self.cfg.sampling.tcp {
-            for (i, f) in self.flows.iter().enumerate() {
-                if let Endpoints::Tcp { snd, .. } = &f.ep {
-                    let s = &mut self.series.tcp;
-                    s.t.push(t);
-                    s.flow.push(i as u32);
-                    s.cwnd.push(snd.win.cwnd);
-                    s.ssthresh.push(snd.win.ssthresh.min(1 << 31));
-                    s.srtt_s.push(snd.rtt.srtt.map_or(0.0, |d| d.as_secs_f64()));
-                    s.inflight_bytes.push(snd.inflight_bytes());
-                }
+            for i in 0..self.flows.len() {
+                self.record_tcp(i, now);
             }
         }
         self.q.schedule(now + self.sample_interval, Event::Sample);
+    }
+
+    /// Appends flow `i`'s TCP state at `now` to the series (no-op for non-TCP flows).
+    fn record_tcp(&mut self, i: usize, now: Time) {
+        let f = &mut self.flows[i];
+        if let Endpoints::Tcp { snd, .. } = &f.ep {
+            let s = &mut self.series.tcp;
+            s.t.push(now.as_secs_f64());
+            s.flow.push(i as u32);
+            s.cwnd.push(snd.win.cwnd);
+            s.ssthresh.push(snd.win.ssthresh.min(1 << 31));
+            s.srtt_s.push(snd.rtt.srtt.map_or(0.0, |d| d.as_secs_f64()));
+            s.inflight_bytes.push(snd.inflight_bytes());
+            s.in_timeout.push(snd.in_timeout());
+            f.acc.last_recorded = Some((snd.win.cwnd, snd.win.ssthresh));
+        }
+    }
+
+    /// Records flow `i`'s TCP state if its cwnd or ssthresh changed since the last record.
+    pub(super) fn record_tcp_if_changed(&mut self, i: usize, now: Time) {
+        if let Endpoints::Tcp { snd, .. } = &self.flows[i].ep {
+            if self.flows[i].acc.last_recorded != Some((snd.win.cwnd, snd.win.ssthresh)) {
+                self.record_tcp(i, now);
+            }
+        }
     }
 
     /// Returns the results of the run so far (call after [`Sim::run`]).

@@ -101,6 +101,10 @@ pub struct TcpSender {
     pub scoreboard: Scoreboard,
     /// RFC 6675 HighRxt, exclusive: one past the highest segment retransmitted in this recovery.
     high_rxt: u64,
+    /// RFC 6675 rule 4: the rescue retransmission was sent in this recovery.
+    rescue_sent: bool,
+    /// Between a timeout and the ACK of everything outstanding at it.
+    rto_recovering: bool,
     mss: u32,
     /// Number of segments of a finite transfer; `None` = unlimited data.
     total_segs: Option<u64>,
@@ -151,6 +155,8 @@ impl TcpSender {
             sack: cfg.sack,
             scoreboard: Scoreboard::default(),
             high_rxt: 0,
+            rescue_sent: false,
+            rto_recovering: false,
             mss,
             total_segs,
             last_seg_bytes,
@@ -190,6 +196,11 @@ impl TcpSender {
         self.total_segs.is_some_and(|n| self.snd_una >= n)
     }
 
+    /// Returns whether the sender is recovering from a retransmission timeout.
+    pub fn in_timeout(&self) -> bool {
+        self.rto_recovering
+    }
+
     /// Returns the segments in flight (`snd_max − snd_una`, RFC 5681's FlightSize).
     pub fn flight(&self) -> u32 {
         (self.snd_max - self.snd_una).min(u32::MAX as u64) as u32
@@ -216,6 +227,7 @@ impl TcpSender {
         let retx = seq < self.snd_max;
         if retx {
             self.stats.retransmits += 1;
+            out.event("retransmit", seq);
         }
         self.stats.sent_pkts += 1;
         let mut flags = if retx { FLAG_RETX } else { 0 };
@@ -306,6 +318,9 @@ impl TcpSender {
             }
         }
         self.snd_una = ack;
+        if self.rto_recovering && ack >= self.recover {
+            self.rto_recovering = false;
+        }
         if self.snd_nxt < self.snd_una {
             // The receiver had buffered what go-back-N was about to resend.
             self.snd_nxt = self.snd_una;
@@ -374,6 +389,7 @@ impl TcpSender {
                 return;
             }
             self.stats.fast_retransmits += 1;
+            out.event("fast_retransmit", self.snd_una);
             let flight = self.flight();
             self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight, now);
             if self.sack {
@@ -383,6 +399,7 @@ impl TcpSender {
                 self.in_recovery = true;
                 self.win.cwnd = self.win.ssthresh;
                 self.win.cwnd_cnt = 0;
+                self.rescue_sent = false;
                 self.transmit(self.snd_una, now, out);
                 self.high_rxt = self.snd_una + 1;
                 self.arm_rto(now, out);
@@ -413,7 +430,7 @@ impl TcpSender {
 
     /// Sends during SACK recovery while `cwnd > pipe` (RFC 6675 §5 step 4), choosing each
     /// segment by `NextSeg`: a lost hole (rule 1), else new data (rule 2), else any unSACKed
-    /// hole below the highest SACK (rule 3).
+    /// hole below the highest SACK (rule 3), else once the rescue retransmission (rule 4).
     fn sack_send(&mut self, now: Time, out: &mut Outbox) {
         let thr = self.dupack_threshold as u64;
         loop {
@@ -436,6 +453,15 @@ impl TcpSender {
             } else if let Some(hole) = self.scoreboard.next_hole(from, thr, false) {
                 hole
             } else {
+                // Rule 4, the rescue retransmission: once per recovery, resend the highest
+                // unSACKed segment, so a loss at the tail of a window (which no later segment
+                // can reveal) need not wait for the timer. HighRxt is not updated.
+                if !self.rescue_sent {
+                    if let Some(last) = (self.snd_una..self.snd_max).rev().find(|&s| !self.scoreboard.is_sacked(s)) {
+                        self.rescue_sent = true;
+                        self.transmit(last, now, out);
+                    }
+                }
                 break;
             };
             self.transmit(seq, now, out);
@@ -479,6 +505,8 @@ impl TcpSender {
 
     fn on_timeout(&mut self, now: Time, out: &mut Outbox) {
         self.stats.timeouts += 1;
+        out.event("timeout", self.snd_una);
+        self.rto_recovering = true;
         // Reduce ssthresh only for a new congestion episode. A timeout during fast recovery
         // belongs to the loss episode that already set ssthresh (Linux `tcp_enter_loss`), and
         // a repeated timeout of the same data holds it constant (RFC 5681 §3.1); recomputing

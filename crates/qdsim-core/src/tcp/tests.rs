@@ -334,3 +334,20 @@ fn receiver_reports_the_latest_block_first() {
     assert_eq!(last.ack, 1);
     assert_eq!(blocks, vec![(2, 4), (5, 7)]);
 }
+
+#[test]
+fn sack_sends_one_rescue_retransmission_for_a_lost_tail() {
+    // A finite transfer of 10 segments: segments 0 and 9 (the tail) are lost. Duplicate
+    // ACKs SACK 1..9; nothing reveals 9's loss (fewer than DupThresh SACKed above it) and there
+    // is no new data, so rule 4 resends the highest unSACKed segment once.
+    let c = TcpConfig { sack: true, ..cfg(CcKind::Newreno) };
+    let mut s = TcpSender::new(0, 0, 0, 1, &c, Some(10 * 1460));
+    let mut out = Outbox::default();
+    s.start(Time::ZERO, &mut out);
+    out.pkts.clear();
+    for hi in 2..=9 {
+        s.on_ack(&sack_ack(0, &[(1, hi)]), T, &mut out);
+    }
+    let retx: Vec<u64> = out.pkts.iter().filter(|p| p.has(FLAG_RETX)).map(|p| p.seq).collect();
+    assert_eq!(retx, vec![0, 9]);
+}

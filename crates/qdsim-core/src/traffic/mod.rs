@@ -24,12 +24,18 @@ pub struct Outbox {
     pub pkts: Vec<Packet>,
     /// Timers to schedule for the endpoint's flow.
     pub timers: Vec<(Time, FlowTimer)>,
+    /// Loss-recovery events to log: kind and segment.
+    pub events: Vec<(&'static str, u64)>,
 }
 
 impl Outbox {
     /// Queues `pkt` for sending.
     pub fn send(&mut self, pkt: Packet) {
         self.pkts.push(pkt);
+    }
+    /// Logs a loss-recovery event of `kind` about segment `seq`.
+    pub fn event(&mut self, kind: &'static str, seq: u64) {
+        self.events.push((kind, seq));
     }
     /// Asks for `timer` to fire at `at`.
     pub fn timer(&mut self, at: Time, timer: FlowTimer) {
