@@ -1,4 +1,4 @@
-"""The ``qdsim`` command line: ``run``, ``sweep``, ``plot`` and ``list``.
+"""The ``qdsim`` command line: ``run``, ``sweep``, ``plot``, ``reproduce`` and ``list``.
 
 Every user error (a bad experiment file, override or option) prints one line,
 ``error: <key>: <value> is not allowed; <allowed>``, on stderr and exits with status 2.
@@ -57,7 +57,22 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--y", default=None, help="metric column (default: [plot].y, goodput_bps)")
     plot.add_argument("--by", default=None, help="column giving one line each (default: group for group metrics)")
     plot.add_argument("--out", type=Path, default=None, metavar="FILE", help="output .png or .pdf")
+    plot.add_argument(
+        "--kind",
+        choices=("sweep", "cwnd", "queue"),
+        default="sweep",
+        help="sweep: metric vs swept key; cwnd: congestion window vs time per flow; queue: queue length vs time per link",
+    )
+    plot.add_argument("--flows", default=None, help="cwnd: comma-separated flow ids (default: all)")
+    plot.add_argument("--links", default=None, help="queue: comma-separated link names (default: links that queued)")
     plot.set_defaults(func=cmd_plot)
+
+    rep = sub.add_parser("reproduce", help="sweep a paper figure's experiment file, then draw its [plot]")
+    _add_spec_options(rep)
+    rep.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: all cores)")
+    rep.add_argument("--repetitions", type=int, default=None, metavar="N", help="override sweep.repetitions (e.g. fewer for a quick look)")
+    rep.add_argument("--figure", type=Path, default=None, metavar="FILE", help="output .png or .pdf (default: RESULTS_DIR/<file stem>.png)")
+    rep.set_defaults(func=cmd_reproduce)
 
     lst = sub.add_parser("list", help="list qdiscs, congestion controls and traffic kinds")
     lst.add_argument("--json", action="store_true", help="print the catalog as JSON")
@@ -85,7 +100,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     raw, spec = load(args.spec, args.sets)
     config = resolve(spec, seed=args.seed)
     outcome = run_config(config)
-    summary = summarize(outcome)
+    summary = store.add_users(summarize(outcome), config)
     out = _out_dir(args, spec.experiment.name)
     store.write_json(out / "spec.json", raw)
     store.write_json(out / "config.json", config)
@@ -130,11 +145,54 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    """Plots a sweep's metric against a swept key."""
+    """Plots a sweep's metric against a swept key, or a run's time series (``--kind``)."""
     from .plot import plot_sweep
 
-    path = plot_sweep(args.results_dir, x=args.x, y=args.y, by=args.by, out=args.out)
+    if args.kind == "cwnd":
+        from .plot_series import plot_cwnd
+
+        try:
+            flows = [int(f) for f in args.flows.split(",")] if args.flows else None
+        except ValueError:
+            raise SpecError("--flows", args.flows, "comma-separated flow ids, e.g. 0,3") from None
+        print(plot_cwnd(args.results_dir, out=args.out, flows=flows))
+        return 0
+    if args.kind == "queue":
+        from .plot_series import plot_queue
+
+        print(plot_queue(args.results_dir, out=args.out, links=args.links.split(",") if args.links else None))
+        return 0
+
+    y = args.y.split(",") if args.y and "," in args.y else args.y
+    path = plot_sweep(args.results_dir, x=args.x, y=y, by=args.by, out=args.out)
     print(path)
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    """Runs a figure's sweep (resumable, like ``sweep``) and draws its ``[plot]``."""
+    from .plot import plot_sweep
+
+    if args.repetitions is not None:
+        if args.repetitions < 1:
+            raise SpecError("--repetitions", args.repetitions, "at least 1 repetition")
+        args.sets = [*args.sets, f"sweep.repetitions={args.repetitions}"]
+    import contextlib
+    import io
+
+    as_json, args.json = args.json, True  # no progress bar; the sweep's JSON line is dropped
+    with contextlib.redirect_stdout(io.StringIO()):
+        cmd_sweep(args)
+    from .spec import load
+
+    _, spec = load(args.spec, args.sets)
+    out = _out_dir(args, spec.experiment.name)
+    figure = args.figure if args.figure is not None else out / f"{Path(args.spec).stem}.png"
+    path = plot_sweep(out, out=figure)
+    if as_json:
+        print(json.dumps({"out": str(out), "figure": str(path)}))
+    else:
+        print(path)
     return 0
 
 

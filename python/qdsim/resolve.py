@@ -27,7 +27,7 @@ from .errors import SpecError
 from .units import format_duration
 from .spec import Dumbbell, Graph, GraphLink, QdiscSpec, Spec, TcpFlows, UdpCbrFlows
 
-__all__ = ["resolve", "config_json", "BOTTLENECK", "TCP_KEYS"]
+__all__ = ["resolve", "config_json", "user_of_flows", "BOTTLENECK", "TCP_KEYS"]
 
 #: Name of the dumbbell's forward bottleneck link.
 BOTTLENECK = "bottleneck"
@@ -65,6 +65,7 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
     if exp.warmup >= exp.duration:
         raise SpecError("experiment.warmup", format_duration(exp.warmup), f"a warm-up shorter than the duration ({format_duration(exp.duration)})")
     _check_group_names(spec)
+    owners = _users(spec)
     if isinstance(spec.topology, Dumbbell):
         nodes, links, endpoints = _dumbbell(spec.topology, spec)
     else:
@@ -75,17 +76,18 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
         if group.start >= exp.duration:
             raise SpecError(f"{key}.start", format_duration(group.start), f"a start before the end of the run ({format_duration(exp.duration)})")
         source = _source(group, key)
-        for src, dst in endpoints[index]:
-            flows.append(
-                {
-                    "group": group.group,
-                    "src": src,
-                    "dst": dst,
-                    "start_ns": group.start,
-                    "start_jitter_ns": group.start_window,
-                    "source": source,
-                }
-            )
+        for i, (src, dst) in enumerate(endpoints[index]):
+            flow = {
+                "group": group.group,
+                "src": src,
+                "dst": dst,
+                "start_ns": group.start,
+                "start_jitter_ns": group.start_window,
+                "source": source,
+            }
+            if owners is not None:
+                flow["user"] = owners[index][i]
+            flows.append(flow)
     config: dict[str, Any] = {
         "seed": exp.seed if seed is None else seed,
         "duration_ns": exp.duration,
@@ -94,13 +96,50 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
         "links": links,
         "flows": flows,
     }
-    if spec.sampling is not None and (spec.sampling.queues or spec.sampling.tcp):
+    sampling = spec.sampling
+    if sampling is not None and (sampling.queues or sampling.tcp or sampling.tcp_on_change or sampling.tcp_events):
         config["sampling"] = {
-            "interval_ns": spec.sampling.interval,
-            "queues": spec.sampling.queues,
-            "tcp": spec.sampling.tcp,
+            "interval_ns": sampling.interval,
+            "queues": sampling.queues,
+            "tcp": sampling.tcp,
+            "tcp_on_change": sampling.tcp_on_change,
+            "tcp_events": sampling.tcp_events,
         }
     return config
+
+
+def _users(spec: Spec) -> list[list[int]] | None:
+    """Returns the global user id of every flow, per group; None if no group sets ``users``.
+
+    Ids are assigned in file order: a group with ``users = k`` takes the next ``k`` ids (its
+    flow ``i`` belongs to the ``i // (count // k)``-th), a group without takes one id for all
+    its flows. Without any ``users`` key this equals the core's default (the group's index),
+    so the flow's ``user`` is then left out of the configuration.
+    """
+    if all(group.users is None for group in spec.flows):
+        return None
+    owners: list[list[int]] = []
+    next_id = 0
+    for index, group in enumerate(spec.flows):
+        users = group.users or 1
+        if group.count % users:
+            raise SpecError(f"flows.{index}.users", users, f"a divisor of count ({group.count}): every user holds count / users flows")
+        per_user = group.count // users
+        owners.append([next_id + i // per_user for i in range(group.count)])
+        next_id += users
+    if next_id > 2**32:
+        raise SpecError("flows", next_id, "at most 2^32 users in all groups")
+    return owners
+
+
+def user_of_flows(config: dict[str, Any]) -> list[int]:
+    """Returns each flow's user id in a resolved configuration (the core's default if unset)."""
+    group_index: dict[str, int] = {}
+    users = []
+    for flow in config["flows"]:
+        default = group_index.setdefault(flow["group"], len(group_index))
+        users.append(flow.get("user", default))
+    return users
 
 
 def _check_group_names(spec: Spec) -> None:
@@ -152,13 +191,17 @@ def _dumbbell(topo: Dumbbell, spec: Spec):
                 raise SpecError(f"flows.{index}.{field}", getattr(group, field), 'no value: dumbbell flows get their own hosts (src/dst are for kind = "graph")')
         rate = group.access_rate if group.access_rate is not None else topo.access_rate
         delay = group.access_delay if group.access_delay is not None else topo.access_delay
+        # One sender and one receiver host per user (per flow when `users` is absent): the
+        # flows of a user share its access link, as in Menth et al.'s Fig. 2.
+        hosts = group.users if group.users is not None else group.count
+        per_host = group.count // hosts if group.count % hosts == 0 else 1
         pairs = []
-        for i in range(group.count):
-            sender, receiver = f"{group.group}.s{i}", f"{group.group}.d{i}"
+        for h in range(hosts):
+            sender, receiver = f"{group.group}.s{h}", f"{group.group}.d{h}"
             nodes += [sender, receiver]
             links += _duplex(sender, "r1", rate, delay)
             links += _duplex("r2", receiver, rate, topo.receiver_delay)
-            pairs.append((sender, receiver))
+            pairs += [(sender, receiver)] * per_host
         endpoints.append(pairs)
     return nodes, links, endpoints
 

@@ -24,10 +24,30 @@ from typing import Any, Iterable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["TABLES", "run_rows", "series_rows", "write_tables", "write_columns", "write_json", "read_json", "read_table", "connect"]
+__all__ = ["TABLES", "add_users", "run_rows", "series_rows", "write_tables", "write_columns", "write_json", "read_json", "read_table", "connect"]
 
 #: Tables every results directory has, one Parquet file each.
 TABLES = ("points", "flows", "groups", "links")
+
+
+def add_users(summary: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """Adds user columns to a run summary (in place; returns it).
+
+    Every flow gets ``user``, its global user id (the core's ``FlowConfig.user``: set by a
+    group's ``users`` key, else the group's index). Every group gets ``users`` (distinct user
+    ids among its flows) and ``per_user_goodput_bps`` (the group's goodput over ``users``),
+    the throughput per user of Menth et al.'s figures.
+    """
+    from .resolve import user_of_flows
+
+    owners = user_of_flows(config)
+    for flow in summary["flows"]:
+        flow["user"] = owners[flow["id"]]
+    for group in summary["groups"]:
+        users = {f["user"] for f in summary["flows"] if f["group"] == group["group"]}
+        group["users"] = len(users)
+        group["per_user_goodput_bps"] = group["goodput_bps"] / len(users) if users else 0.0
+    return summary
 
 
 def _flat_link(link: dict[str, Any]) -> dict[str, Any]:
@@ -64,7 +84,8 @@ def run_rows(summary: dict[str, Any], ids: dict[str, Any]) -> dict[str, list[dic
 
 
 def series_rows(results: dict[str, Any], ids: dict[str, Any]) -> dict[str, dict[str, list[Any]]]:
-    """Returns the sampled series of one run as columns, named ``series_queue`` / ``series_tcp``."""
+    """Returns the sampled series of one run as columns: ``series_queue``, ``series_tcp``,
+    ``series_tcp_events``."""
     link_names = [link["name"] for link in results["links"]]
     out: dict[str, dict[str, list[Any]]] = {}
     queue = results["series"]["queue"]
@@ -79,6 +100,10 @@ def series_rows(results: dict[str, Any], ids: dict[str, Any]) -> dict[str, dict[
     if tcp["t"]:
         n = len(tcp["t"])
         out["series_tcp"] = {**{k: [v] * n for k, v in ids.items()}, **tcp}
+    events = results["series"].get("tcp_events", {"t": []})
+    if events["t"]:
+        n = len(events["t"])
+        out["series_tcp_events"] = {**{k: [v] * n for k, v in ids.items()}, **events}
     return out
 
 

@@ -42,6 +42,8 @@ __all__ = [
     "Sampling",
     "Sweep",
     "PlotDefaults",
+    "Reference",
+    "Source",
     "load_raw",
     "apply_override",
     "parse_override",
@@ -176,6 +178,9 @@ class TcpOptions(_Strict):
 class _FlowGroup(_Strict):
     group: Name
     count: int = Field(1, ge=1)
+    #: Users the group's flows belong to (``count`` must be a multiple): flow ``i`` belongs to
+    #: the group's user ``i // (count // users)``. Absent = the whole group is one user.
+    users: int | None = Field(None, ge=1, lt=2**31)
     start: Duration = 0
     start_window: Duration = 0
     access_delay: Duration | None = None
@@ -220,6 +225,8 @@ class Sampling(_Strict):
     interval: PositiveDuration = 10_000_000
     queues: bool = False
     tcp: bool = False
+    tcp_on_change: bool = False
+    tcp_events: bool = False
 
 
 class Sweep(BaseModel):
@@ -235,14 +242,40 @@ class Sweep(BaseModel):
         return dict(self.model_extra or {})
 
 
+class Reference(_Strict):
+    """A horizontal reference line of a plot (e.g. a paper's fair-share value)."""
+
+    y: float
+    label: str = ""
+    panel: int = Field(0, ge=0)
+
+
 class PlotDefaults(_Strict):
-    """``[plot]``: defaults of ``qdsim plot``."""
+    """``[plot]``: defaults of ``qdsim plot`` (and the figure ``qdsim reproduce`` draws).
+
+    ``y`` may be a list: one panel per metric, stacked and sharing the x-axis. ``groups``
+    keeps only those flow groups' rows; ``labels`` renames legend entries (keyed by the
+    ``by`` value as text); ``reference`` draws horizontal lines.
+    """
 
     x: str | None = None
-    y: str = "goodput_bps"
+    y: str | list[str] = "goodput_bps"
     by: str | None = None
     title: str | None = None
     logx: bool = False
+    xlabel: str | None = None
+    groups: list[str] | None = None
+    labels: dict[str, str] = {}
+    reference: list[Reference] = []
+
+
+class Source(_Strict):
+    """``[source]``: where a reproduced experiment comes from (provenance, not simulated)."""
+
+    paper: str
+    figure: str
+    section: str = ""
+    notes: str = ""
 
 
 class Spec(_Strict):
@@ -254,6 +287,7 @@ class Spec(_Strict):
     sampling: Sampling | None = None
     sweep: Sweep | None = None
     plot: PlotDefaults = PlotDefaults()
+    source: Source | None = None
 
 
 # --- loading and overrides ------------------------------------------------------------------

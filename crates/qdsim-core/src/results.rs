@@ -153,8 +153,9 @@ pub struct LinkResult {
 pub struct Series {
     /// Queue samples: time (s), link index, packets, bytes, cumulative drops.
     pub queue: QueueSeries,
-    /// TCP samples: time (s), flow index, cwnd (segments), ssthresh (segments, capped at
-    /// 2^31 when "infinite"), smoothed RTT (s, 0 before the first sample), bytes in flight.
+    /// TCP samples: time (s), flow index, cwnd (segments), ssthresh (segments; 2^31 − 1
+    /// while still "arbitrarily high"), smoothed RTT (s, 0 before the first sample), bytes
+    /// in flight, timeout state.
     pub tcp: TcpSeries,
     /// TCP events (with `sampling.tcp_events`): time (s), flow, kind, segment.
     pub tcp_events: TcpEvents,
