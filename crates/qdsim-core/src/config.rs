@@ -107,6 +107,27 @@ pub enum SourceConfig {
         /// TCP parameters.
         #[serde(default)]
         tcp: TcpConfig,
+        /// Repeat the transfer in rounds synchronised with other flows (incast,
+        /// partition/aggregate): needs `size_bytes`.
+        #[serde(default)]
+        repeat: Option<RepeatConfig>,
+    },
+    /// Finite TCP transfers from `src` to `dst` arriving as a Poisson process (each a new
+    /// connection), sizes uniform in `[size_min_bytes, size_max_bytes]`: the short flows of
+    /// data-center workloads. Stops creating transfers at `stop_ns` (or the end of the run).
+    ShortFlows {
+        /// Mean arrivals per second (> 0).
+        arrival_rate_per_s: f64,
+        /// Smallest transfer, bytes (> 0).
+        size_min_bytes: u64,
+        /// Largest transfer, bytes (>= the smallest).
+        size_max_bytes: u64,
+        /// TCP parameters of every transfer.
+        #[serde(default)]
+        tcp: TcpConfig,
+        /// When arrivals stop (ns); `None` = end of run.
+        #[serde(default)]
+        stop_ns: Option<u64>,
     },
     /// A UDP constant-bit-rate source, sending `packet_bytes` packets at `rate_bps` until
     /// `stop_ns` (or the end of the run).
@@ -120,6 +141,22 @@ pub enum SourceConfig {
         #[serde(default)]
         stop_ns: Option<u64>,
     },
+}
+
+/// Rounds of a repeated transfer: every flow naming the same `barrier` starts a new
+/// connection for the next round once all of them have finished the current one (the client
+/// of an incast waits for every server's response before its next request).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatConfig {
+    /// Name shared by the flows that wait for one another.
+    pub barrier: String,
+    /// Number of rounds; `None` = until the end of the run.
+    #[serde(default)]
+    pub rounds: Option<u32>,
+    /// Pause between the end of a round and the next requests, ns.
+    #[serde(default)]
+    pub think_ns: u64,
 }
 
 /// Default wire size of a packet: 1500 bytes, an Ethernet MTU.
@@ -254,9 +291,33 @@ impl RunConfig {
                 ));
             }
             match &f.source {
-                SourceConfig::Tcp { size_bytes, tcp } => {
+                SourceConfig::Tcp { size_bytes, tcp, repeat } => {
                     if *size_bytes == Some(0) {
                         return Err(ConfigError::new(format!("{p}.source.size_bytes"), 0, "> 0 bytes, or absent for a saturated flow"));
+                    }
+                    if let Some(r) = repeat {
+                        if size_bytes.is_none() {
+                            return Err(ConfigError::new(format!("{p}.source.repeat"), &r.barrier, "only with a finite size_bytes"));
+                        }
+                        if r.rounds == Some(0) {
+                            return Err(ConfigError::new(format!("{p}.source.repeat.rounds"), 0, "at least 1 round, or absent"));
+                        }
+                    }
+                    tcp.validate().map_err(|e| e.within(&format!("{p}.source.tcp")))?;
+                }
+                SourceConfig::ShortFlows { arrival_rate_per_s, size_min_bytes, size_max_bytes, tcp, .. } => {
+                    if !(arrival_rate_per_s.is_finite() && *arrival_rate_per_s > 0.0) {
+                        return Err(ConfigError::new(format!("{p}.source.arrival_rate_per_s"), arrival_rate_per_s, "a finite rate > 0 per second"));
+                    }
+                    if *size_min_bytes == 0 {
+                        return Err(ConfigError::new(format!("{p}.source.size_min_bytes"), 0, "> 0 bytes"));
+                    }
+                    if size_max_bytes < size_min_bytes {
+                        return Err(ConfigError::new(
+                            format!("{p}.source.size_max_bytes"),
+                            size_max_bytes,
+                            format!(">= size_min_bytes ({size_min_bytes})"),
+                        ));
                     }
                     tcp.validate().map_err(|e| e.within(&format!("{p}.source.tcp")))?;
                 }

@@ -45,6 +45,8 @@ pub enum FlowTimer {
     DelayedAck(u32),
     /// The next packet of a constant-bit-rate source.
     CbrSend,
+    /// The next arrival of a short-flow generator.
+    Arrival,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -27,8 +27,25 @@ pub struct RunResults {
     pub groups: Vec<GroupResult>,
     /// One entry per link, in configuration order.
     pub links: Vec<LinkResult>,
+    /// Every finite TCP transfer (finite flows, incast rounds, short flows), columnar.
+    pub transfers: Transfers,
     /// Sampled time series (empty unless sampling was configured).
     pub series: Series,
+}
+
+/// Columns of the transfer table: one row per finite TCP connection.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Transfers {
+    /// The configured flow it belongs to (a flow, an incast member or a generator).
+    pub flow: Vec<u32>,
+    /// Round of a repeated transfer (0 for others).
+    pub round: Vec<u32>,
+    /// Start, seconds.
+    pub start_s: Vec<f64>,
+    /// Size, bytes.
+    pub size_bytes: Vec<u64>,
+    /// Completion time, seconds (receiver has every byte); `None` if unfinished at the end.
+    pub fct_s: Vec<Option<f64>>,
 }
 
 /// Results of one flow.
@@ -95,8 +112,11 @@ pub struct GroupResult {
     pub p95_queue_delay_s: Option<f64>,
     /// 99th percentile, seconds.
     pub p99_queue_delay_s: Option<f64>,
-    /// Mean flow completion time of the group's finished finite flows, seconds.
+    /// Mean completion time of the group's finished transfers that started in the window
+    /// (finite flows, incast responses, short flows), seconds.
     pub mean_fct_s: Option<f64>,
+    /// Transfers of the group that started in the window and finished.
+    pub transfers_completed: u64,
 }
 
 /// Results of one link (its qdisc included), over the window.

@@ -38,7 +38,7 @@ impl FlowGroup {
             count,
             access_delay_ns,
             access_rate_bps: 1_000_000_000,
-            source: SourceConfig::Tcp { size_bytes: None, tcp },
+            source: SourceConfig::Tcp { size_bytes: None, tcp, repeat: None },
             start_ns: 0,
             start_jitter_ns: 0,
         }

@@ -32,10 +32,10 @@ proptest! {
         d.qdisc = QdiscConfig::Fifo(FifoParams { limit_pkts: Some(buffer), limit_bytes: byte_limit });
         d.loss = loss;
         d.groups[0].start_jitter_ns = S / 2;
-        d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp: TcpConfig { sack, ..TcpConfig::default() } };
+        d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp: TcpConfig { sack, ..TcpConfig::default() }, repeat: None };
         if let Some(size) = finite {
             d.groups.push(FlowGroup {
-                source: SourceConfig::Tcp { size_bytes: Some(size), tcp: TcpConfig { delayed_ack: true, ..TcpConfig::default() } },
+                source: SourceConfig::Tcp { size_bytes: Some(size), tcp: TcpConfig { delayed_ack: true, ..TcpConfig::default() }, repeat: None },
                 ..FlowGroup::bulk("finite", 2, 7 * MS, TcpConfig::default())
             });
         }

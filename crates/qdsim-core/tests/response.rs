@@ -18,6 +18,7 @@ fn mean_window(cc: CcKind, p: f64, rtt_ms: u64, seconds: u64) -> f64 {
     d.groups[0].source = qdsim_core::config::SourceConfig::Tcp {
         size_bytes: None,
         tcp: TcpConfig { cc, rwnd_bytes: 1 << 30, ..TcpConfig::default() },
+        repeat: None,
     };
     let r = qdsim_core::run(&d.config(5, seconds * S, 20 * S)).unwrap();
     r.flows[0].goodput_bps * (rtt_ms as f64 / 1000.0) / (1460.0 * 8.0)

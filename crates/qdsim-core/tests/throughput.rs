@@ -39,7 +39,7 @@ fn sack_recovers_the_slow_start_overshoot_without_the_timeouts_newreno_takes() {
     use qdsim_core::tcp::TcpConfig;
     let run = |sack: bool| {
         let mut d = dumbbell(10_000_000, 5, 5, 1, 20);
-        d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp: TcpConfig { sack, ..TcpConfig::default() } };
+        d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp: TcpConfig { sack, ..TcpConfig::default() }, repeat: None };
         let r = qdsim_core::run(&d.config(1, 10 * S, 2 * S)).unwrap();
         (r.flows[0].timeouts, r.flows[0].retransmits, r.links[0].utilization)
     };

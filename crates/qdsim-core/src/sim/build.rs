@@ -74,6 +74,9 @@ impl Sim {
         }
 
         let mut flows = Vec::with_capacity(cfg.flows.len());
+        let mut transfers = Vec::new();
+        let mut barriers: Vec<super::apps::Barrier> = Vec::new();
+        let mut barrier_index: BTreeMap<&str, u32> = BTreeMap::new();
         for (i, f) in cfg.flows.iter().enumerate() {
             let (src, dst) = (id(&f.src), id(&f.dst));
             for (a, b, key) in [(src, dst, "dst"), (dst, src, "src")] {
@@ -94,11 +97,45 @@ impl Sim {
             let group = group_index[f.group.as_str()];
             let class = f.user.unwrap_or(group);
             let fid = i as u32;
+            let mut transfer = None;
+            let mut barrier = None;
             let ep = match &f.source {
-                SourceConfig::Tcp { size_bytes, tcp } => Endpoints::Tcp {
-                    snd: TcpSender::new(fid, class, src, dst, tcp, *size_bytes),
-                    rcv: TcpReceiver::new(fid, class, dst, src, tcp, *size_bytes),
-                },
+                SourceConfig::Tcp { size_bytes, tcp, repeat } => {
+                    if let Some(size) = size_bytes {
+                        transfer = Some(transfers.len() as u32);
+                        transfers.push(super::apps::TransferRec { root: fid, round: 0, start, size: *size, done: None });
+                    }
+                    if let Some(r) = repeat {
+                        let next = barriers.len() as u32;
+                        let b = *barrier_index.entry(r.barrier.as_str()).or_insert(next);
+                        if b == next {
+                            barriers.push(super::apps::Barrier {
+                                members: vec![],
+                                outstanding: 0,
+                                round: 0,
+                                rounds: r.rounds,
+                                think: Duration::from_ns(r.think_ns),
+                            });
+                        }
+                        barriers[b as usize].members.push(fid);
+                        barriers[b as usize].outstanding += 1;
+                        barrier = Some(b);
+                    }
+                    Endpoints::Tcp {
+                        snd: TcpSender::new(fid, class, src, dst, tcp, *size_bytes),
+                        rcv: TcpReceiver::new(fid, class, dst, src, tcp, *size_bytes),
+                    }
+                }
+                SourceConfig::ShortFlows { arrival_rate_per_s, size_min_bytes, size_max_bytes, tcp, stop_ns } => {
+                    Endpoints::Generator(super::apps::ShortFlowGen {
+                        rng: rng::stream(cfg.seed, "short_flows", i as u64),
+                        inter_arrival: rand_distr::Exp::new(*arrival_rate_per_s).expect("validated rate > 0"),
+                        size_min: *size_min_bytes,
+                        size_max: *size_max_bytes,
+                        stop: Time::from_ns(stop_ns.unwrap_or(cfg.duration_ns)),
+                        tcp: tcp.clone(),
+                    })
+                }
                 SourceConfig::UdpCbr { rate_bps, packet_bytes, stop_ns } => Endpoints::Cbr {
                     src: CbrSource::new(
                         fid,
@@ -114,7 +151,7 @@ impl Sim {
             if start.as_ns() < cfg.duration_ns {
                 q.schedule(start, Event::Flow(fid, FlowTimer::Start));
             }
-            flows.push(Flow { src, dst, group, start, ep, acc: FlowAcc::default() });
+            flows.push(Flow { src, dst, group, class, start, ep, acc: FlowAcc::default(), root: fid, transfer, barrier });
         }
 
         Ok(Sim {
@@ -134,6 +171,8 @@ impl Sim {
             series: Series::default(),
             packets_forwarded: 0,
             finished: false,
+            transfers,
+            barriers,
         })
     }
 }

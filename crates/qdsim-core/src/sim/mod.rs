@@ -7,6 +7,7 @@
 //! and panics with a message naming both sides, which the Python binding turns into an
 //! exception.
 
+mod apps;
 mod build;
 mod report;
 
@@ -28,6 +29,7 @@ use crate::net::link::TxOutcome;
 pub(crate) enum Endpoints {
     Tcp { snd: TcpSender, rcv: TcpReceiver },
     Cbr { src: CbrSource },
+    Generator(apps::ShortFlowGen),
 }
 
 /// Per-flow accumulators.
@@ -50,9 +52,18 @@ pub(crate) struct Flow {
     pub src: NodeId,
     pub dst: NodeId,
     pub group: u32,
+    /// User / class id its packets carry.
+    pub class: u32,
     pub start: Time,
     pub ep: Endpoints,
+    /// Statistics; for a connection opened by an application, kept by its root instead.
     pub acc: FlowAcc,
+    /// The configured flow this one reports to (itself for configured flows).
+    pub root: u32,
+    /// Its row in the transfer table, for finite TCP connections.
+    pub transfer: Option<u32>,
+    /// The barrier of a repeated transfer.
+    pub barrier: Option<u32>,
 }
 
 /// A simulation in progress.
@@ -73,6 +84,8 @@ pub struct Sim {
     series: Series,
     packets_forwarded: u64,
     finished: bool,
+    transfers: Vec<apps::TransferRec>,
+    barriers: Vec<apps::Barrier>,
 }
 
 impl Sim {
@@ -143,6 +156,11 @@ impl Sim {
             (Endpoints::Cbr { src }, FlowTimer::Start | FlowTimer::CbrSend) => {
                 src.on_send_timer(now, &mut out);
                 flow.src
+            }
+            (Endpoints::Generator(_), FlowTimer::Start | FlowTimer::Arrival) => {
+                self.out = out;
+                self.on_generator_arrival(f, now);
+                return;
             }
             (ep, t) => unreachable!("timer {t:?} for flow {f} of kind {ep:?}"),
         };
@@ -250,10 +268,12 @@ impl Sim {
         let flow = &mut self.flows[f as usize];
         let node;
         let mut delivered = 0;
+        let mut completed = false;
         match (&mut flow.ep, pkt.kind) {
             (Endpoints::Tcp { rcv, .. }, PacketKind::Data) => {
                 let d = rcv.on_data(&pkt, now, &mut out);
                 delivered = d.bytes;
+                completed = d.completed;
                 if d.completed {
                     flow.acc.completed_at = Some(now);
                 }
@@ -269,29 +289,33 @@ impl Sim {
             }
             (ep, k) => unreachable!("{k:?} packet delivered to flow {f} of kind {ep:?}"),
         }
-        flow.acc.delivered_total += delivered;
+        let (root, group) = (flow.root, flow.group);
+        let acc = &mut self.flows[root as usize].acc;
+        acc.delivered_total += delivered;
         if pkt.kind != PacketKind::Ack {
-            flow.acc.data_received += 1;
+            acc.data_received += 1;
         }
         if pkt.kind != PacketKind::Ack && in_window {
-            flow.acc.delay_sum_ns += pkt.queue_delay_ns as u128;
-            flow.acc.delay_n += 1;
-            self.group_delay[flow.group as usize].record(pkt.queue_delay_ns);
+            acc.delay_sum_ns += pkt.queue_delay_ns as u128;
+            acc.delay_n += 1;
+            self.group_delay[group as usize].record(pkt.queue_delay_ns);
         }
         self.flush(f, node, out, now);
+        if completed {
+            self.on_transfer_done(f, now);
+        }
     }
 
     fn account_drops(&mut self, dropped: &mut Vec<(Packet, DropReason)>) {
         for (p, _) in dropped.drain(..) {
-            if p.kind != PacketKind::Ack {
-                self.flows[p.flow as usize].acc.drops += 1;
-            }
+            self.note_drop(&p);
         }
     }
 
     fn note_drop(&mut self, p: &Packet) {
         if p.kind != PacketKind::Ack {
-            self.flows[p.flow as usize].acc.drops += 1;
+            let root = self.flows[p.flow as usize].root;
+            self.flows[root as usize].acc.drops += 1;
         }
     }
 

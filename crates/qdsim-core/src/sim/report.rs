@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use super::{Endpoints, Sim};
 use crate::event::Event;
 use crate::qdisc::{DropReason, MarkReason};
-use crate::results::{FlowResult, GroupResult, LinkResult, RunResults};
+use crate::config::SourceConfig;
+use crate::results::{FlowResult, GroupResult, LinkResult, RunResults, Transfers};
+use crate::tcp::SenderStats;
 use crate::stats::Counters;
 use crate::time::{Time, NS_PER_SEC};
 
@@ -29,7 +31,14 @@ impl Sim {
         }
         if self.cfg.sampling.tcp {
             for i in 0..self.flows.len() {
-                self.record_tcp(i, now);
+                // Finished connections of applications would only repeat their last state.
+                let active = match &self.flows[i].ep {
+                    Endpoints::Tcp { snd, .. } => (i < self.cfg.flows.len()) || !snd.is_done(),
+                    _ => false,
+                };
+                if active {
+                    self.record_tcp(i, now);
+                }
             }
         }
         self.q.schedule(now + self.sample_interval, Event::Sample);
@@ -67,24 +76,36 @@ impl Sim {
         let window_s = ns_to_s(window_ns);
         let cfg = &self.cfg;
 
-        let flows: Vec<FlowResult> = self
-            .flows
+        // Connections opened by applications report to their configured flow.
+        let configured = cfg.flows.len();
+        let mut stats = vec![SenderStats::default(); configured];
+        for f in &self.flows {
+            let t = &mut stats[f.root as usize];
+            match &f.ep {
+                Endpoints::Tcp { snd, .. } => {
+                    let s = snd.stats;
+                    t.sent_pkts += s.sent_pkts;
+                    t.retransmits += s.retransmits;
+                    t.fast_retransmits += s.fast_retransmits;
+                    t.timeouts += s.timeouts;
+                    t.ecn_reductions += s.ecn_reductions;
+                }
+                Endpoints::Cbr { src } => t.sent_pkts += src.sent_pkts,
+                Endpoints::Generator(_) => {}
+            }
+        }
+        let flows: Vec<FlowResult> = self.flows[..configured]
             .iter()
             .enumerate()
             .map(|(i, f)| {
                 let fc = &cfg.flows[i];
                 let delivered = f.acc.delivered_total - f.acc.delivered_at_warmup;
-                let (kind, cc, size, sent, retx, fast, to, ecn) = match &f.ep {
-                    Endpoints::Tcp { snd, .. } => {
-                        let s = snd.stats;
-                        let size = match &fc.source {
-                            crate::config::SourceConfig::Tcp { size_bytes, .. } => *size_bytes,
-                            _ => None,
-                        };
-                        ("tcp", snd_cc_name(fc), size, s.sent_pkts, s.retransmits, s.fast_retransmits, s.timeouts, s.ecn_reductions)
-                    }
-                    Endpoints::Cbr { src } => ("udp_cbr", "", None, src.sent_pkts, 0, 0, 0, 0),
+                let (kind, cc, size) = match &fc.source {
+                    SourceConfig::Tcp { size_bytes, tcp, .. } => ("tcp", tcp.cc.name(), *size_bytes),
+                    SourceConfig::ShortFlows { tcp, .. } => ("short_flows", tcp.cc.name(), None),
+                    SourceConfig::UdpCbr { .. } => ("udp_cbr", "", None),
                 };
+                let s = stats[i];
                 FlowResult {
                     id: i as u32,
                     group: fc.group.clone(),
@@ -97,11 +118,11 @@ impl Sim {
                     delivered_bytes: delivered,
                     goodput_bps: delivered as f64 * 8.0 / window_s,
                     delivered_bytes_total: f.acc.delivered_total,
-                    sent_pkts: sent,
-                    retransmits: retx,
-                    fast_retransmits: fast,
-                    timeouts: to,
-                    ecn_reductions: ecn,
+                    sent_pkts: s.sent_pkts,
+                    retransmits: s.retransmits,
+                    fast_retransmits: s.fast_retransmits,
+                    timeouts: s.timeouts,
+                    ecn_reductions: s.ecn_reductions,
                     drops: f.acc.drops,
                     fct_s: f.acc.completed_at.map(|t| (t - f.start).as_secs_f64()),
                     mean_queue_delay_s: (f.acc.delay_n > 0)
@@ -125,22 +146,27 @@ impl Sim {
                     p95_queue_delay_s: h.quantile(0.95).map(ns_to_s),
                     p99_queue_delay_s: h.quantile(0.99).map(ns_to_s),
                     mean_fct_s: None,
+                    transfers_completed: 0,
                 },
             );
         }
-        let mut fct_sum: BTreeMap<&str, (f64, u32)> = BTreeMap::new();
         for fr in &flows {
             let g = groups.get_mut(fr.group.as_str()).expect("group of every flow");
             g.flows += 1;
             g.goodput_bps += fr.goodput_bps;
-            if let Some(fct) = fr.fct_s {
-                let e = fct_sum.entry(self.group_names_ref(&fr.group)).or_default();
-                e.0 += fct;
+        }
+        let mut fct_sum = vec![(0.0f64, 0u64); self.group_names.len()];
+        for t in &self.transfers {
+            if let (Some(done), true) = (t.done, t.start >= self.warmup) {
+                let e = &mut fct_sum[self.flows[t.root as usize].group as usize];
+                e.0 += (done - t.start).as_secs_f64();
                 e.1 += 1;
             }
         }
-        for (g, (sum, n)) in fct_sum {
-            groups.get_mut(g).expect("group").mean_fct_s = Some(sum / n as f64);
+        for (gi, (sum, n)) in fct_sum.into_iter().enumerate() {
+            let g = groups.get_mut(self.group_names[gi].as_str()).expect("group");
+            g.transfers_completed = n;
+            g.mean_fct_s = (n > 0).then(|| sum / n as f64);
         }
 
         let links = self
@@ -201,18 +227,20 @@ impl Sim {
             flows,
             groups: groups.into_values().collect(),
             links,
+            transfers: self.transfer_table(),
             series: self.series.clone(),
         }
     }
 
-    fn group_names_ref(&self, name: &str) -> &str {
-        self.group_names.iter().find(|g| g.as_str() == name).map(|s| s.as_str()).unwrap_or("")
-    }
-}
-
-fn snd_cc_name(fc: &crate::config::FlowConfig) -> &'static str {
-    match &fc.source {
-        crate::config::SourceConfig::Tcp { tcp, .. } => tcp.cc.name(),
-        _ => "",
+    fn transfer_table(&self) -> Transfers {
+        let mut t = Transfers::default();
+        for r in &self.transfers {
+            t.flow.push(r.root);
+            t.round.push(r.round);
+            t.start_s.push(r.start.as_secs_f64());
+            t.size_bytes.push(r.size);
+            t.fct_s.push(r.done.map(|d| (d - r.start).as_secs_f64()));
+        }
+        t
     }
 }

@@ -1,0 +1,130 @@
+//! Applications that open connections during the run: incast rounds (a client waits for all
+//! servers before the next request) and Poisson short flows.
+
+mod common;
+
+use common::*;
+use qdsim_core::config::{FlowConfig, LinkConfig, RepeatConfig, RunConfig, SamplingConfig, SourceConfig};
+use qdsim_core::qdisc::{FifoParams, QdiscConfig};
+use qdsim_core::tcp::TcpConfig;
+use qdsim_core::time::Time;
+use qdsim_core::Sim;
+
+/// A star: `hosts` hosts on one switch over 1 Gb/s links with 75 us one-way delay (RTT
+/// 300 us between two hosts), every switch output port a FIFO of `buffer` packets.
+fn star(hosts: usize, buffer: u64, flows: Vec<FlowConfig>, seconds_ms: u64) -> RunConfig {
+    let mut nodes = vec!["sw".to_string()];
+    let mut links = vec![];
+    for h in 0..hosts {
+        let name = format!("h{h}");
+        nodes.push(name.clone());
+        for (from, to, limit) in [(name.as_str(), "sw", None), ("sw", name.as_str(), Some(buffer))] {
+            links.push(LinkConfig {
+                name: format!("{from}->{to}"),
+                from: from.into(),
+                to: to.into(),
+                rate_bps: 1_000_000_000,
+                delay_ns: 75_000,
+                loss: 0.0,
+                metric: 1,
+                qdisc: QdiscConfig::Fifo(FifoParams { limit_pkts: limit, limit_bytes: None }),
+            });
+        }
+    }
+    RunConfig { seed: 3, duration_ns: seconds_ms * MS, warmup_ns: 0, nodes, links, flows, sampling: SamplingConfig::default() }
+}
+
+fn tcp_min_rto_10ms() -> TcpConfig {
+    TcpConfig { min_rto_ns: 10 * MS, packet_bytes: 1000, ..TcpConfig::default() }
+}
+
+fn incast(servers: usize, bytes: u64, rounds: u32) -> RunConfig {
+    let flows = (1..=servers)
+        .map(|s| FlowConfig {
+            group: "incast".into(),
+            src: format!("h{s}"),
+            dst: "h0".into(),
+            user: None,
+            start_ns: 0,
+            start_jitter_ns: 0,
+            source: SourceConfig::Tcp {
+                size_bytes: Some(bytes),
+                tcp: tcp_min_rto_10ms(),
+                repeat: Some(RepeatConfig { barrier: "query".into(), rounds: Some(rounds), think_ns: 0 }),
+            },
+        })
+        .collect();
+    star(servers + 1, 200, flows, 2_000)
+}
+
+#[test]
+fn incast_rounds_start_only_when_every_response_has_arrived() {
+    let r = qdsim_core::run(&incast(8, 20_000, 5)).unwrap();
+    let t = &r.transfers;
+    assert_eq!(t.flow.len(), 8 * 5);
+    assert!(t.fct_s.iter().all(|f| f.is_some()), "every response completes");
+    for round in 1..5u32 {
+        let prev_done = (0..t.flow.len())
+            .filter(|&i| t.round[i] == round - 1)
+            .map(|i| t.start_s[i] + t.fct_s[i].unwrap())
+            .fold(0.0f64, f64::max);
+        let starts: Vec<f64> = (0..t.flow.len()).filter(|&i| t.round[i] == round).map(|i| t.start_s[i]).collect();
+        assert_eq!(starts.len(), 8);
+        assert!(starts.iter().all(|&s| s == starts[0]), "a round's requests leave together");
+        assert!((starts[0] - prev_done).abs() < 1e-12, "round {round} starts when the last response of the previous one arrives");
+    }
+    let g = &r.groups[0];
+    assert_eq!(g.transfers_completed, 40);
+    assert!(g.mean_fct_s.unwrap() > 0.0);
+}
+
+#[test]
+fn incast_overflows_a_small_buffer_and_costs_timeouts() {
+    // 40 servers x 100 kB into a 200-packet port: the synchronised burst overflows it.
+    let r = qdsim_core::run(&incast(40, 100_000, 3)).unwrap();
+    let port = r.links.iter().find(|l| l.name == "sw->h0").unwrap();
+    assert!(port.drops > 0);
+    assert!(r.flows.iter().map(|f| f.timeouts).sum::<u64>() > 0, "incast's signature: timeouts");
+}
+
+#[test]
+fn short_flows_arrive_as_a_poisson_process_with_uniform_sizes() {
+    let rate = 200.0;
+    let flows = vec![FlowConfig {
+        group: "short".into(),
+        src: "h1".into(),
+        dst: "h0".into(),
+        user: None,
+        start_ns: 0,
+        start_jitter_ns: 0,
+        source: SourceConfig::ShortFlows {
+            arrival_rate_per_s: rate,
+            size_min_bytes: 2_000,
+            size_max_bytes: 98_000,
+            tcp: tcp_min_rto_10ms(),
+            stop_ns: None,
+        },
+    }];
+    let cfg = star(2, 200, flows, 10_000);
+    let mut sim = Sim::new(&cfg).unwrap();
+    sim.run_until(Time::from_ns(5_000 * MS));
+    assert_eq!(sim.check_conservation(), Ok(()));
+    sim.run();
+    let r = sim.results();
+    let t = &r.transfers;
+    let n = t.flow.len() as f64;
+    // Poisson count over 10 s: mean 2000, sd ~45.
+    assert!((n - rate * 10.0).abs() < 4.0 * (rate * 10.0f64).sqrt(), "{n} arrivals");
+    assert!(t.size_bytes.iter().all(|&s| (2_000..=98_000).contains(&s)));
+    let mean = t.size_bytes.iter().sum::<u64>() as f64 / n;
+    assert!((mean - 50_000.0).abs() < 2_000.0, "mean size {mean}");
+    let gaps: Vec<f64> = t.start_s.windows(2).map(|w| w[1] - w[0]).collect();
+    let mean_gap = gaps.iter().sum::<f64>() / gaps.len() as f64;
+    let cv = (gaps.iter().map(|g| (g - mean_gap).powi(2)).sum::<f64>() / gaps.len() as f64).sqrt() / mean_gap;
+    assert!((cv - 1.0).abs() < 0.1, "exponential gaps have CV 1, got {cv}");
+    let finished = t.fct_s.iter().filter(|f| f.is_some()).count() as f64;
+    assert!(finished >= n - 5.0, "nearly all transfers finish ({finished} of {n})");
+    // The generator's row carries what its connections delivered.
+    let delivered: u64 = (0..t.flow.len()).filter(|&i| t.fct_s[i].is_some()).map(|i| t.size_bytes[i]).sum();
+    assert!(r.flows[0].delivered_bytes_total >= delivered);
+}
