@@ -10,6 +10,8 @@ intervals use Student's t over the repetitions of each point.
 from __future__ import annotations
 
 import math
+import re
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -58,7 +60,7 @@ def mean_ci(values: list[float]) -> tuple[float, float]:
 def _metric_rows(results_dir: Path, metric: str) -> tuple[str, list[dict[str, Any]]]:
     """Returns the table holding ``metric`` and its rows (links: the bottleneck's only)."""
     available: list[str] = []
-    for name in ("points", "groups", "links"):
+    for name in ("points", "groups", "links", "flows"):
         path = results_dir / f"{name}.parquet"
         if not path.exists():
             continue
@@ -77,10 +79,47 @@ def _numeric(values: list[Any]) -> bool:
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
-def plot_sweep(results_dir: str | Path, x: str | None = None, y: str | None = None, by: str | None = None, out: str | Path | None = None) -> Path:
+_QUANTITY = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-zµ]+)\s*$")
+
+
+def _axis_values(values: list[Any]) -> tuple[list[float] | None, str]:
+    """Returns numeric positions for grid values and their unit.
+
+    Plain numbers are used as they are; strings with one common unit (``"20pkt"``,
+    ``"24ms"``) become their numbers, the unit going into the axis label. Otherwise None.
+    """
+    if _numeric(values):
+        return [float(v) for v in values], ""
+    parsed = [_QUANTITY.match(v) if isinstance(v, str) else None for v in values]
+    if all(parsed) and len({m.group(2) for m in parsed}) == 1:  # type: ignore[union-attr]
+        return [float(m.group(1)) for m in parsed], parsed[0].group(2)  # type: ignore[union-attr]
+    return None, ""
+
+
+def _display(metric: str) -> tuple[float, str]:
+    """Returns the scale and label of a metric for display (bit/s → Mb/s, delays → ms)."""
+    if metric.endswith("_bps"):
+        return 1e-6, f"{metric.removesuffix('_bps')} (Mb/s)"
+    if metric.endswith("delay_s"):
+        return 1e3, f"{metric.removesuffix('_s')} (ms)"
+    if metric.endswith("_s"):
+        return 1.0, f"{metric.removesuffix('_s')} (s)"
+    return 1.0, metric
+
+
+def plot_sweep(
+    results_dir: str | Path,
+    x: str | None = None,
+    y: str | list[str] | None = None,
+    by: str | None = None,
+    out: str | Path | None = None,
+) -> Path:
     """Draws ``y`` against the swept key ``x`` from a sweep's results; returns the file written.
 
-    Defaults come from the experiment's ``[plot]`` table; ``x`` defaults to the only swept key.
+    Defaults come from the experiment's ``[plot]`` table; ``x`` defaults to the only swept
+    key. A list of metrics gives one panel each, stacked over a shared x-axis. Each point is
+    the mean over repetitions with its 95 % confidence interval; a per-group metric gives one
+    line per group (or per value of ``by``).
     """
     results_dir = Path(results_dir)
     sweep_file = results_dir / "sweep.json"
@@ -93,36 +132,48 @@ def plot_sweep(results_dir: str | Path, x: str | None = None, y: str | None = No
     if x not in grid:
         raise SpecError("--x", x, f"a swept key ({', '.join(grid) or 'the sweep has none'})")
     y = y or defaults.y
-    table, rows = _metric_rows(results_dir, y)
-    by = by if by is not None else (defaults.by or ("group" if table == "groups" else None))
-    if by is not None and rows and by not in rows[0]:
-        raise SpecError("--by", by, f"a column of the {table} table ({', '.join(rows[0])})")
+    metrics = [y] if isinstance(y, str) else list(y)
+    positions_of, unit = _axis_values(grid[x])
     order = {json_key(v): i for i, v in enumerate(grid[x])}
-    series: dict[Any, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for row in rows:
-        if row[y] is not None:
-            series[row[by] if by else y][row[x]].append(float(row[y]))
-    numeric = _numeric(grid[x])
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for label, points in sorted(series.items(), key=lambda kv: str(kv[0])):
-        xs = sorted(points, key=lambda v: order.get(json_key(v), 0))
-        stats = [mean_ci(points[v]) for v in xs]
-        positions = xs if numeric else [order.get(json_key(v), 0) for v in xs]
-        ax.errorbar(positions, [m for m, _ in stats], yerr=[h for _, h in stats], marker="o", capsize=3, label=str(label))
-    if not numeric:
-        ax.set_xticks(range(len(grid[x])), [str(v) for v in grid[x]])
-    if defaults.logx and numeric:
-        ax.set_xscale("log")
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
-    ax.set_title(defaults.title or f"{y} vs {x}\nmean and 95% CI over {sweep['repetitions']} repetitions", fontsize=10)
-    ax.grid(True, alpha=0.3)
-    if len(series) > 1:
-        ax.legend(title=by)
-    out_path = Path(out) if out else results_dir / f"{y}_vs_{x.replace('.', '_')}.png"
+    fig, axes = plt.subplots(len(metrics), 1, figsize=(6, 2.2 + 1.8 * len(metrics)), sharex=True, squeeze=False)
+    for panel, (metric, ax) in enumerate(zip(metrics, axes[:, 0])):
+        table, rows = _metric_rows(results_dir, metric)
+        if defaults.groups is not None and rows and "group" in rows[0]:
+            rows = [r for r in rows if r["group"] in defaults.groups]
+        line_by = by if by is not None else (defaults.by or ("group" if table in ("groups", "flows") else None))
+        if line_by is not None and rows and line_by not in rows[0]:
+            raise SpecError("--by", line_by, f"a column of the {table} table ({', '.join(rows[0])})")
+        scale, label = _display(metric)
+        series: dict[Any, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        for row in rows:
+            if row[metric] is not None:
+                series[row[line_by] if line_by else metric][json_key(row[x])].append(float(row[metric]) * scale)
+        for name, points in sorted(series.items(), key=lambda kv: (str(type(kv[0])), kv[0])):
+            keys = sorted((k for k in points if k in order), key=lambda k: order[k])
+            stats = [mean_ci(points[k]) for k in keys]
+            xs = [positions_of[order[k]] if positions_of else order[k] for k in keys]
+            ax.errorbar(xs, [m for m, _ in stats], yerr=[h for _, h in stats], marker="o", markersize=3, capsize=3, label=defaults.labels.get(str(name), str(name)))
+        for ref in defaults.reference:
+            if ref.panel == panel:
+                ax.axhline(ref.y, color="grey", linestyle="--", linewidth=1, label=ref.label or None)
+        ax.set_ylabel(label)
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        if len(series) > 1 or any(ref.panel == panel and ref.label for ref in defaults.reference):
+            ax.legend(fontsize=8)
+    bottom = axes[-1, 0]
+    if positions_of is None:
+        bottom.set_xticks(range(len(grid[x])), [str(v) for v in grid[x]])
+    elif defaults.logx:
+        bottom.set_xscale("log")
+    bottom.set_xlabel(defaults.xlabel or (f"{x} ({unit})" if unit else x))
+    title = defaults.title or " / ".join(metrics) + f" vs {x}"
+    axes[0, 0].set_title(textwrap.fill(title, 75) + f"\nmean and 95% CI over {sweep['repetitions']} repetitions", fontsize=9)
+    name = "+".join(metrics)
+    out_path = Path(out) if out else results_dir / f"{name}_vs_{x.replace('.', '_')}.png"
     out_path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(out_path)
+    fig.savefig(out_path, dpi=100)
     plt.close(fig)
     return out_path
 

@@ -172,7 +172,7 @@ def collect(out_dir: Path, points: list[Point]) -> int:
         record = store.read_json(path)
         outcome = RunOutcome(config=point.config, results=record["results"], wall_s=record["wall_s"])
         ids = point.ids()
-        for name, table_rows in store.run_rows(summarize(outcome), ids).items():
+        for name, table_rows in store.run_rows(store.add_users(summarize(outcome), point.config), ids).items():
             rows[name] += table_rows
         for name, cols in store.series_rows(record["results"], ids).items():
             merged = series.setdefault(name, {k: [] for k in cols})
