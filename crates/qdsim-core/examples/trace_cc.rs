@@ -17,7 +17,7 @@ fn main() {
         delay_ns: 5_000_000,
         loss: 0.0,
         qdisc: QdiscConfig::Fifo(FifoParams { limit_pkts: Some(20), limit_bytes: None }),
-        groups: vec![FlowGroup { source: SourceConfig::Tcp { size_bytes: None, tcp }, ..FlowGroup::bulk("g", 1, 5_000_000, TcpConfig::default()) }],
+        groups: vec![FlowGroup { source: SourceConfig::Tcp { size_bytes: None, tcp, repeat: None }, ..FlowGroup::bulk("g", 1, 5_000_000, TcpConfig::default()) }],
     };
     let mut sim = Sim::new(&d.config(4, 30_000_000_000, 5_000_000_000)).unwrap();
     let mut last = String::new();
