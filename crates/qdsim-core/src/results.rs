@@ -188,8 +188,8 @@ pub struct TcpEvents {
     pub t: Vec<f64>,
     /// Flow index.
     pub flow: Vec<u32>,
-    /// `"fast_retransmit"` (entry into loss recovery), `"retransmit"` (any segment resent)
-    /// or `"timeout"`.
+    /// `"fast_retransmit"` (entry into loss recovery), `"retransmit"` (any segment resent),
+    /// `"timeout"` or `"ecn_reduction"` (window reduced for an ECN echo).
     pub kind: Vec<&'static str>,
     /// The segment concerned (the first unacknowledged one for recovery and timeouts).
     pub seq: Vec<u64>,

@@ -105,6 +105,8 @@ pub struct TcpSender {
     rescue_sent: bool,
     /// Between a timeout and the ACK of everything outstanding at it.
     rto_recovering: bool,
+    /// An ECN reduction happened during this call (logged by `on_ack`).
+    ecn_log_pending: bool,
     mss: u32,
     /// Number of segments of a finite transfer; `None` = unlimited data.
     total_segs: Option<u64>,
@@ -157,6 +159,7 @@ impl TcpSender {
             high_rxt: 0,
             rescue_sent: false,
             rto_recovering: false,
+            ecn_log_pending: false,
             mss,
             total_segs,
             last_seg_bytes,
@@ -301,6 +304,9 @@ impl TcpSender {
             self.scoreboard.update(ack.max(self.snd_una), ack_pkt.sack.ranges(ack));
         }
         let reduced = self.ecn && ack_pkt.has(FLAG_ECE) && self.on_ecn_echo(ack, now);
+        if std::mem::take(&mut self.ecn_log_pending) {
+            out.event("ecn_reduction", self.snd_una);
+        }
         if ack > self.snd_una {
             self.on_new_ack(ack_pkt, !reduced, now, out);
         } else if ack == self.snd_una && self.snd_una < self.snd_max {
@@ -483,6 +489,7 @@ impl TcpSender {
         self.ecn_recover = self.snd_max + 1;
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
+        self.ecn_log_pending = true;
         true
     }
 
