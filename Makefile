@@ -2,7 +2,7 @@
 #   make dev         virtualenv + pinned deps + the Rust core built into the package
 #   make quickstart  dev, then run experiments/quickstart.toml
 #   make test        dev, then Rust tests (release) and pytest
-#   make bench       Rust benchmarks
+#   make bench       whole-run benchmark (packets/s, events/s) + criterion micro-benchmarks
 #   make lint        cargo fmt --check + clippy
 .PHONY: dev quickstart test test-rust test-python bench lint clean
 
@@ -40,7 +40,8 @@ test-python: dev
 	$(VENV)/bin/pytest
 
 bench:
-	cargo bench --workspace --exclude qdsim-py
+	cargo run --release -p qdsim-benches --bin dumbbell
+	cargo bench -p qdsim-benches
 
 lint:
 	cargo fmt --all --check
