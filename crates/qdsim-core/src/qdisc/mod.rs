@@ -15,6 +15,7 @@
 
 mod aqm;
 mod fifo;
+mod fq_codel;
 pub mod buffer;
 pub mod classify;
 mod multi;
@@ -22,6 +23,7 @@ pub mod sched;
 
 pub use aqm::{Ared, AredParams, Blue, BlueParams, Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars, Pie, PieParams, Red, RedParams};
 pub use fifo::{Fifo, FifoParams};
+pub use fq_codel::{FqCodel, FqCodelParams};
 pub use multi::{FqParams, Multi};
 
 use serde::{Deserialize, Serialize};
@@ -200,6 +202,8 @@ pub enum QdiscConfig {
     Wf2qPlus(FqParams),
     /// CoDel (RFC 8289).
     Codel(CodelParams),
+    /// FQ-CoDel (RFC 8290).
+    FqCodel(FqCodelParams),
     /// Blue (Feng et al.).
     Blue(BlueParams),
     /// PIE (RFC 8033).
@@ -220,6 +224,7 @@ impl QdiscConfig {
             QdiscConfig::Fifo(p) => p.validate(),
             QdiscConfig::Drr(p) | QdiscConfig::DrrLds(p) | QdiscConfig::Wfq(p) | QdiscConfig::Wf2qPlus(p) => p.validate(),
             QdiscConfig::Codel(p) => p.validate(),
+            QdiscConfig::FqCodel(p) => p.validate(),
             QdiscConfig::Blue(p) => p.validate(),
             QdiscConfig::Pie(p) => p.validate(),
             QdiscConfig::Red(p) => p.validate(),
@@ -236,6 +241,7 @@ impl QdiscConfig {
             QdiscConfig::Wfq(_) => "wfq",
             QdiscConfig::Wf2qPlus(_) => "wf2q_plus",
             QdiscConfig::Codel(_) => "codel",
+            QdiscConfig::FqCodel(_) => "fq_codel",
             QdiscConfig::Blue(_) => "blue",
             QdiscConfig::Pie(_) => "pie",
             QdiscConfig::Red(_) => "red",
@@ -252,6 +258,7 @@ impl QdiscConfig {
             QdiscConfig::Wfq(p) => AnyQdisc::Wfq(Multi::wfq(p)),
             QdiscConfig::Wf2qPlus(p) => AnyQdisc::Wfq(Multi::wf2q_plus(p)),
             QdiscConfig::Codel(p) => AnyQdisc::Codel(CodelQdisc::new(p.clone())),
+            QdiscConfig::FqCodel(p) => AnyQdisc::FqCodel(FqCodel::new(p.clone())),
             QdiscConfig::Blue(p) => AnyQdisc::Blue(Blue::new(p.clone())),
             QdiscConfig::Pie(p) => AnyQdisc::Pie(Pie::new(p.clone())),
             QdiscConfig::Red(p) => AnyQdisc::Red(Red::new(p.clone())),
@@ -273,6 +280,8 @@ pub enum AnyQdisc {
     Wfq(Multi<sched::Wfq>),
     /// See [`CodelQdisc`].
     Codel(CodelQdisc),
+    /// See [`FqCodel`].
+    FqCodel(FqCodel),
     /// See [`Blue`].
     Blue(Blue),
     /// See [`Pie`].
@@ -291,6 +300,7 @@ macro_rules! dispatch {
             AnyQdisc::DrrLds($q) => $e,
             AnyQdisc::Wfq($q) => $e,
             AnyQdisc::Codel($q) => $e,
+            AnyQdisc::FqCodel($q) => $e,
             AnyQdisc::Blue($q) => $e,
             AnyQdisc::Pie($q) => $e,
             AnyQdisc::Red($q) => $e,
@@ -343,7 +353,7 @@ pub struct AlgorithmInfo {
 
 /// Returns every qdisc with its parameters.
 pub fn catalog() -> Vec<AlgorithmInfo> {
-    vec![fifo::info(), multi::info_drr(), multi::info_drr_lds(), multi::info_wfq(), multi::info_wf2q_plus(), aqm::codel::info(), aqm::red::info(), aqm::ared::info(), aqm::pie::info(), aqm::blue::info()]
+    vec![fifo::info(), multi::info_drr(), multi::info_drr_lds(), multi::info_wfq(), multi::info_wf2q_plus(), aqm::codel::info(), aqm::red::info(), aqm::ared::info(), aqm::pie::info(), aqm::blue::info(), fq_codel::info()]
 }
 
 #[cfg(test)]

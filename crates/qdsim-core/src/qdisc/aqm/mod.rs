@@ -6,6 +6,9 @@
 //! - [`pie`]: PIE (RFC 8033).
 //! - [`blue`]: Blue (Feng et al. 1999/2002).
 //!
+//! FQ-CoDel (RFC 8290) is a multi-queue qdisc and lives in `qdisc/fq_codel.rs`; it runs the
+//! [`Codel`] control law of [`codel`] on each of its flow queues.
+//!
 //! Every AQM here reports its drops through [`super::QdiscCtx`] with a reason naming the
 //! rule that fired (`early`, `forced`, `target_exceeded`, `overflow`, ...), and marks ECN
 //! capable packets instead of dropping them when its `ecn` parameter is set. Random draws
@@ -22,3 +25,53 @@ pub use blue::{Blue, BlueParams};
 pub use codel::{Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars};
 pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams};
+
+#[cfg(test)]
+mod tests {
+    use crate::qdisc::{catalog, QdiscConfig};
+
+    const MINE: [&str; 6] = ["codel", "red", "ared", "pie", "blue", "fq_codel"];
+
+    fn parse(kind: &str, field: &str, value: &str) -> QdiscConfig {
+        let j = format!(r#"{{"kind":"{kind}","{field}":{value}}}"#);
+        serde_json::from_str(&j).unwrap_or_else(|e| panic!("{j}: {e}"))
+    }
+
+    #[test]
+    fn catalog_keys_map_to_params_fields_by_the_unit_contract() {
+        // The Python side turns key + unit into the core's field (python/qdsim/algorithms.py).
+        let mut seen = 0;
+        for info in catalog().into_iter().filter(|i| MINE.contains(&i.name)) {
+            seen += 1;
+            for p in &info.params {
+                let n = p.name;
+                let fields: Vec<(String, &str)> = match p.unit {
+                    "time" => vec![(format!("{n}_ns"), "1000")],
+                    "pkts" => vec![(format!("{n}_pkts"), "10")],
+                    "bytes" => vec![(format!("{n}_bytes"), "1500")],
+                    "bit/s" => vec![(format!("{n}_bps"), "1000000")],
+                    "pkts|bytes" => vec![(format!("{n}_pkts"), "10"), (format!("{n}_bytes"), "15000")],
+                    "float" => vec![(n.to_string(), "0.5")],
+                    "bool" => vec![(n.to_string(), "true")],
+                    "int" => vec![(n.to_string(), "16")],
+                    u => panic!("{}: {n} has an unexpected unit {u}", info.name),
+                };
+                for (field, value) in fields {
+                    assert_eq!(parse(info.name, &field, value).kind(), info.name);
+                }
+            }
+        }
+        assert_eq!(seen, MINE.len());
+    }
+
+    #[test]
+    fn defaults_are_valid_except_ared_which_needs_the_link_rate() {
+        for kind in MINE {
+            let c: QdiscConfig = serde_json::from_str(&format!(r#"{{"kind":"{kind}"}}"#)).unwrap();
+            assert_eq!(c.validate().is_ok(), kind != "ared", "{kind}");
+        }
+        let c = parse("ared", "link_rate_bps", "1000000000");
+        assert!(c.validate().is_ok());
+        assert!(serde_json::from_str::<QdiscConfig>(r#"{"kind":"codel","target":5}"#).is_err(), "unknown keys are refused");
+    }
+}
