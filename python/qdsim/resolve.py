@@ -25,7 +25,8 @@ from typing import Any
 from . import algorithms
 from .errors import SpecError
 from .units import format_duration
-from .spec import Dumbbell, Graph, GraphLink, QdiscSpec, Spec, TcpFlows, UdpCbrFlows
+from .spec import Dumbbell, Graph, GraphLink, QdiscSpec, Spec, Star, TcpFlows, UdpCbrFlows
+from . import topologies, workloads
 
 __all__ = ["resolve", "config_json", "user_of_flows", "BOTTLENECK", "TCP_KEYS"]
 
@@ -47,6 +48,7 @@ TCP_KEYS = {
     "delayed_ack_timeout": "delayed_ack_timeout_ns",
     "ecn": "ecn",
     "sack": "sack",
+    "hystart": "hystart",
 }
 
 
@@ -65,9 +67,12 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
     if exp.warmup >= exp.duration:
         raise SpecError("experiment.warmup", format_duration(exp.warmup), f"a warm-up shorter than the duration ({format_duration(exp.duration)})")
     _check_group_names(spec)
+    workloads.check_topology(spec)
     owners = _users(spec)
     if isinstance(spec.topology, Dumbbell):
         nodes, links, endpoints = _dumbbell(spec.topology, spec)
+    elif isinstance(spec.topology, Star):
+        nodes, links, endpoints = topologies.star(spec.topology, spec, BOTTLENECK)
     else:
         nodes, links, endpoints = _graph(spec.topology, spec)
     flows = []
@@ -75,7 +80,7 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
         key = f"flows.{index}"
         if group.start >= exp.duration:
             raise SpecError(f"{key}.start", format_duration(group.start), f"a start before the end of the run ({format_duration(exp.duration)})")
-        source = _source(group, key)
+        source = workloads.source(group, key, spec) if workloads.handles(group) else _source(group, key)
         for i, (src, dst) in enumerate(endpoints[index]):
             flow = {
                 "group": group.group,

@@ -38,6 +38,9 @@ __all__ = [
     "QdiscSpec",
     "TcpFlows",
     "UdpCbrFlows",
+    "IncastFlows",
+    "ShortFlows",
+    "Star",
     "TcpOptions",
     "Sampling",
     "Sweep",
@@ -157,6 +160,27 @@ class Graph(_Strict):
     links: list[GraphLink] = Field(min_length=1)
 
 
+class Star(_Strict):
+    """``[topology]`` with ``kind = "star"``: hosts on one switch ``sw`` (a data-center rack).
+
+    Hosts are the flows' endpoints (created by name; incast servers are ``<group>.s<i>``).
+    Each host has a duplex link to the switch of ``rate`` and one-way ``delay`` (base RTT
+    between two hosts = 4 × ``delay``). The switch's output port towards the host
+    ``bottleneck`` is the link named ``bottleneck`` with ``qdisc``; its other output ports get
+    ``port_qdisc``; host NICs (host → switch) get ``host_qdisc`` (default: ``port_qdisc``).
+    Resolved in :mod:`qdsim.topologies`.
+    """
+
+    kind: Literal["star"]
+    rate: PositiveRate
+    delay: Duration
+    bottleneck: Name
+    qdisc: QdiscSpec
+    port_qdisc: QdiscSpec | None = None
+    host_qdisc: QdiscSpec | None = None
+    hosts: list[Name] = []
+
+
 class TcpOptions(_Strict):
     """``tcp = {...}`` of a TCP flow group: overrides of the core's TCP defaults."""
 
@@ -173,6 +197,7 @@ class TcpOptions(_Strict):
     delayed_ack_timeout: PositiveDuration | None = None
     ecn: bool | None = None
     sack: bool | None = None
+    hystart: bool | None = None
 
 
 class _FlowGroup(_Strict):
@@ -207,6 +232,42 @@ class UdpCbrFlows(_FlowGroup):
     stop: Duration | None = None
 
 
+class IncastFlows(_FlowGroup):
+    """``[[flows]]`` with ``kind = "incast"``: ``count`` servers answer a ``client`` in rounds.
+
+    Each round every server sends ``size`` bytes (or ``total_size`` / ``count``) on a fresh
+    TCP connection; the next round starts ``think`` after the last response has arrived
+    (a barrier named after the group). Resolved in :mod:`qdsim.workloads`.
+    """
+
+    kind: Literal["incast"]
+    client: Name
+    size: PositiveBytes | None = None
+    total_size: PositiveBytes | None = None
+    rounds: int | None = Field(None, ge=1, lt=2**32)
+    think: Duration = 0
+    cc: str | None = None
+    tcp: TcpOptions = TcpOptions()
+
+
+class ShortFlows(_FlowGroup):
+    """``[[flows]]`` with ``kind = "short_flows"``: Poisson arrivals of finite TCP transfers.
+
+    Sizes are uniform in ``[size_min, size_max]``; the arrival rate is ``arrival_rate`` per
+    second or ``load`` × ``load_rate`` / (8 × mean size). Resolved in :mod:`qdsim.workloads`.
+    """
+
+    kind: Literal["short_flows"]
+    load: float | None = Field(None, gt=0, le=1)
+    load_rate: PositiveRate | None = None
+    arrival_rate: float | None = Field(None, gt=0)
+    size_min: PositiveBytes = 2000
+    size_max: PositiveBytes = 98000
+    stop: Duration | None = None
+    cc: str | None = None
+    tcp: TcpOptions = TcpOptions()
+
+
 def _flow_kind(value: Any) -> str:
     if isinstance(value, dict):
         return value.get("kind", "tcp")
@@ -214,7 +275,12 @@ def _flow_kind(value: Any) -> str:
 
 
 FlowGroup = Annotated[
-    Union[Annotated[TcpFlows, Tag("tcp")], Annotated[UdpCbrFlows, Tag("udp_cbr")]],
+    Union[
+        Annotated[TcpFlows, Tag("tcp")],
+        Annotated[UdpCbrFlows, Tag("udp_cbr")],
+        Annotated[IncastFlows, Tag("incast")],
+        Annotated[ShortFlows, Tag("short_flows")],
+    ],
     Discriminator(_flow_kind),
 ]
 
@@ -282,7 +348,7 @@ class Spec(_Strict):
     """A whole experiment file."""
 
     experiment: Experiment
-    topology: Annotated[Union[Dumbbell, Graph], Field(discriminator="kind")]
+    topology: Annotated[Union[Dumbbell, Graph, Star], Field(discriminator="kind")]
     flows: list[FlowGroup] = Field(min_length=1)
     sampling: Sampling | None = None
     sweep: Sweep | None = None

@@ -189,7 +189,7 @@ pub struct TcpEvents {
     /// Flow index.
     pub flow: Vec<u32>,
     /// `"fast_retransmit"` (entry into loss recovery), `"retransmit"` (any segment resent),
-    /// `"timeout"` or `"ecn_reduction"` (window reduced for an ECN echo).
+    /// `"timeout"`, `"ecn_reduction"` (window reduced for an ECN echo) or `"hystart_exit"`.
     pub kind: Vec<&'static str>,
     /// The segment concerned (the first unacknowledged one for recovery and timeouts).
     pub seq: Vec<u64>,

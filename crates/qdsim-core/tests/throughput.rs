@@ -51,3 +51,23 @@ fn sack_recovers_the_slow_start_overshoot_without_the_timeouts_newreno_takes() {
     assert!(sack_retx < newreno_retx, "go-back-N after timeouts resends more");
     assert!(sack_util >= 0.98, "utilization {sack_util}");
 }
+
+#[test]
+fn hystart_ends_slow_start_before_the_overshoot_losses() {
+    use qdsim_core::config::SourceConfig;
+    use qdsim_core::tcp::{CcKind, TcpConfig};
+    let run = |hystart: bool| {
+        // 100 Mb/s, RTT 40 ms (BDP 333 packets), a BDP of buffer: the queue's delay rises
+        // well before it overflows, which HyStart++ reads as the end of slow start.
+        let mut d = dumbbell(100_000_000, 10, 10, 1, 333);
+        let tcp = TcpConfig { cc: CcKind::Cubic, hystart, sack: true, ..TcpConfig::default() };
+        d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp, repeat: None };
+        let r = qdsim_core::run(&d.config(1, 5 * S, S)).unwrap();
+        (r.flows[0].drops, r.flows[0].retransmits)
+    };
+    let (plain_drops, _) = run(false);
+    let (hystart_drops, _) = run(true);
+    eprintln!("slow-start drops: plain {plain_drops}, HyStart++ {hystart_drops}");
+    assert!(plain_drops > 50, "the plain overshoot loses a burst ({plain_drops})");
+    assert!(hystart_drops * 5 < plain_drops, "HyStart++ {hystart_drops} vs plain {plain_drops}");
+}

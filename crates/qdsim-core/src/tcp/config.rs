@@ -82,6 +82,9 @@ pub struct TcpConfig {
     /// SACK (RFC 2018 blocks at the receiver, RFC 6675 loss recovery at the sender).
     /// Default off (the papers' ns-2 agents); Linux enables it.
     pub sack: bool,
+    /// HyStart++ (RFC 9406 §4.2): leave slow start when a round's minimum RTT rises by
+    /// `clamp(lastRoundMinRTT / 8, 4 ms, 16 ms)` over the previous round's. Default off.
+    pub hystart: bool,
 }
 
 impl Default for TcpConfig {
@@ -101,6 +104,7 @@ impl Default for TcpConfig {
             delayed_ack_timeout_ns: 40_000_000,
             ecn: false,
             sack: false,
+            hystart: false,
         }
     }
 }

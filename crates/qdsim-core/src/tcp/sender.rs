@@ -40,6 +40,44 @@ use super::config::{CcKind, TcpConfig};
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 
+/// HyStart++ (RFC 9406 §4.2) round state: RTT samples are grouped in rounds (a round ends
+/// when the data outstanding at its start is acknowledged); slow start ends when the minimum
+/// RTT of a round (over its first `N_RTT_SAMPLE` = 8 samples) exceeds the previous round's by
+/// `RttThresh = clamp(lastRoundMinRTT / 8, 4 ms, 16 ms)`. The conservative slow start phase
+/// that follows in RFC 9406 is not modelled: the exit sets `ssthresh = cwnd` at once, as the
+/// original HyStart (and Linux's CUBIC) does.
+#[derive(Debug, Clone)]
+struct HyStart {
+    round_end: u64,
+    last_round_min: Option<Duration>,
+    current_round_min: Option<Duration>,
+    samples: u32,
+}
+
+impl HyStart {
+    const N_RTT_SAMPLE: u32 = 8;
+
+    /// Takes an RTT sample for an ACK of `ack`; returns whether slow start should end.
+    fn on_sample(&mut self, rtt: Duration, ack: u64, snd_max: u64) -> bool {
+        if ack >= self.round_end {
+            // A new round: the previous one's minimum becomes the baseline.
+            self.last_round_min = self.current_round_min.or(self.last_round_min);
+            self.current_round_min = None;
+            self.samples = 0;
+            self.round_end = snd_max;
+        }
+        self.samples += 1;
+        self.current_round_min = Some(self.current_round_min.map_or(rtt, |m| m.min(rtt)));
+        match (self.last_round_min, self.current_round_min) {
+            (Some(last), Some(cur)) if self.samples >= Self::N_RTT_SAMPLE => {
+                let thresh = Duration::from_ns((last.as_ns() / 8).clamp(4_000_000, 16_000_000));
+                cur >= last + thresh
+            }
+            _ => false,
+        }
+    }
+}
+
 /// RFC 3465's L: the most segments one ACK may count toward window growth.
 pub const ABC_LIMIT: u32 = 2;
 
@@ -107,6 +145,8 @@ pub struct TcpSender {
     rto_recovering: bool,
     /// An ECN reduction happened during this call (logged by `on_ack`).
     ecn_log_pending: bool,
+    /// HyStart++ state when enabled.
+    hystart: Option<HyStart>,
     mss: u32,
     /// Number of segments of a finite transfer; `None` = unlimited data.
     total_segs: Option<u64>,
@@ -160,6 +200,7 @@ impl TcpSender {
             rescue_sent: false,
             rto_recovering: false,
             ecn_log_pending: false,
+            hystart: cfg.hystart.then_some(HyStart { round_end: 0, last_round_min: None, current_round_min: None, samples: 0 }),
             mss,
             total_segs,
             last_seg_bytes,
@@ -318,9 +359,17 @@ impl TcpSender {
         let ack = ack_pkt.ack;
         let acked = (ack - self.snd_una) as u32;
         if !ack_pkt.has(FLAG_RETX) {
-            self.rtt.sample(now - ack_pkt.ts);
+            let rtt = now - ack_pkt.ts;
+            self.rtt.sample(rtt);
             if let Some(srtt) = self.rtt.srtt {
                 self.cc.on_rtt(srtt);
+            }
+            let in_ss = self.win.in_slow_start() && !self.in_recovery;
+            if let Some(h) = self.hystart.as_mut().filter(|_| in_ss) {
+                if h.on_sample(rtt, ack, self.snd_max) {
+                    self.win.ssthresh = self.win.cwnd;
+                    out.event("hystart_exit", ack);
+                }
             }
         }
         self.snd_una = ack;

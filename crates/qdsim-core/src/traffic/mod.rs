@@ -66,6 +66,7 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
                 ParamInfo { name: "delayed_ack_timeout", unit: "time", default: "40ms", help: "delayed-ACK timer (Linux)" },
                 ParamInfo { name: "ecn", unit: "bool", default: "false", help: "ECN (RFC 3168): ECT data, ECE/CWR, one reduction per RTT" },
                 ParamInfo { name: "sack", unit: "bool", default: "false", help: "SACK blocks (RFC 2018) and RFC 6675 loss recovery" },
+                ParamInfo { name: "hystart", unit: "bool", default: "false", help: "HyStart++ delay-increase exit from slow start (RFC 9406)" },
             ],
         },
         AlgorithmInfo {
