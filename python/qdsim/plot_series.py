@@ -30,6 +30,19 @@ def _table(results_dir: Path, name: str, how: str) -> dict[str, list]:
     return store.read_table(results_dir, name).to_pydict()
 
 
+def _finish(fig, ax, ylabel: str, target: Path, legend: bool = True) -> Path:
+    """Labels the time axis, saves the figure to ``target`` and closes it."""
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    if legend:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(target)
+    plt.close(fig)
+    return target
+
+
 def _select(available: list[int], wanted: list[int] | None, key: str) -> list[int]:
     if wanted is None:
         return available
@@ -59,17 +72,8 @@ def plot_cwnd(results_dir: Path, out: Path | None = None, flows: list[int] | Non
         (line,) = ax.step(t, [series["cwnd"][i] for i in rows], where="post", label=label, linewidth=1)
         ssthresh = [series["ssthresh"][i] if series["ssthresh"][i] < UNLIMITED_SSTHRESH else float("nan") for i in rows]
         ax.step(t, ssthresh, where="post", linestyle="--", linewidth=0.7, color=line.get_color())
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("congestion window (segments)")
     ax.set_title("cwnd (solid) and ssthresh (dashed)")
-    ax.grid(alpha=0.3)
-    if len(chosen) <= 12:
-        ax.legend(fontsize=8)
-    target = out or Path(results_dir) / "cwnd.png"
-    fig.tight_layout()
-    fig.savefig(target)
-    plt.close(fig)
-    return target
+    return _finish(fig, ax, "congestion window (segments)", out or Path(results_dir) / "cwnd.png", len(chosen) <= 12)
 
 
 def plot_queue(results_dir: Path, out: Path | None = None, links: list[str] | None = None) -> Path:
@@ -88,12 +92,4 @@ def plot_queue(results_dir: Path, out: Path | None = None, links: list[str] | No
     for name in chosen:
         rows = [i for i, ln in enumerate(series["link_name"]) if ln == name]
         ax.step([series["t"][i] for i in rows], [series["pkts"][i] for i in rows], where="post", label=name, linewidth=1)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("queue (packets)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    target = out or Path(results_dir) / "queue.png"
-    fig.tight_layout()
-    fig.savefig(target)
-    plt.close(fig)
-    return target
+    return _finish(fig, ax, "queue (packets)", out or Path(results_dir) / "queue.png")
