@@ -86,4 +86,4 @@ def test_graph_form_names_links_and_expands_duplex():
 def test_sampling_is_off_unless_asked(small_spec):
     assert "sampling" not in resolved(small_spec)
     on = resolved(small_spec, "sampling.queues=true")
-    assert on["sampling"] == {"interval_ns": 10_000_000, "queues": True, "tcp": False}
+    assert on["sampling"] == {"interval_ns": 10_000_000, "queues": True, "tcp": False, "tcp_on_change": False, "tcp_events": False}

@@ -22,7 +22,7 @@ def load_with(path, *overrides):
         ("topology.bottleneck_rate=0Mbps", "topology.bottleneck_rate", "> 0"),
         ("topology.bottleneck_rate=10MB", "topology.bottleneck_rate", "Mbps"),
         ("topology.bottleneck_delay=5parsecs", "topology.bottleneck_delay", "ms"),
-        ("topology.kind=star", "topology.kind", "dumbbell"),
+        ("topology.kind=ring", "topology.kind", "dumbbell"),
         ("topology.qdisc.kind=nosuchqdisc", "topology.qdisc.kind", "fifo"),
         ("topology.qdisc.limit=5ms", "topology.qdisc.limit", "packets"),
         ("topology.qdisc.frob=3", "topology.qdisc.frob", "limit"),
