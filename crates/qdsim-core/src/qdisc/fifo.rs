@@ -68,7 +68,7 @@ impl Fifo {
     }
 
     fn fits(&self, pkt: &Packet) -> bool {
-        self.params.limit_pkts.is_none_or(|l| self.queue.len() as u64 + 1 <= l)
+        self.params.limit_pkts.is_none_or(|l| (self.queue.len() as u64) < l)
             && self.params.limit_bytes.is_none_or(|l| self.bytes + pkt.size_bytes as u64 <= l)
     }
 }
