@@ -291,7 +291,7 @@ impl<S: Scheduler> Qdisc for Multi<S> {
             BufferPolicy::PerQueue { .. } => self
                 .buffer
                 .queue_limit_bytes(q)
-                .map_or(true, |l| self.queues.len_bytes(q) + pkt.size_bytes as u64 <= l),
+                .is_none_or(|l| self.queues.len_bytes(q) + pkt.size_bytes as u64 <= l),
         };
         if admitted {
             self.queues.push(q, pkt);
@@ -511,7 +511,7 @@ mod tests {
         // with one packet each. All finish tags are ≤ 1000, so WFQ sends queue 0's ten first;
         // WF2Q+ holds queue 0 back until its start tag is eligible.
         let mk = |wf2q: bool| {
-            let p = params(|p| p.weights = std::iter::once(10).chain(std::iter::repeat(1).take(10)).collect());
+            let p = params(|p| p.weights = std::iter::once(10).chain(std::iter::repeat_n(1, 10)).collect());
             let q = if wf2q { Multi::wf2q_plus(&p) } else { Multi::wfq(&p) };
             let mut h = Harness::new(q);
             for _ in 0..10 {

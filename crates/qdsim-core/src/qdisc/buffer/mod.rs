@@ -47,8 +47,8 @@ pub enum BufferPolicy {
 
 /// Returns whether `pkt` fits within the total limits, given what is queued.
 pub(crate) fn fits_total(queues: &Queues, pkt: &Packet, limit_pkts: Option<u64>, limit_bytes: Option<u64>) -> bool {
-    limit_pkts.map_or(true, |l| queues.total_pkts() < l)
-        && limit_bytes.map_or(true, |l| queues.total_bytes() + pkt.size_bytes as u64 <= l)
+    limit_pkts.is_none_or(|l| queues.total_pkts() < l)
+        && limit_bytes.is_none_or(|l| queues.total_bytes() + pkt.size_bytes as u64 <= l)
 }
 
 impl BufferPolicy {

@@ -102,7 +102,7 @@ impl Queues {
         let mut best: Option<(u64, usize)> = None;
         for (i, s) in self.qs.iter().enumerate() {
             let len = if by_pkts { s.pkts.len() as u64 } else { s.bytes };
-            if len > 0 && best.map_or(true, |(b, _)| len > b) {
+            if len > 0 && best.is_none_or(|(b, _)| len > b) {
                 best = Some((len, i));
             }
         }
