@@ -157,8 +157,8 @@ impl RedQueue {
                 return;
             }
         }
-        let fits = self.limit_pkts.is_none_or(|l| self.pkts.len() as u64 + 1 <= l)
-            && self.limit_bytes.is_none_or(|l| self.bytes + pkt.size_bytes as u64 <= l);
+        let fits = self.limit_pkts.map_or(true, |l| (self.pkts.len() as u64) < l)
+            && self.limit_bytes.map_or(true, |l| self.bytes + pkt.size_bytes as u64 <= l);
         if fits {
             self.bytes += pkt.size_bytes as u64;
             self.pkts.push_back(pkt);
@@ -421,7 +421,7 @@ mod tests {
     fn forced_drops_start_at_max_th_or_twice_it_when_gentle() {
         let mut rng = rng::stream(1, "red-test", 0);
         assert_eq!(core_at(15.0, false).decide(1000, &mut rng), Verdict::Forced);
-        assert_eq!(core_at(29.9, true).p_b() < 1.0, true);
+        assert!(core_at(29.9, true).p_b() < 1.0);
         assert_eq!(core_at(30.0, true).decide(1000, &mut rng), Verdict::Forced);
     }
 
