@@ -274,7 +274,7 @@ impl RunConfig {
             if l.metric == 0 {
                 return Err(ConfigError::new(format!("{p}.metric"), 0, "a routing metric >= 1"));
             }
-            l.qdisc.validate().map_err(|e| e.within(&format!("{p}.qdisc")))?;
+            l.qdisc.on_link(l.rate_bps).validate().map_err(|e| e.within(&format!("{p}.qdisc")))?;
         }
         for (i, f) in self.flows.iter().enumerate() {
             let p = format!("flows[{i}]");

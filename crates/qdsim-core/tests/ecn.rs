@@ -51,7 +51,6 @@ fn red_marks_early_drops_and_senders_halve_once_per_rtt() {
         max_p: 0.1,
         ecn: true,
         limit_pkts: Some(1000),
-        link_rate_bps: Some(10_000_000),
         ..RedParams::default()
     }));
     let bottleneck = &r.links[0];

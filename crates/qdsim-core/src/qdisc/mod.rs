@@ -232,6 +232,24 @@ impl QdiscConfig {
         }
     }
 
+    /// Returns this configuration as installed on a link of `rate_bps`: algorithms that need
+    /// the link's rate (RED's idle-time correction, ARED's automatic parameters) get it unless
+    /// the experiment set `link_rate` explicitly. Without it RED's average would not decay
+    /// while the queue is idle, and a flow that lost its window could be starved.
+    pub fn on_link(&self, rate_bps: u64) -> QdiscConfig {
+        let mut q = self.clone();
+        match &mut q {
+            QdiscConfig::Red(p) => {
+                p.link_rate_bps.get_or_insert(rate_bps);
+            }
+            QdiscConfig::Ared(p) => {
+                p.link_rate_bps.get_or_insert(rate_bps);
+            }
+            _ => {}
+        }
+        q
+    }
+
     /// Returns the algorithm's name (the `kind` tag).
     pub fn kind(&self) -> &'static str {
         match self {

@@ -33,7 +33,7 @@ impl Sim {
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                let port = Port::new(l.qdisc.build(), rng::stream(cfg.seed, "qdisc", i as u64));
+                let port = Port::new(l.qdisc.on_link(l.rate_bps).build(), rng::stream(cfg.seed, "qdisc", i as u64));
                 Link::new(
                     id(&l.from),
                     id(&l.to),
