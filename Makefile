@@ -13,6 +13,8 @@ CORE_STAMP := $(VENV)/.core-stamp
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null) Cargo.toml $(wildcard Cargo.lock)
 
 dev: $(CORE_STAMP)
+	@# The stamp can outlive the extension (an interrupted or concurrent build): rebuild then.
+	@ls python/qdsim/_core*.so >/dev/null 2>&1 || (rm -f $(CORE_STAMP) && $(MAKE) --no-print-directory $(CORE_STAMP))
 
 $(PY):
 	python3 -m venv $(VENV)
