@@ -2,7 +2,8 @@
 Centers" (Figs. 3, 5/6), on the committed files in ``experiments/codel-dc/``.
 
 Incast (Fig. 5/6 at S = 100 kB): 40 servers, one long-lived flow, 1 s runs, three seeds (the
-seed moves the long flow's and the requests' start times within 1 ms / 100 us). Fig. 3: one
+seed moves the long flow's and the requests' start times within 1 ms / 100 us). Fig. 11:
+short flows at 30 % load, 1 s, three seeds. Fig. 3: one
 long flow through CoDel at four targets, 0.6 s runs. Findings our model does not reproduce
 are strict xfails carrying the measured numbers; docs/reproductions/codel-dc.md explains them.
 """
@@ -57,23 +58,26 @@ def test_fig6_codel_keeps_a_shorter_queue_than_droptail(incast_100kb):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="measured (1 s, 3 seeds): ARED utilization 0.57-0.84 (paper > 98 %); rounds stall behind a "
-    "response in repeated timeouts (RTO backoff up to ~1 s), leaving the link to the long flow",
+    reason="measured (1 s, 3 seeds): ARED utilization 0.46-0.49 (paper > 98 %); ARED's average "
+    "(w_q ~ 8e-6, as ns-2's rule at 1 Gb/s) rises over the bursts and then stays above min_th, so it keeps "
+    "dropping packets that reach an empty queue (one run: from 350 ms on, the long flow's cwnd stays at 2-9 "
+    "packets with the queue mostly empty)",
 )
 def test_fig5_red_keeps_the_bottleneck_above_90_percent(incast_100kb):
     utils = [r["utilization"] for r in incast_100kb["RED"]]
     assert min(utils) > 0.90, f"RED: {utils}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured (1 s, 3 seeds): loss rate ARED 1.2-3.4 % vs CoDel 6.1-6.5 % (paper ~16 % vs ~11 %); "
-    "ARED's own drops are few beside buffer overflows (its auto w_q, as ns-2, averages over ~1 s), "
-    "and its stalled rounds offer fewer packets",
-)
 def test_fig6_red_loses_more_packets_than_codel(incast_100kb):
+    # Paper: ~16 % with RED vs ~11 % with CoDel. Ours (initial RTO 10 ms, see the file):
+    # about 8 % vs 6.3 %; with RFC 6298's 1 s initial RTO RED's stalled rounds lose less.
     red, codel = _mean(incast_100kb["RED"], "loss_rate"), _mean(incast_100kb["CoDel"], "loss_rate")
-    assert red > codel, f"loss RED {red:.4f} vs CoDel {codel:.4f}"
+    assert red > 1.1 * codel, f"loss RED {red:.4f} vs CoDel {codel:.4f}"
+
+
+def test_fig5_codel_completes_incast_responses_faster_than_red(incast_100kb):
+    codel, red = _mean(incast_100kb["CoDel"], "afct_s"), _mean(incast_100kb["RED"], "afct_s")
+    assert codel < 0.95 * red, f"AFCT CoDel {codel * 1e3:.2f} ms vs RED {red * 1e3:.2f} ms"
 
 
 def test_fig3_utilization_rises_with_target_and_follows_equation_7():
@@ -88,3 +92,26 @@ def test_fig3_utilization_rises_with_target_and_follows_equation_7():
     assert all(abs(u - m) < 0.06 for u, m in zip(utils, model)), f"far from eq. 7 {model}: {measured}"
     # The paper's check point: Q = T/2 gives ~96 % (model 23/24).
     assert abs(utils[2] - 23 / 24) < 0.02, f"Q = T/2: {utils[2]:.4f}"
+
+
+@pytest.fixture(scope="module")
+def short_flows_30() -> dict[str, list[dict]]:
+    """Returns the runs of Fig. 11 at 30 % offered load (1 s, three seeds) per qdisc label."""
+    rows = run_points(FILES / "fig11.toml", ["experiment.duration=1s"], repetitions=3, grid={"flows.1.load": [0.3]})
+    out: dict[str, list[dict]] = {}
+    for row in rows:
+        out.setdefault(qdisc_label(row["topology.qdisc"]), []).append(row)
+    return out
+
+
+def test_fig11_codel_cuts_short_flow_completion_times_against_droptail_and_red(short_flows_30):
+    afct = {label: _mean(runs, "afct_s") for label, runs in short_flows_30.items()}
+    # Paper: up to 63 % better than DropTail and up to 7 % better than RED.
+    assert afct["CoDel"] < 0.6 * afct["DropTail"], afct
+    assert afct["CoDel"] < afct["RED"], afct
+
+
+def test_fig11_droptail_keeps_full_utilization_and_codel_beats_red(short_flows_30):
+    util = {label: _mean(runs, "utilization") for label, runs in short_flows_30.items()}
+    assert util["DropTail"] > 0.99, util
+    assert util["CoDel"] > util["RED"] + 0.01, util
