@@ -1,8 +1,8 @@
 """Shortened checks of Menth, Mehl & Veith, "DRR-LDS" (2017), Figs. 3-5 (§4.3-4.5).
 
 Each test runs the committed experiment file (``experiments/menth-lds/figNN.toml``) at one
-grid point, shortened (ten seeds instead of 100 repetitions; Fig. 5 runs end at 20 s), and
-asserts the paper's finding on the mean over the seeds. Throughput per user is a group's
+grid point, shortened to ten seeds instead of 100 repetitions, and asserts the paper's
+finding on the mean over the seeds. Throughput per user is a group's
 goodput over its users, from 5 s on. Findings our model does not reproduce are strict
 xfails carrying the measured numbers; docs/reproductions/menth-lds.md explains them.
 """
@@ -28,7 +28,11 @@ SEEDS = tuple(range(1, 11))
 def _runs(figure: str, sets: list[str], seeds=SEEDS) -> list[dict]:
     """Returns the summaries of ``figure``'s experiment file with ``sets`` for each seed."""
     _, spec = load(FILES / f"{figure}.toml", sets)
-    return [add_users(summarize(run_config(resolve(spec, seed=seed))), resolve(spec, seed=seed)) for seed in seeds]
+    summaries = []
+    for seed in seeds:
+        config = resolve(spec, seed=seed)
+        summaries.append(add_users(summarize(run_config(config)), config))
+    return summaries
 
 
 def _per_user_kbps(figure: str, sets: list[str]) -> tuple[float, float]:
@@ -41,7 +45,7 @@ def _per_user_kbps(figure: str, sets: list[str]) -> tuple[float, float]:
 
 def _download_s(figure: str, sets: list[str]) -> float:
     """Returns the infrequent user's mean 100 kB download time over the seeds, seconds."""
-    runs = _runs(figure, ["experiment.duration=20s", *sets])
+    runs = _runs(figure, sets)
     times = [next(f for f in s["flows"] if f["group"] == "infrequent")["fct_s"] for s in runs]
     assert all(t is not None for t in times), f"a download did not finish within the run: {times}"
     return statistics.mean(times)
@@ -77,12 +81,12 @@ def test_fig4a_lds_drop_on_enqueue_equalises_users_from_dmax_10(d_max):
 
 
 _DEQUEUE_AT_6 = (
-    "reproduced only from D_max = 8-10: at D_max = 6 heavy/light = 271/239 kb/s over 10 seeds "
-    "(+13 %, the paper: equal) (docs/reproductions/menth-lds.md)"
+    "reproduced only from D_max = 10: at D_max = 6 heavy/light = 271/239 kb/s over 10 seeds "
+    "(+13 %; 270/239 over 100 repetitions; the paper: equal) (docs/reproductions/menth-lds.md)"
 )
 
 
-@pytest.mark.parametrize("d_max", [pytest.param(6, marks=pytest.mark.xfail(strict=True, reason=_DEQUEUE_AT_6)), 10])
+@pytest.mark.parametrize("d_max", [pytest.param(6, marks=pytest.mark.xfail(strict=True, reason=_DEQUEUE_AT_6)), 10, 20])
 def test_fig4b_lds_drop_on_dequeue_equalises_users_from_dmax_6(d_max):
     heavy, light = _per_user_kbps("fig4b", [f"topology.qdisc.d_max={d_max}"])
     assert abs(heavy / light - 1) <= 0.10, (heavy, light)
