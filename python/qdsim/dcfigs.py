@@ -12,8 +12,9 @@ per-point metrics as ``<stem>.json``. The metrics of one run (:func:`metrics`):
   ``aqm_drops`` (the AQM's own drops) and ``overflow_drops`` (buffer full);
 * ``timeouts`` of the finite transfers' flows.
 
-Fig. 3 draws the model of equation 7 (:mod:`qdsim.dcmodel`) beside the simulation; Fig. 7/8
-are time series of one incast event (flows in timeout, cumulative drops by cause).
+Fig. 3 draws the model of equation 7 (:mod:`qdsim.dcmodel`) beside the simulation; Fig. 7/8(a)
+are time series of one incast event (flows in timeout, drops per ms by cause); Fig. 8(b) the
+cumulative drops by cause under short flows.
 """
 
 from __future__ import annotations
@@ -254,6 +255,25 @@ def draw_fig7(series: dict[str, dict[str, list[float]]], out: Path) -> None:
     plt.close(fig)
 
 
+def draw_fig8b(series: dict[str, dict[str, list[float]]], out: Path) -> None:
+    """Draws Fig. 8(b): cumulative drops at the bottleneck over time, by cause, per qdisc."""
+    import itertools
+
+    plt = _plt()
+    fig, ax = plt.subplots(1, 1, figsize=(6.5, 4))
+    for name, s in series.items():
+        ax.plot(s["t_ms"], list(itertools.accumulate(s["aqm_drops"])), label=f"{name}: AQM drops", color=COLORS.get(name))
+        ax.plot(s["t_ms"], list(itertools.accumulate(s["overflow_drops"])), "--", label=f"{name}: overflows", color=COLORS.get(name))
+    ax.set_xlabel("time (ms)")
+    ax.set_ylabel("cumulative packet drops")
+    ax.set_title("Fig. 8(b): drops over time, short flows at 50 % load beside a long flow", fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
 XLABELS = {
     "fig5": ("request size per server S (kB)", "Figs. 5/6: incast, 40 servers, one long-lived flow"),
     "fig9": ("number of senders (1 MB total)", "Figs. 9/10: incast, 1 MB split over n senders, one long-lived flow"),
@@ -278,6 +298,9 @@ def main(argv: list[str] | None = None) -> int:
     if stem == "fig7":
         data: Any = event_series(args.spec, args.sets)
         draw_fig7(data, png)
+    elif stem == "fig8b":
+        data = event_series(args.spec, args.sets)
+        draw_fig8b(data, png)
     else:
         rows = run_points(args.spec, args.sets, jobs=args.jobs, repetitions=args.repetitions)
         if stem == "fig3":
