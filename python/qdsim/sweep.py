@@ -71,8 +71,8 @@ def _grid(raw: dict[str, Any]) -> tuple[dict[str, list[Any]], int]:
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             raise SpecError(f'sweep."{key}"', values, "a non-empty list of values for this dotted key")
-        if key.split(".")[0] in ("sweep", "plot"):
-            raise SpecError(f'sweep."{key}"', values, "a key outside [sweep] and [plot]")
+        if key.split(".")[0] in ("sweep", "plot", "source"):
+            raise SpecError(f'sweep."{key}"', values, "a key outside [sweep], [plot] and [source]")
     return grid, reps
 
 
