@@ -414,7 +414,7 @@ mod tests {
             let mut out = vec![];
             for t in 1..=600 {
                 let n = deq(Time(t * MS));
-                out.extend(std::iter::repeat(t).take(n));
+                out.extend(std::iter::repeat_n(t, n));
             }
             out
         };

@@ -105,7 +105,7 @@ impl Blue {
 
     /// Changes `p_m` by `delta` unless it changed less than `freeze_time` ago.
     fn nudge(&mut self, delta: f64, now: Time) {
-        if self.last_update.map_or(true, |t| now.saturating_since(t) > self.freeze) {
+        if self.last_update.is_none_or(|t| now.saturating_since(t) > self.freeze) {
             self.p_m = (self.p_m + delta).clamp(0.0, 1.0);
             self.last_update = Some(now);
         }

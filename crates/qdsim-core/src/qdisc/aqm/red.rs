@@ -157,8 +157,8 @@ impl RedQueue {
                 return;
             }
         }
-        let fits = self.limit_pkts.map_or(true, |l| (self.pkts.len() as u64) < l)
-            && self.limit_bytes.map_or(true, |l| self.bytes + pkt.size_bytes as u64 <= l);
+        let fits = self.limit_pkts.is_none_or(|l| (self.pkts.len() as u64) < l)
+            && self.limit_bytes.is_none_or(|l| self.bytes + pkt.size_bytes as u64 <= l);
         if fits {
             self.bytes += pkt.size_bytes as u64;
             self.pkts.push_back(pkt);
