@@ -49,6 +49,8 @@ TCP_KEYS = {
     "ecn": "ecn",
     "sack": "sack",
     "hystart": "hystart",
+    "limited_transmit": "limited_transmit",
+    "linux_rto": "linux_rto",
 }
 
 

@@ -198,6 +198,8 @@ class TcpOptions(_Strict):
     ecn: bool | None = None
     sack: bool | None = None
     hystart: bool | None = None
+    limited_transmit: bool | None = None
+    linux_rto: bool | None = None
 
 
 class _FlowGroup(_Strict):

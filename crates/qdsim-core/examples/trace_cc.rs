@@ -10,7 +10,13 @@ use qdsim_core::Sim;
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
     let cc = match a[0].as_str() { "cubic" => CcKind::Cubic, "reno" => CcKind::Reno, _ => CcKind::Newreno };
-    let tcp = TcpConfig { cc, sack: a[1] == "1", ..TcpConfig::default() };
+    let tcp = TcpConfig {
+        cc,
+        sack: a[1] == "1",
+        limited_transmit: std::env::var("LT").is_ok(),
+        linux_rto: std::env::var("LRTO").is_ok(),
+        ..TcpConfig::default()
+    };
     let (from, to): (u64, u64) = (a[2].parse().unwrap(), a[3].parse().unwrap());
     let d = Dumbbell {
         rate_bps: 10_000_000,

@@ -85,6 +85,12 @@ pub struct TcpConfig {
     /// HyStart++ (RFC 9406 §4.2): leave slow start when a round's minimum RTT rises by
     /// `clamp(lastRoundMinRTT / 8, 4 ms, 16 ms)` over the previous round's. Default off.
     pub hystart: bool,
+    /// Limited transmit (RFC 3042): the first two duplicate ACKs each release one new
+    /// segment, so a small window can still collect three duplicate ACKs. Default off.
+    pub limited_transmit: bool,
+    /// Linux's RTO, `SRTT + max(4·RTTVAR, min_rto)`, instead of RFC 6298's
+    /// `max(SRTT + 4·RTTVAR, min_rto)`. Default off.
+    pub linux_rto: bool,
 }
 
 impl Default for TcpConfig {
@@ -105,6 +111,8 @@ impl Default for TcpConfig {
             ecn: false,
             sack: false,
             hystart: false,
+            limited_transmit: false,
+            linux_rto: false,
         }
     }
 }

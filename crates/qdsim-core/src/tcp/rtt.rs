@@ -15,12 +15,22 @@ pub struct RttEstimator {
     pub backoff: u32,
     min_rto: Duration,
     max_rto: Duration,
+    /// Linux's form: `RTO = SRTT + max(4·RTTVAR, min_rto)` instead of RFC 6298's
+    /// `max(SRTT + 4·RTTVAR, min_rto)`.
+    linux_form: bool,
 }
 
 impl RttEstimator {
     /// Returns an estimator with RTO `initial` (RFC 6298 §2.1), bounded to `[min, max]`.
     pub fn new(initial: Duration, min: Duration, max: Duration) -> Self {
-        RttEstimator { srtt: None, rttvar: Duration::ZERO, rto: initial, backoff: 0, min_rto: min, max_rto: max }
+        RttEstimator { srtt: None, rttvar: Duration::ZERO, rto: initial, backoff: 0, min_rto: min, max_rto: max, linux_form: false }
+    }
+
+    /// Uses Linux's RTO form (`tcp_set_rto`): the minimum bounds the variation term, so the
+    /// timer always exceeds SRTT by at least `min_rto`.
+    pub fn with_linux_form(mut self, on: bool) -> Self {
+        self.linux_form = on;
+        self
     }
 
     /// Takes an RTT measurement `r` (RFC 6298 §2.2–2.3) and clears the backoff.
@@ -40,7 +50,8 @@ impl RttEstimator {
         }
         // RTO <- SRTT + max(G, 4 RTTVAR); the clock granularity G is 1 ns here, so the
         // minimum RTO alone provides the floor (as in Linux).
-        self.rto = self.srtt.unwrap() + Duration(4 * self.rttvar.as_ns());
+        let var = Duration(4 * self.rttvar.as_ns());
+        self.rto = self.srtt.unwrap() + if self.linux_form { var.max(self.min_rto) } else { var };
         self.backoff = 0;
     }
 
@@ -82,6 +93,23 @@ mod tests {
         assert_eq!(e.rttvar, Duration::from_us(57_500));
         assert_eq!(e.srtt, Some(Duration::from_ms(110)));
         assert_eq!(e.rto(), Duration::from_ms(340));
+    }
+
+    #[test]
+    fn linux_form_adds_the_minimum_to_srtt() {
+        let mut e = est().with_linux_form(true);
+        e.sample(Duration::from_ms(100));
+        // 100 ms + max(4 * 50 ms, 200 ms) = 300 ms; a steady 100 ms path keeps SRTT + 200 ms.
+        assert_eq!(e.rto(), Duration::from_ms(300));
+        for _ in 0..50 {
+            e.sample(Duration::from_ms(100));
+        }
+        assert_eq!(e.rto(), Duration::from_ms(300));
+        let mut rfc = est();
+        for _ in 0..51 {
+            rfc.sample(Duration::from_ms(100));
+        }
+        assert_eq!(rfc.rto(), Duration::from_ms(200), "RFC 6298: max(SRTT + 4 RTTVAR, min)");
     }
 
     #[test]

@@ -147,6 +147,8 @@ pub struct TcpSender {
     ecn_log_pending: bool,
     /// HyStart++ state when enabled.
     hystart: Option<HyStart>,
+    /// RFC 3042 limited transmit.
+    limited_transmit: bool,
     mss: u32,
     /// Number of segments of a finite transfer; `None` = unlimited data.
     total_segs: Option<u64>,
@@ -222,7 +224,9 @@ impl TcpSender {
                 Duration::from_ns(cfg.initial_rto_ns),
                 Duration::from_ns(cfg.min_rto_ns),
                 Duration::from_ns(cfg.max_rto_ns),
-            ),
+            )
+            .with_linux_form(cfg.linux_rto),
+            limited_transmit: cfg.limited_transmit,
             rto_deadline: None,
             rto_timer_at: None,
             rto_gen: 0,
@@ -435,6 +439,20 @@ impl TcpSender {
             // Window inflation: each duplicate ACK means a segment has left the network.
             self.win.cwnd += 1;
             self.send_available(now, out);
+        } else if self.limited_transmit && self.dupacks < self.dupack_threshold && self.dupacks <= 2 {
+            // RFC 3042: one new segment per duplicate ACK, beyond cwnd by at most two
+            // segments, if the receiver window allows and there is new data.
+            let beyond = (self.win.cwnd + self.dupacks) as u64;
+            let allowed = self.snd_nxt == self.snd_max
+                && self.snd_nxt < self.snd_una + beyond
+                && self.snd_nxt < self.snd_una + self.win.cwnd_clamp as u64
+                && self.total_segs.is_none_or(|n| self.snd_nxt < n);
+            if allowed {
+                let seq = self.snd_nxt;
+                self.transmit(seq, now, out);
+                self.snd_nxt += 1;
+                self.snd_max = self.snd_nxt;
+            }
         } else if self.dupacks == self.dupack_threshold
             || (self.sack && self.scoreboard.sacked_above(self.snd_una) >= self.dupack_threshold as u64)
         {

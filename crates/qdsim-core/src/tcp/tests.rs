@@ -386,3 +386,23 @@ fn hystart_leaves_slow_start_when_a_round_s_rtt_rises() {
 }
 
 const MS_NS: u64 = 1_000_000;
+
+#[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() {
+    // A window of 4: segment 0 lost. Without limited transmit only 3 segments follow it, so
+    // 3 duplicate ACKs are the most the sender can get; with it, each of the first two
+    // duplicates releases a new segment (4 and 5), which can produce more duplicates.
+    for (lt, expected) in [(false, vec![]), (true, vec![4u64, 5])] {
+        let c = TcpConfig { limited_transmit: lt, initial_cwnd_pkts: 4, ..cfg(CcKind::Newreno) };
+        let mut s = TcpSender::new(0, 0, 0, 1, &c, None);
+        let mut out = Outbox::default();
+        s.start(Time::ZERO, &mut out);
+        out.pkts.clear();
+        s.on_ack(&ack(0, T), T, &mut out);
+        s.on_ack(&ack(0, T), T, &mut out);
+        assert_eq!(sent(&mut out).iter().map(|p| p.0).collect::<Vec<_>>(), expected, "limited transmit {lt}");
+        assert_eq!(s.win.cwnd, 4, "cwnd is not changed by limited transmit");
+        s.on_ack(&ack(0, T), T, &mut out);
+        assert_eq!(s.stats.fast_retransmits, 1);
+    }
+}

@@ -67,6 +67,8 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
                 ParamInfo { name: "ecn", unit: "bool", default: "false", help: "ECN (RFC 3168): ECT data, ECE/CWR, one reduction per RTT" },
                 ParamInfo { name: "sack", unit: "bool", default: "false", help: "SACK blocks (RFC 2018) and RFC 6675 loss recovery" },
                 ParamInfo { name: "hystart", unit: "bool", default: "false", help: "HyStart++ delay-increase exit from slow start (RFC 9406)" },
+                ParamInfo { name: "limited_transmit", unit: "bool", default: "false", help: "RFC 3042: a new segment on each of the first two duplicate ACKs" },
+                ParamInfo { name: "linux_rto", unit: "bool", default: "false", help: "RTO = SRTT + max(4 RTTVAR, min_rto) as Linux, not RFC 6298's max(SRTT + 4 RTTVAR, min_rto)" },
             ],
         },
         AlgorithmInfo {

@@ -23,9 +23,14 @@ impl CongestionControl for Reno {
         w.additive_increase(cwnd, acked);
     }
 
-    /// RFC 5681 eq. 4: `ssthresh = max(FlightSize / 2, 2 * SMSS)`.
-    fn ssthresh_after_loss(&mut self, _w: &Window, flight: u32, _now: Time) -> u32 {
-        (flight / 2).max(2)
+    /// RFC 5681 eq. 4, `ssthresh = max(FlightSize / 2, 2 * SMSS)`, with FlightSize capped at
+    /// cwnd (Linux and ns-2 halve cwnd). The RFC prefers FlightSize because an
+    /// application-limited cwnd overstates the load; the cap covers the opposite case: after a
+    /// long NewReno recovery, data sent by window inflation while `snd_una` sat on consecutive
+    /// holes makes FlightSize many times the pipe (153 segments against a cwnd of 11 and a
+    /// pipe of 37 in one trace), and halving it would *raise* ssthresh.
+    fn ssthresh_after_loss(&mut self, w: &Window, flight: u32, _now: Time) -> u32 {
+        (flight.min(w.cwnd) / 2).max(2)
     }
 }
 
@@ -38,6 +43,12 @@ mod tests {
         let w = Window { cwnd: 20, cwnd_cnt: 0, ssthresh: 100, cwnd_clamp: 1000 };
         assert_eq!(Reno.ssthresh_after_loss(&w, 20, Time::ZERO), 10);
         assert_eq!(Reno.ssthresh_after_loss(&w, 3, Time::ZERO), 2);
+    }
+
+    #[test]
+    fn a_flight_bloated_by_recovery_is_capped_at_cwnd() {
+        let w = Window { cwnd: 11, cwnd_cnt: 0, ssthresh: 11, cwnd_clamp: 1000 };
+        assert_eq!(Reno.ssthresh_after_loss(&w, 153, Time::ZERO), 5);
     }
 
     #[test]
