@@ -58,7 +58,7 @@ def test_fig6_codel_keeps_a_shorter_queue_than_droptail(incast_100kb):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="measured (1 s, 3 seeds): ARED utilization 0.46-0.49 (paper > 98 %); ARED's average "
+    reason="measured (1 s, 3 seeds): ARED utilization 0.40-0.49 (paper > 98 %); ARED's average "
     "(w_q ~ 8e-6, as ns-2's rule at 1 Gb/s) rises over the bursts and then stays above min_th, so it keeps "
     "dropping packets that reach an empty queue (one run: from 350 ms on, the long flow's cwnd stays at 2-9 "
     "packets with the queue mostly empty)",
