@@ -58,16 +58,21 @@ def test_fig6_codel_keeps_a_shorter_queue_than_droptail(incast_100kb):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="measured (1 s, 3 seeds): ARED utilization 0.40-0.49 (paper > 98 %); ARED's average "
-    "(w_q ~ 8e-6, as ns-2's rule at 1 Gb/s) rises over the bursts and then stays above min_th, so it keeps "
-    "dropping packets that reach an empty queue (one run: from 350 ms on, the long flow's cwnd stays at 2-9 "
-    "packets with the queue mostly empty)",
+    reason="measured (1 s, 3 seeds): ARED utilization 0.87 / 0.71 / 0.86 (paper > 98 %). ARED's "
+    "average (w_q ~ 8e-6, ns-2's rule at 1 Gb/s) stays above min_th long after each burst; since RED "
+    "follows ns-2 in not dropping while at most one packet is queued it no longer starves the long flow "
+    "(0.40-0.49 before), but its early drops still cut the long flow between bursts",
 )
 def test_fig5_red_keeps_the_bottleneck_above_90_percent(incast_100kb):
     utils = [r["utilization"] for r in incast_100kb["RED"]]
     assert min(utils) > 0.90, f"RED: {utils}"
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured (1 s, 3 seeds): loss RED 6.3 % vs CoDel 6.4 % (paper ~16 % vs ~11 %); RED lost more "
+    "(8 %) only while it starved the long flow, before RED followed ns-2's no-drop-below-two-packets rule",
+)
 def test_fig6_red_loses_more_packets_than_codel(incast_100kb):
     # Paper: ~16 % with RED vs ~11 % with CoDel. Ours (initial RTO 10 ms, see the file):
     # about 8 % vs 6.3 %; with RFC 6298's 1 s initial RTO RED's stalled rounds lose less.
@@ -75,6 +80,11 @@ def test_fig6_red_loses_more_packets_than_codel(incast_100kb):
     assert red > 1.1 * codel, f"loss RED {red:.4f} vs CoDel {codel:.4f}"
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured (1 s, 3 seeds): AFCT CoDel 30.4 ms vs RED 30.6 ms (paper: CoDel up to 35 % faster); "
+    "with RED following ns-2's no-drop-below-two-packets rule the two are within 1 %",
+)
 def test_fig5_codel_completes_incast_responses_faster_than_red(incast_100kb):
     codel, red = _mean(incast_100kb["CoDel"], "afct_s"), _mean(incast_100kb["RED"], "afct_s")
     assert codel < 0.95 * red, f"AFCT CoDel {codel * 1e3:.2f} ms vs RED {red * 1e3:.2f} ms"
@@ -111,9 +121,18 @@ def test_fig11_codel_cuts_short_flow_completion_times_against_droptail_and_red(s
     assert afct["CoDel"] < afct["RED"], afct
 
 
-def test_fig11_droptail_keeps_full_utilization_and_codel_beats_red(short_flows_30):
+def test_fig11_droptail_keeps_full_utilization(short_flows_30):
     util = {label: _mean(runs, "utilization") for label, runs in short_flows_30.items()}
     assert util["DropTail"] > 0.99, util
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured (30 % load, 1 s, 3 seeds): utilization CoDel 0.960 vs RED 0.956 (paper: CoDel up to "
+    "6 points higher); the gap was there only while RED starved the long flow",
+)
+def test_fig11_codel_keeps_higher_utilization_than_red(short_flows_30):
+    util = {label: _mean(runs, "utilization") for label, runs in short_flows_30.items()}
     assert util["CoDel"] > util["RED"] + 0.01, util
 
 

@@ -144,7 +144,18 @@ impl RedQueue {
     pub fn enqueue(&mut self, mut pkt: Packet, now: Time, ctx: &mut QdiscCtx) {
         let q = if self.core.byte_mode { self.bytes as f64 } else { self.pkts.len() as f64 };
         self.core.update_avg(q, now);
-        match self.core.decide(pkt.size_bytes, &mut ctx.rng) {
+        // As ns-2's red.cc (`qavg >= th_min && qlen > 1`): no early or forced drop while at
+        // most one packet (byte, in byte mode) is queued. With a slowly decaying average — ARED's
+        // automatic w_q has a time constant of about a second — RED would otherwise keep dropping
+        // packets that find the queue empty, long after a burst has drained, and starve a flow
+        // that has nothing queued.
+        let verdict = if q > 1.0 {
+            self.core.decide(pkt.size_bytes, &mut ctx.rng)
+        } else {
+            self.core.count = -1;
+            Verdict::Admit
+        };
+        match verdict {
             Verdict::Admit => {}
             Verdict::Early => {
                 if !(self.ecn && ctx.mark(&mut pkt, MarkReason::Early)) {
@@ -435,6 +446,26 @@ mod tests {
         c.count = -1;
         let small = (0..n).filter(|_| c.decide(100, &mut rng) == Verdict::Early).count();
         assert!(big as f64 > 5.0 * small as f64, "{big} vs {small}");
+    }
+
+    #[test]
+    fn never_drops_while_at_most_one_packet_is_queued() {
+        // An average far above max_th (a burst that has since drained) must not drop packets
+        // that find the queue empty or holding one packet (ns-2 red.cc).
+        let p = RedParams { min_th_pkts: 2, max_th_pkts: 4, w_q: 0.001, gentle: false, link_rate_bps: Some(8_000_000), ..RedParams::default() };
+        let mut h = Harness::new(Red::new(p));
+        for i in 0..200 {
+            h.enqueue(pkt(i, 1000));
+        }
+        let early_or_forced = h.drops.len();
+        assert!(early_or_forced > 0, "the burst itself is policed");
+        while h.dequeue().is_some() {}
+        let before = h.drops.len();
+        for i in 0..50 {
+            h.enqueue(pkt(i, 1000));
+            h.dequeue();
+        }
+        assert_eq!(h.drops.len(), before, "arrivals to an empty queue are never dropped");
     }
 
     #[test]
