@@ -277,6 +277,18 @@ def _graph_link(link: GraphLink, key: str) -> list[dict[str, Any]]:
     return [forward, reverse]
 
 
+def tcp_config(group: Any, key: str) -> dict[str, Any]:
+    """Returns the core's ``TcpConfig`` of a TCP-carrying flow group (its ``tcp = {...}``
+    options and ``cc``); ``key`` is the group's key path, used in errors."""
+    tcp = {TCP_KEYS[name]: value for name, value in group.tcp.model_dump(exclude_none=True).items()}
+    if group.cc is not None:
+        names = algorithms.cc_names()
+        if group.cc not in names:
+            raise SpecError(f"{key}.cc", group.cc, f"one of {', '.join(names)} (see `qdsim list`)")
+        tcp["cc"] = group.cc
+    return tcp
+
+
 def _source(group: TcpFlows | UdpCbrFlows, key: str) -> dict[str, Any]:
     """Returns the core's ``SourceConfig`` of a flow group."""
     if isinstance(group, UdpCbrFlows):
@@ -286,13 +298,7 @@ def _source(group: TcpFlows | UdpCbrFlows, key: str) -> dict[str, Any]:
         if group.stop is not None:
             source["stop_ns"] = group.stop
         return source
-    tcp = {TCP_KEYS[name]: value for name, value in group.tcp.model_dump(exclude_none=True).items()}
-    if group.cc is not None:
-        names = algorithms.cc_names()
-        if group.cc not in names:
-            raise SpecError(f"{key}.cc", group.cc, f"one of {', '.join(names)} (see `qdsim list`)")
-        tcp["cc"] = group.cc
-    source = {"kind": "tcp", "tcp": tcp}
+    source = {"kind": "tcp", "tcp": tcp_config(group, key)}
     if group.size is not None:
         source["size_bytes"] = group.size
     return source

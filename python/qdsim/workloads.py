@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import algorithms
 from .errors import SpecError
 from .spec import Dumbbell, IncastFlows, ShortFlows, Spec, Star
 
@@ -40,15 +39,9 @@ def check_topology(spec: Spec) -> None:
 
 
 def _tcp(group: IncastFlows | ShortFlows, key: str) -> dict[str, Any]:
-    from .resolve import TCP_KEYS
+    from .resolve import tcp_config  # resolve imports this module
 
-    tcp = {TCP_KEYS[name]: value for name, value in group.tcp.model_dump(exclude_none=True).items()}
-    if group.cc is not None:
-        names = algorithms.cc_names()
-        if group.cc not in names:
-            raise SpecError(f"{key}.cc", group.cc, f"one of {', '.join(names)} (see `qdsim list`)")
-        tcp["cc"] = group.cc
-    return tcp
+    return tcp_config(group, key)
 
 
 def arrival_rate_per_s(group: ShortFlows, spec: Spec, key: str) -> float:
