@@ -5,11 +5,9 @@
 //! both (a packet must fit both); with neither the queue never drops, which is the default
 //! for links that are not under study.
 
-use std::collections::VecDeque;
-
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmInfo, DropReason, ParamInfo, Qdisc, QdiscCtx};
+use super::{AlgorithmInfo, DropReason, PacketFifo, ParamInfo, Qdisc, QdiscCtx};
 use crate::config::ConfigError;
 use crate::packet::Packet;
 use crate::time::Time;
@@ -56,45 +54,36 @@ pub(super) fn info() -> AlgorithmInfo {
 #[derive(Debug)]
 pub struct Fifo {
     params: FifoParams,
-    queue: VecDeque<Packet>,
-    bytes: u64,
+    queue: PacketFifo,
 }
 
 impl Fifo {
     /// Returns an empty FIFO.
     pub fn new(params: FifoParams) -> Self {
         let cap = params.limit_pkts.unwrap_or(64).min(1 << 16) as usize;
-        Fifo { params, queue: VecDeque::with_capacity(cap), bytes: 0 }
-    }
-
-    fn fits(&self, pkt: &Packet) -> bool {
-        self.params.limit_pkts.is_none_or(|l| (self.queue.len() as u64) < l)
-            && self.params.limit_bytes.is_none_or(|l| self.bytes + pkt.size_bytes as u64 <= l)
+        Fifo { params, queue: PacketFifo::with_capacity(cap) }
     }
 }
 
 impl Qdisc for Fifo {
     fn enqueue(&mut self, pkt: Packet, _now: Time, ctx: &mut QdiscCtx) {
-        if self.fits(&pkt) {
-            self.bytes += pkt.size_bytes as u64;
-            self.queue.push_back(pkt);
+        if self.queue.fits(pkt.size_bytes, self.params.limit_pkts, self.params.limit_bytes) {
+            self.queue.push(pkt);
         } else {
             ctx.drop_arrival(pkt, DropReason::Overflow);
         }
     }
 
     fn dequeue(&mut self, _now: Time, _ctx: &mut QdiscCtx) -> Option<Packet> {
-        let pkt = self.queue.pop_front()?;
-        self.bytes -= pkt.size_bytes as u64;
-        Some(pkt)
+        self.queue.pop()
     }
 
     fn len_pkts(&self) -> u64 {
-        self.queue.len() as u64
+        self.queue.len_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.queue.len_bytes()
     }
 }
 

@@ -15,6 +15,7 @@
 
 mod aqm;
 mod fifo;
+mod queue;
 mod fq_codel;
 pub mod buffer;
 pub mod classify;
@@ -23,6 +24,7 @@ pub mod sched;
 
 pub use aqm::{Ared, AredParams, Blue, BlueParams, Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars, Pie, PieParams, Red, RedParams};
 pub use fifo::{Fifo, FifoParams};
+pub use queue::PacketFifo;
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use multi::{FqParams, Multi};
 

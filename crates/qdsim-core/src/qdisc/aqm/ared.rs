@@ -216,10 +216,10 @@ impl Qdisc for Ared {
         self.inner.dequeue(now)
     }
     fn len_pkts(&self) -> u64 {
-        self.inner.pkts.len() as u64
+        self.inner.queue.len_pkts()
     }
     fn len_bytes(&self) -> u64 {
-        self.inner.bytes
+        self.inner.queue.len_bytes()
     }
     fn on_timer(&mut self, now: Time, ctx: &mut QdiscCtx) {
         match self.next_update {

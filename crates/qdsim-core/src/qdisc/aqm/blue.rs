@@ -12,14 +12,12 @@
 //!
 //! Order on arrival, as ns-2: the early decision first, then the overflow check.
 
-use std::collections::VecDeque;
-
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::config::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{AlgorithmInfo, DropReason, MarkReason, ParamInfo, Qdisc, QdiscCtx};
+use crate::qdisc::{AlgorithmInfo, DropReason, MarkReason, PacketFifo, ParamInfo, Qdisc, QdiscCtx};
 use crate::time::{Duration, Time};
 
 /// Blue parameters. Defaults: Feng's ns-2 script and the NITK ns-3 port (ALGORITHM-NOTES §4).
@@ -83,8 +81,7 @@ pub(crate) fn info() -> AlgorithmInfo {
 pub struct Blue {
     params: BlueParams,
     freeze: Duration,
-    queue: VecDeque<Packet>,
-    bytes: u64,
+    queue: PacketFifo,
     /// The marking probability.
     p_m: f64,
     /// When `p_m` last changed; `None` before the first change.
@@ -95,7 +92,7 @@ impl Blue {
     /// Returns an empty Blue queue with `p_m = 0`.
     pub fn new(params: BlueParams) -> Self {
         let freeze = Duration::from_ns(params.freeze_time_ns);
-        Blue { params, freeze, queue: VecDeque::new(), bytes: 0, p_m: 0.0, last_update: None }
+        Blue { params, freeze, queue: PacketFifo::default(), p_m: 0.0, last_update: None }
     }
 
     /// Returns the marking probability.
@@ -118,34 +115,28 @@ impl Qdisc for Blue {
             ctx.drop_arrival(pkt, DropReason::Early);
             return;
         }
-        if self.queue.len() as u64 >= self.params.limit_pkts {
+        if !self.queue.fits(pkt.size_bytes, Some(self.params.limit_pkts), None) {
             ctx.drop_arrival(pkt, DropReason::Overflow);
             self.nudge(self.params.d1, now);
             return;
         }
-        self.bytes += pkt.size_bytes as u64;
-        self.queue.push_back(pkt);
+        self.queue.push(pkt);
     }
 
     fn dequeue(&mut self, now: Time, _ctx: &mut QdiscCtx) -> Option<Packet> {
-        match self.queue.pop_front() {
-            Some(p) => {
-                self.bytes -= p.size_bytes as u64;
-                Some(p)
-            }
-            None => {
-                self.nudge(-self.params.d2, now); // the link is idle
-                None
-            }
+        let p = self.queue.pop();
+        if p.is_none() {
+            self.nudge(-self.params.d2, now); // the link is idle
         }
+        p
     }
 
     fn len_pkts(&self) -> u64 {
-        self.queue.len() as u64
+        self.queue.len_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.queue.len_bytes()
     }
 }
 

@@ -20,13 +20,11 @@
 //! Deviations: time is exact u64 ns and `interval/√count` is computed in `f64` as the RFC
 //! writes it, not with Linux's Newton step on a 1024-ns clock.
 
-use std::collections::VecDeque;
-
 use serde::{Deserialize, Serialize};
 
 use crate::config::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{AlgorithmInfo, DropReason, MarkReason, ParamInfo, Qdisc, QdiscCtx};
+use crate::qdisc::{AlgorithmInfo, DropReason, MarkReason, PacketFifo, ParamInfo, Qdisc, QdiscCtx};
 use crate::time::{Duration, Time};
 
 /// A queue the CoDel control law can run against (Linux `codel_impl.h`'s callbacks).
@@ -227,21 +225,13 @@ pub(crate) fn info() -> AlgorithmInfo {
     }
 }
 
-/// A FIFO with its byte count: the queue CoDel runs against.
-#[derive(Debug, Default)]
-struct Fifo {
-    pkts: VecDeque<Packet>,
-    bytes: u64,
-}
-
-impl CodelQueue for Fifo {
+/// The plain queue CoDel runs against in the `codel` qdisc.
+impl CodelQueue for PacketFifo {
     fn pop_head(&mut self) -> Option<Packet> {
-        let p = self.pkts.pop_front()?;
-        self.bytes -= p.size_bytes as u64;
-        Some(p)
+        self.pop()
     }
     fn backlog_bytes(&self) -> u64 {
-        self.bytes
+        self.len_bytes()
     }
 }
 
@@ -251,13 +241,13 @@ pub struct CodelQdisc {
     codel: Codel,
     vars: CodelVars,
     limit_pkts: u64,
-    queue: Fifo,
+    queue: PacketFifo,
 }
 
 impl CodelQdisc {
     /// Returns an empty CoDel queue.
     pub fn new(params: CodelParams) -> Self {
-        CodelQdisc { codel: params.controller(), vars: CodelVars::default(), limit_pkts: params.limit_pkts, queue: Fifo::default() }
+        CodelQdisc { codel: params.controller(), vars: CodelVars::default(), limit_pkts: params.limit_pkts, queue: PacketFifo::default() }
     }
 
     /// Returns the control state (for probes and tests).
@@ -268,9 +258,8 @@ impl CodelQdisc {
 
 impl Qdisc for CodelQdisc {
     fn enqueue(&mut self, pkt: Packet, _now: Time, ctx: &mut QdiscCtx) {
-        if (self.queue.pkts.len() as u64) < self.limit_pkts {
-            self.queue.bytes += pkt.size_bytes as u64;
-            self.queue.pkts.push_back(pkt);
+        if self.queue.fits(pkt.size_bytes, Some(self.limit_pkts), None) {
+            self.queue.push(pkt);
         } else {
             ctx.drop_arrival(pkt, DropReason::Overflow);
         }
@@ -281,11 +270,11 @@ impl Qdisc for CodelQdisc {
     }
 
     fn len_pkts(&self) -> u64 {
-        self.queue.pkts.len() as u64
+        self.queue.len_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.queue.bytes
+        self.queue.len_bytes()
     }
 }
 

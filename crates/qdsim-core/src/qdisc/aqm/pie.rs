@@ -20,14 +20,12 @@
 //! Queue delay is measured with timestamps (RFC 8033 §5.2's alternative to the departure-rate
 //! estimate): the age `now − enq_time` of the head packet at each update, 0 when empty.
 
-use std::collections::VecDeque;
-
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::config::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{AlgorithmInfo, DropReason, MarkReason, ParamInfo, Qdisc, QdiscCtx};
+use crate::qdisc::{AlgorithmInfo, DropReason, MarkReason, PacketFifo, ParamInfo, Qdisc, QdiscCtx};
 use crate::time::{Duration, Time};
 
 /// PIE parameters. Defaults: RFC 8033 §4–§5 (and Linux `sch_pie.c` where the RFC gives none).
@@ -130,8 +128,7 @@ pub(crate) fn info() -> AlgorithmInfo {
 #[derive(Debug)]
 pub struct Pie {
     params: PieParams,
-    queue: VecDeque<Packet>,
-    bytes: u64,
+    queue: PacketFifo,
     /// Current drop probability.
     drop_prob: f64,
     /// Queue delay at the last update.
@@ -148,7 +145,7 @@ impl Pie {
     /// Returns an empty PIE queue.
     pub fn new(params: PieParams) -> Self {
         let burst = Duration::from_ns(params.max_burst_ns);
-        Pie { params, queue: VecDeque::new(), bytes: 0, drop_prob: 0.0, qdelay_old: Duration::ZERO, burst_allowance: burst, accu_prob: 0.0, next_update: None }
+        Pie { params, queue: PacketFifo::default(), drop_prob: 0.0, qdelay_old: Duration::ZERO, burst_allowance: burst, accu_prob: 0.0, next_update: None }
     }
 
     /// Returns the current drop probability.
@@ -170,7 +167,7 @@ impl Pie {
         if self.qdelay_old < half_target && self.drop_prob < 0.2 {
             return false;
         }
-        if self.bytes <= 2 * self.params.mtu_bytes {
+        if self.queue.len_bytes() <= 2 * self.params.mtu_bytes {
             return false;
         }
         if self.params.derandomize {
@@ -237,7 +234,7 @@ impl Qdisc for Pie {
             self.next_update = Some(at);
             ctx.request_timer(at);
         }
-        if self.queue.len() as u64 >= self.params.limit_pkts {
+        if !self.queue.fits(pkt.size_bytes, Some(self.params.limit_pkts), None) {
             ctx.drop_arrival(pkt, DropReason::Overflow);
             return;
         }
@@ -248,22 +245,20 @@ impl Qdisc for Pie {
                 return;
             }
         }
-        self.bytes += pkt.size_bytes as u64;
-        self.queue.push_back(pkt);
+        self.queue.push(pkt);
     }
 
     fn dequeue(&mut self, _now: Time, _ctx: &mut QdiscCtx) -> Option<Packet> {
-        let p = self.queue.pop_front()?;
-        self.bytes -= p.size_bytes as u64;
+        let p = self.queue.pop()?;
         Some(p)
     }
 
     fn len_pkts(&self) -> u64 {
-        self.queue.len() as u64
+        self.queue.len_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.queue.len_bytes()
     }
 
     fn on_timer(&mut self, now: Time, ctx: &mut QdiscCtx) {

@@ -19,14 +19,12 @@
 //!
 //! The estimator and decision live in [`RedCore`], which Adaptive RED (`ared.rs`) reuses.
 
-use std::collections::VecDeque;
-
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::config::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{AlgorithmInfo, DropReason, MarkReason, ParamInfo, Qdisc, QdiscCtx};
+use crate::qdisc::{AlgorithmInfo, DropReason, MarkReason, PacketFifo, ParamInfo, Qdisc, QdiscCtx};
 use crate::rng::StreamRng;
 use crate::time::Time;
 
@@ -132,17 +130,16 @@ pub(crate) struct RedQueue {
     pub ecn: bool,
     pub limit_pkts: Option<u64>,
     pub limit_bytes: Option<u64>,
-    pub pkts: VecDeque<Packet>,
-    pub bytes: u64,
+    pub queue: PacketFifo,
 }
 
 impl RedQueue {
     pub fn new(core: RedCore, ecn: bool, limit_pkts: Option<u64>, limit_bytes: Option<u64>) -> Self {
-        RedQueue { core, ecn, limit_pkts, limit_bytes, pkts: VecDeque::new(), bytes: 0 }
+        RedQueue { core, ecn, limit_pkts, limit_bytes, queue: PacketFifo::default() }
     }
 
     pub fn enqueue(&mut self, mut pkt: Packet, now: Time, ctx: &mut QdiscCtx) {
-        let q = if self.core.byte_mode { self.bytes as f64 } else { self.pkts.len() as f64 };
+        let q = if self.core.byte_mode { self.queue.len_bytes() as f64 } else { self.queue.len_pkts() as f64 };
         self.core.update_avg(q, now);
         // As ns-2's red.cc (`qavg >= th_min && qlen > 1`): no early or forced drop while at
         // most one packet (byte, in byte mode) is queued. With a slowly decaying average — ARED's
@@ -168,30 +165,20 @@ impl RedQueue {
                 return;
             }
         }
-        let fits = self.limit_pkts.is_none_or(|l| (self.pkts.len() as u64) < l)
-            && self.limit_bytes.is_none_or(|l| self.bytes + pkt.size_bytes as u64 <= l);
-        if fits {
-            self.bytes += pkt.size_bytes as u64;
-            self.pkts.push_back(pkt);
+        if self.queue.fits(pkt.size_bytes, self.limit_pkts, self.limit_bytes) {
+            self.queue.push(pkt);
         } else {
             ctx.drop_arrival(pkt, DropReason::Overflow);
         }
     }
 
     pub fn dequeue(&mut self, now: Time) -> Option<Packet> {
-        match self.pkts.pop_front() {
-            Some(p) => {
-                self.bytes -= p.size_bytes as u64;
-                Some(p)
-            }
-            None => {
-                // The link found nothing to send: the idle period starts (ns-2 `deque`).
-                if self.core.idle_since.is_none() {
-                    self.core.idle_since = Some(now);
-                }
-                None
-            }
+        let p = self.queue.pop();
+        if p.is_none() && self.core.idle_since.is_none() {
+            // The link found nothing to send: the idle period starts (ns-2 `deque`).
+            self.core.idle_since = Some(now);
         }
+        p
     }
 }
 
@@ -351,10 +338,10 @@ impl Qdisc for Red {
         self.inner.dequeue(now)
     }
     fn len_pkts(&self) -> u64 {
-        self.inner.pkts.len() as u64
+        self.inner.queue.len_pkts()
     }
     fn len_bytes(&self) -> u64 {
-        self.inner.bytes
+        self.inner.queue.len_bytes()
     }
 }
 
