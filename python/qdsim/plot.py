@@ -22,6 +22,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
 from . import results as store  # noqa: E402
+from . import units  # noqa: E402
+from .sweep import grid_cell  # noqa: E402
 from .errors import SpecError  # noqa: E402
 from .spec import PlotDefaults, validate  # noqa: E402
 
@@ -93,6 +95,12 @@ def _axis_values(values: list[Any]) -> tuple[list[float] | None, str]:
     parsed = [_QUANTITY.match(v) if isinstance(v, str) else None for v in values]
     if all(parsed) and len({m.group(2) for m in parsed}) == 1:  # type: ignore[union-attr]
         return [float(m.group(1)) for m in parsed], parsed[0].group(2)  # type: ignore[union-attr]
+    if all(isinstance(v, str) for v in values):
+        # Durations in mixed units ("10us" ... "1ms") share one axis in milliseconds.
+        try:
+            return [units.parse_duration(v) / 1e6 for v in values], "ms"
+        except units.UnitError:
+            pass
     return None, ""
 
 
@@ -129,12 +137,12 @@ def plot_sweep(
     defaults: PlotDefaults = validate(store.read_json(results_dir / "spec.json")).plot
     grid: dict[str, list[Any]] = sweep["grid"]
     x = x or defaults.x or (next(iter(grid)) if len(grid) == 1 else None)
-    if x not in grid:
-        raise SpecError("--x", x, f"a swept key ({', '.join(grid) or 'the sweep has none'})")
+    swept, axis = _swept_axis(grid, x)
     y = y or defaults.y
     metrics = [y] if isinstance(y, str) else list(y)
-    positions_of, unit = _axis_values(grid[x])
-    order = {json_key(v): i for i, v in enumerate(grid[x])}
+    positions_of, unit = _axis_values(axis)
+    # Result rows hold swept tables as canonical JSON text (sweep.grid_cell): match them so.
+    order = {json_key(grid_cell(v)): i for i, v in enumerate(grid[swept])}
     fig, axes = plt.subplots(len(metrics), 1, figsize=(6, 2.2 + 1.8 * len(metrics)), sharex=True, squeeze=False)
     for panel, (metric, ax) in enumerate(zip(metrics, axes[:, 0])):
         table, rows = _metric_rows(results_dir, metric)
@@ -147,7 +155,7 @@ def plot_sweep(
         series: dict[Any, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         for row in rows:
             if row[metric] is not None:
-                series[row[line_by] if line_by else metric][json_key(row[x])].append(float(row[metric]) * scale)
+                series[row[line_by] if line_by else metric][json_key(row[swept])].append(float(row[metric]) * scale)
         for name, points in sorted(series.items(), key=lambda kv: (str(type(kv[0])), kv[0])):
             keys = sorted((k for k in points if k in order), key=lambda k: order[k])
             stats = [mean_ci(points[k]) for k in keys]
@@ -163,7 +171,7 @@ def plot_sweep(
             ax.legend(fontsize=8)
     bottom = axes[-1, 0]
     if positions_of is None:
-        bottom.set_xticks(range(len(grid[x])), [str(v) for v in grid[x]])
+        bottom.set_xticks(range(len(axis)), [str(v) for v in axis])
     elif defaults.logx:
         bottom.set_xscale("log")
     bottom.set_xlabel(defaults.xlabel or (f"{x} ({unit})" if unit else x))
@@ -176,6 +184,29 @@ def plot_sweep(
     fig.savefig(out_path, dpi=100)
     plt.close(fig)
     return out_path
+
+
+def _swept_axis(grid: dict[str, list[Any]], x: str | None) -> tuple[str, list[Any]]:
+    """Returns the swept key behind the x-axis ``x`` and the x value of each grid point.
+
+    ``x`` is a swept key, or a dotted path into the tables a key sweeps: with
+    ``topology.qdisc`` swept over whole qdisc tables, ``topology.qdisc.target`` plots against
+    each table's ``target``.
+    """
+    if x in grid:
+        return x, grid[x]
+    for key, values in grid.items():
+        if x is not None and x.startswith(key + "."):
+            path = x[len(key) + 1 :].split(".")
+            axis = []
+            for value in values:
+                for part in path:
+                    if not isinstance(value, dict) or part not in value:
+                        raise SpecError("--x", x, f"a key every swept {key} table has (missing {part!r} in {value!r})")
+                    value = value[part]
+                axis.append(value)
+            return key, axis
+    raise SpecError("--x", x, f"a swept key or a path into one ({', '.join(grid) or 'the sweep has none'})")
 
 
 def json_key(value: Any) -> str:

@@ -45,7 +45,7 @@ class Point:
 
     def ids(self) -> dict[str, Any]:
         """Returns the identifying columns of this point's rows."""
-        return {**{k: _cell(v) for k, v in self.params.items()}, "rep": self.rep, "point_key": self.key}
+        return {**{k: grid_cell(v) for k, v in self.params.items()}, "rep": self.rep, "point_key": self.key}
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class SweepReport:
     out_dir: Path
 
 
-def _cell(value: Any) -> Any:
+def grid_cell(value: Any) -> Any:
     """Returns a Parquet-friendly cell for a swept value (tables/lists become JSON text)."""
     return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else value
 
