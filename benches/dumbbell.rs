@@ -51,6 +51,15 @@ fn main() {
     println!("scenario: 100 NewReno flows, 43/203 ms RTT, 10 Mb/s access, 500 Mb/s bottleneck, FIFO 1000 pkts, {seconds} s simulated");
     println!("wall time (best of {repeat}): {best:.3} s");
     println!("events: {} ({:.2} M events/s)", r.events, r.events as f64 / best / 1e6);
-    println!("data packets transmitted on links: {} ({:.2} M simulated packets/s)", r.packets_forwarded, r.packets_forwarded as f64 / best / 1e6);
-    println!("bottleneck: utilization {:.3}, {} packets, {:.2} M bottleneck packets/s", bottleneck.utilization, bottleneck.tx_pkts, bottleneck.tx_pkts as f64 / best / 1e6);
+    println!(
+        "data packets transmitted on links: {} ({:.2} M simulated packets/s)",
+        r.packets_forwarded,
+        r.packets_forwarded as f64 / best / 1e6
+    );
+    println!(
+        "bottleneck: utilization {:.3}, {} packets, {:.2} M bottleneck packets/s",
+        bottleneck.utilization,
+        bottleneck.tx_pkts,
+        bottleneck.tx_pkts as f64 / best / 1e6
+    );
 }

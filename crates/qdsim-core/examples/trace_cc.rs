@@ -9,7 +9,11 @@ use qdsim_core::Sim;
 
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
-    let cc = match a[0].as_str() { "cubic" => CcKind::Cubic, "reno" => CcKind::Reno, _ => CcKind::Newreno };
+    let cc = match a[0].as_str() {
+        "cubic" => CcKind::Cubic,
+        "reno" => CcKind::Reno,
+        _ => CcKind::Newreno,
+    };
     let tcp = TcpConfig {
         cc,
         sack: a[1] == "1",
@@ -23,7 +27,10 @@ fn main() {
         delay_ns: 5_000_000,
         loss: 0.0,
         qdisc: QdiscConfig::Fifo(FifoParams { limit_pkts: Some(20), limit_bytes: None }),
-        groups: vec![FlowGroup { source: SourceConfig::Tcp { size_bytes: None, tcp, repeat: None }, ..FlowGroup::bulk("g", 1, 5_000_000, TcpConfig::default()) }],
+        groups: vec![FlowGroup {
+            source: SourceConfig::Tcp { size_bytes: None, tcp, repeat: None },
+            ..FlowGroup::bulk("g", 1, 5_000_000, TcpConfig::default())
+        }],
     };
     let mut sim = Sim::new(&d.config(4, 30_000_000_000, 5_000_000_000)).unwrap();
     let mut last = String::new();
@@ -32,7 +39,14 @@ fn main() {
         let s = sim.tcp_sender(0).unwrap();
         let line = format!(
             "cwnd {} ssth {} una {} nxt {} max {} fr {} to {} retx {}",
-            s.win.cwnd, s.win.ssthresh, s.snd_una, s.snd_nxt, s.snd_max, s.stats.fast_retransmits, s.stats.timeouts, s.stats.retransmits
+            s.win.cwnd,
+            s.win.ssthresh,
+            s.snd_una,
+            s.snd_nxt,
+            s.snd_max,
+            s.stats.fast_retransmits,
+            s.stats.timeouts,
+            s.stats.retransmits
         );
         if line != last {
             println!("{ms} ms: {line}");

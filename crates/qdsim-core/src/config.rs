@@ -293,21 +293,37 @@ impl RunConfig {
             match &f.source {
                 SourceConfig::Tcp { size_bytes, tcp, repeat } => {
                     if *size_bytes == Some(0) {
-                        return Err(ConfigError::new(format!("{p}.source.size_bytes"), 0, "> 0 bytes, or absent for a saturated flow"));
+                        return Err(ConfigError::new(
+                            format!("{p}.source.size_bytes"),
+                            0,
+                            "> 0 bytes, or absent for a saturated flow",
+                        ));
                     }
                     if let Some(r) = repeat {
                         if size_bytes.is_none() {
-                            return Err(ConfigError::new(format!("{p}.source.repeat"), &r.barrier, "only with a finite size_bytes"));
+                            return Err(ConfigError::new(
+                                format!("{p}.source.repeat"),
+                                &r.barrier,
+                                "only with a finite size_bytes",
+                            ));
                         }
                         if r.rounds == Some(0) {
-                            return Err(ConfigError::new(format!("{p}.source.repeat.rounds"), 0, "at least 1 round, or absent"));
+                            return Err(ConfigError::new(
+                                format!("{p}.source.repeat.rounds"),
+                                0,
+                                "at least 1 round, or absent",
+                            ));
                         }
                     }
                     tcp.validate().map_err(|e| e.within(&format!("{p}.source.tcp")))?;
                 }
                 SourceConfig::ShortFlows { arrival_rate_per_s, size_min_bytes, size_max_bytes, tcp, .. } => {
                     if !(arrival_rate_per_s.is_finite() && *arrival_rate_per_s > 0.0) {
-                        return Err(ConfigError::new(format!("{p}.source.arrival_rate_per_s"), arrival_rate_per_s, "a finite rate > 0 per second"));
+                        return Err(ConfigError::new(
+                            format!("{p}.source.arrival_rate_per_s"),
+                            arrival_rate_per_s,
+                            "a finite rate > 0 per second",
+                        ));
                     }
                     if *size_min_bytes == 0 {
                         return Err(ConfigError::new(format!("{p}.source.size_min_bytes"), 0, "> 0 bytes"));
@@ -329,7 +345,10 @@ impl RunConfig {
                         return Err(ConfigError::new(
                             format!("{p}.source.packet_bytes"),
                             packet_bytes,
-                            format!("at least {} bytes (headers plus one payload byte)", crate::packet::HEADER_BYTES + 1),
+                            format!(
+                                "at least {} bytes (headers plus one payload byte)",
+                                crate::packet::HEADER_BYTES + 1
+                            ),
                         ));
                     }
                 }

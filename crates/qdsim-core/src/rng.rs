@@ -44,8 +44,18 @@ mod tests {
 
     #[test]
     fn same_name_and_index_give_the_same_stream() {
-        let a: Vec<u64> = (0..4).map({ let mut r = stream(7, "x", 3); move |_| r.random() }).collect();
-        let b: Vec<u64> = (0..4).map({ let mut r = stream(7, "x", 3); move |_| r.random() }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = stream(7, "x", 3);
+                move |_| r.random()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = stream(7, "x", 3);
+                move |_| r.random()
+            })
+            .collect();
         assert_eq!(a, b);
     }
 

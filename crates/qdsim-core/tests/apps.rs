@@ -31,7 +31,15 @@ fn star(hosts: usize, buffer: u64, flows: Vec<FlowConfig>, seconds_ms: u64) -> R
             });
         }
     }
-    RunConfig { seed: 3, duration_ns: seconds_ms * MS, warmup_ns: 0, nodes, links, flows, sampling: SamplingConfig::default() }
+    RunConfig {
+        seed: 3,
+        duration_ns: seconds_ms * MS,
+        warmup_ns: 0,
+        nodes,
+        links,
+        flows,
+        sampling: SamplingConfig::default(),
+    }
 }
 
 fn tcp_min_rto_10ms() -> TcpConfig {
@@ -71,7 +79,10 @@ fn incast_rounds_start_only_when_every_response_has_arrived() {
         let starts: Vec<f64> = (0..t.flow.len()).filter(|&i| t.round[i] == round).map(|i| t.start_s[i]).collect();
         assert_eq!(starts.len(), 8);
         assert!(starts.iter().all(|&s| s == starts[0]), "a round's requests leave together");
-        assert!((starts[0] - prev_done).abs() < 1e-12, "round {round} starts when the last response of the previous one arrives");
+        assert!(
+            (starts[0] - prev_done).abs() < 1e-12,
+            "round {round} starts when the last response of the previous one arrives"
+        );
     }
     let g = &r.groups[0];
     assert_eq!(g.transfers_completed, 40);

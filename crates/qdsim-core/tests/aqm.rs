@@ -25,8 +25,26 @@ fn run(qdisc: QdiscConfig) -> qdsim_core::RunResults {
 fn aqms() -> Vec<(QdiscConfig, &'static str)> {
     vec![
         (QdiscConfig::Codel(CodelParams::default()), "target_exceeded"),
-        (QdiscConfig::Red(RedParams { min_th_pkts: 20, max_th_pkts: 60, link_rate_bps: Some(RATE), mean_pktsize_bytes: 1500, limit_pkts: Some(1000), ..RedParams::default() }), "early"),
-        (QdiscConfig::Ared(AredParams { link_rate_bps: Some(RATE), mean_pktsize_bytes: 1500, limit_pkts: Some(1000), ..AredParams::default() }), "early"),
+        (
+            QdiscConfig::Red(RedParams {
+                min_th_pkts: 20,
+                max_th_pkts: 60,
+                link_rate_bps: Some(RATE),
+                mean_pktsize_bytes: 1500,
+                limit_pkts: Some(1000),
+                ..RedParams::default()
+            }),
+            "early",
+        ),
+        (
+            QdiscConfig::Ared(AredParams {
+                link_rate_bps: Some(RATE),
+                mean_pktsize_bytes: 1500,
+                limit_pkts: Some(1000),
+                ..AredParams::default()
+            }),
+            "early",
+        ),
         (QdiscConfig::Pie(PieParams::default()), "early"),
         (QdiscConfig::Blue(BlueParams::default()), "early"),
         (QdiscConfig::FqCodel(FqCodelParams { ecn: false, ..FqCodelParams::default() }), "target_exceeded"),

@@ -25,7 +25,10 @@ fn ecn_run(qdisc: QdiscConfig) -> qdsim_core::RunResults {
 fn reductions_are_an_rtt_apart(r: &qdsim_core::RunResults) {
     let log = &r.series.tcp_events;
     for (flow, f) in r.flows.iter().enumerate() {
-        let times: Vec<f64> = (0..log.t.len()).filter(|&i| log.flow[i] == flow as u32 && log.kind[i] == "ecn_reduction").map(|i| log.t[i]).collect();
+        let times: Vec<f64> = (0..log.t.len())
+            .filter(|&i| log.flow[i] == flow as u32 && log.kind[i] == "ecn_reduction")
+            .map(|i| log.t[i])
+            .collect();
         assert_eq!(times.len() as u64, f.ecn_reductions);
         let min_gap = times.windows(2).map(|w| w[1] - w[0]).fold(f64::INFINITY, f64::min);
         assert!(min_gap >= 0.020, "flow {flow}: two reductions {min_gap:.4} s apart");
@@ -37,7 +40,10 @@ fn codel_marking_replaces_every_drop_and_senders_halve_once_per_rtt() {
     let r = ecn_run(QdiscConfig::Codel(CodelParams { ecn: true, limit_pkts: 1000, ..CodelParams::default() }));
     let bottleneck = &r.links[0];
     assert!(bottleneck.marks > 20, "CoDel marked {} packets", bottleneck.marks);
-    assert!(r.flows.iter().all(|f| f.drops == 0 && f.retransmits == 0 && f.timeouts == 0), "no data packet was dropped");
+    assert!(
+        r.flows.iter().all(|f| f.drops == 0 && f.retransmits == 0 && f.timeouts == 0),
+        "no data packet was dropped"
+    );
     assert!(r.flows.iter().all(|f| f.ecn_reductions > 5));
     assert!(bottleneck.utilization > 0.95, "utilization {}", bottleneck.utilization);
     reductions_are_an_rtt_apart(&r);

@@ -39,7 +39,8 @@ fn sack_recovers_the_slow_start_overshoot_without_the_timeouts_newreno_takes() {
     use qdsim_core::tcp::TcpConfig;
     let run = |sack: bool| {
         let mut d = dumbbell(10_000_000, 5, 5, 1, 20);
-        d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp: TcpConfig { sack, ..TcpConfig::default() }, repeat: None };
+        d.groups[0].source =
+            SourceConfig::Tcp { size_bytes: None, tcp: TcpConfig { sack, ..TcpConfig::default() }, repeat: None };
         let r = qdsim_core::run(&d.config(1, 10 * S, 2 * S)).unwrap();
         (r.flows[0].timeouts, r.flows[0].retransmits, r.links[0].utilization)
     };
@@ -79,9 +80,19 @@ fn red_without_an_explicit_link_rate_does_not_starve_flows() {
     // dropped: four flows delivered nothing for 25 s.
     use qdsim_core::qdisc::{QdiscConfig, RedParams};
     let mut d = dumbbell(10_000_000, 5, 5, 4, 1000);
-    d.qdisc = QdiscConfig::Red(RedParams { min_th_pkts: 5, max_th_pkts: 15, max_p: 0.1, limit_pkts: Some(1000), ..RedParams::default() });
+    d.qdisc = QdiscConfig::Red(RedParams {
+        min_th_pkts: 5,
+        max_th_pkts: 15,
+        max_p: 0.1,
+        limit_pkts: Some(1000),
+        ..RedParams::default()
+    });
     d.groups[0].start_jitter_ns = S;
     let r = qdsim_core::run(&d.config(7, 30 * S, 5 * S)).unwrap();
     assert!(r.links[0].utilization > 0.9, "utilization {}", r.links[0].utilization);
-    assert!(r.flows.iter().all(|f| f.goodput_bps > 1e6), "{:?}", r.flows.iter().map(|f| f.goodput_bps).collect::<Vec<_>>());
+    assert!(
+        r.flows.iter().all(|f| f.goodput_bps > 1e6),
+        "{:?}",
+        r.flows.iter().map(|f| f.goodput_bps).collect::<Vec<_>>()
+    );
 }

@@ -15,8 +15,18 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-create_exception!(_core, ConfigError, PyValueError, "A run configuration value the core refuses; has .key, .value, .allowed.");
-create_exception!(_core, SimulationError, PyRuntimeError, "The simulation core failed to finish a run (a bug: please report it).");
+create_exception!(
+    _core,
+    ConfigError,
+    PyValueError,
+    "A run configuration value the core refuses; has .key, .value, .allowed."
+);
+create_exception!(
+    _core,
+    SimulationError,
+    PyRuntimeError,
+    "The simulation core failed to finish a run (a bug: please report it)."
+);
 
 fn config_error(py: Python<'_>, e: qdsim_core::ConfigError) -> PyErr {
     let err = ConfigError::new_err(e.to_string());

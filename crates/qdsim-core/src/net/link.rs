@@ -65,7 +65,15 @@ pub struct Link {
 
 impl Link {
     /// Returns an idle link.
-    pub fn new(from: NodeId, to: NodeId, rate: Rate, delay: Duration, loss: f64, loss_rng: StreamRng, port: Port) -> Self {
+    pub fn new(
+        from: NodeId,
+        to: NodeId,
+        rate: Rate,
+        delay: Duration,
+        loss: f64,
+        loss_rng: StreamRng,
+        port: Port,
+    ) -> Self {
         Link {
             from,
             to,

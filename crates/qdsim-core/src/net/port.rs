@@ -217,7 +217,12 @@ impl Port {
         let c = &self.counters;
         let (q, qb) = (self.len_pkts(), self.len_bytes());
         if c.arrivals != c.departures + c.total_drops() + q {
-            return Err(format!("packets: in {} != out {} + dropped {} + queued {q}", c.arrivals, c.departures, c.total_drops()));
+            return Err(format!(
+                "packets: in {} != out {} + dropped {} + queued {q}",
+                c.arrivals,
+                c.departures,
+                c.total_drops()
+            ));
         }
         if c.arrival_bytes != c.departure_bytes + c.total_drop_bytes() + qb {
             return Err(format!(

@@ -44,9 +44,12 @@ pub(super) fn info() -> AlgorithmInfo {
     AlgorithmInfo {
         name: "fifo",
         summary: "First-in first-out with tail drop (DropTail)",
-        params: vec![
-            ParamInfo { name: "limit", unit: "pkts|bytes", default: "none", help: "capacity, e.g. \"100pkt\" or \"30KB\"; none = never drops" },
-        ],
+        params: vec![ParamInfo {
+            name: "limit",
+            unit: "pkts|bytes",
+            default: "none",
+            help: "capacity, e.g. \"100pkt\" or \"30KB\"; none = never drops",
+        }],
     }
 }
 

@@ -111,11 +111,36 @@ pub(super) fn info() -> AlgorithmInfo {
             ParamInfo { name: "quantum", unit: "bytes", default: "1514B", help: "DRR quantum" },
             ParamInfo { name: "target", unit: "time", default: "5ms", help: "CoDel target per queue" },
             ParamInfo { name: "interval", unit: "time", default: "100ms", help: "CoDel interval; > target" },
-            ParamInfo { name: "ecn", unit: "bool", default: "true", help: "mark ECN-capable packets instead of CoDel drops" },
-            ParamInfo { name: "mtu", unit: "bytes", default: "1500B", help: "CoDel never drops with no more than this queued" },
-            ParamInfo { name: "limit", unit: "pkts", default: "10240", help: "capacity; beyond, drop from the fattest queue" },
-            ParamInfo { name: "memory_limit", unit: "bytes", default: "32MB", help: "capacity in bytes; beyond, drop from the fattest queue" },
-            ParamInfo { name: "drop_batch_size", unit: "int", default: "64", help: "most packets dropped per overflow" },
+            ParamInfo {
+                name: "ecn",
+                unit: "bool",
+                default: "true",
+                help: "mark ECN-capable packets instead of CoDel drops",
+            },
+            ParamInfo {
+                name: "mtu",
+                unit: "bytes",
+                default: "1500B",
+                help: "CoDel never drops with no more than this queued",
+            },
+            ParamInfo {
+                name: "limit",
+                unit: "pkts",
+                default: "10240",
+                help: "capacity; beyond, drop from the fattest queue",
+            },
+            ParamInfo {
+                name: "memory_limit",
+                unit: "bytes",
+                default: "32MB",
+                help: "capacity in bytes; beyond, drop from the fattest queue",
+            },
+            ParamInfo {
+                name: "drop_batch_size",
+                unit: "int",
+                default: "64",
+                help: "most packets dropped per overflow",
+            },
         ],
     }
 }
@@ -191,9 +216,24 @@ impl FqCodel {
             mtu_bytes: params.mtu_bytes,
         };
         let flows = (0..params.flows)
-            .map(|_| Flow { queue: VecDeque::new(), backlog: 0, deficit: 0, list: List::None, cvars: CodelVars::default() })
+            .map(|_| Flow {
+                queue: VecDeque::new(),
+                backlog: 0,
+                deficit: 0,
+                list: List::None,
+                cvars: CodelVars::default(),
+            })
             .collect();
-        FqCodel { params, codel, flows, new_flows: VecDeque::new(), old_flows: VecDeque::new(), total_pkts: 0, total_bytes: 0, salt: None }
+        FqCodel {
+            params,
+            codel,
+            flows,
+            new_flows: VecDeque::new(),
+            old_flows: VecDeque::new(),
+            total_pkts: 0,
+            total_bytes: 0,
+            salt: None,
+        }
     }
 
     /// Returns the queue index of flow id `flow`: a salted 64-bit mix scaled to
@@ -273,7 +313,8 @@ impl Qdisc for FqCodel {
                 continue;
             }
             let Flow { queue, backlog, cvars, .. } = flow;
-            let mut view = FlowQueue { queue, backlog, total_pkts: &mut self.total_pkts, total_bytes: &mut self.total_bytes };
+            let mut view =
+                FlowQueue { queue, backlog, total_pkts: &mut self.total_pkts, total_bytes: &mut self.total_bytes };
             match self.codel.dequeue(cvars, &mut view, now, ctx) {
                 Some(p) => {
                     flow.deficit -= p.size_bytes as i64;
@@ -379,7 +420,8 @@ mod tests {
         h.enqueue(numbered(1, 1, 1000));
         assert!(h.drops.is_empty());
         h.enqueue(numbered(2, 0, 1000)); // 11 > 10
-        let dropped: Vec<(u32, u64, DropReason, bool)> = h.drops.iter().map(|(p, r, a)| (p.flow, p.seq, *r, *a)).collect();
+        let dropped: Vec<(u32, u64, DropReason, bool)> =
+            h.drops.iter().map(|(p, r, a)| (p.flow, p.seq, *r, *a)).collect();
         // Flow 0 holds 8000 bytes: drop from its head until 4000 bytes are gone.
         assert_eq!(dropped, (0..4).map(|s| (0, s, DropReason::Overlimit, false)).collect::<Vec<_>>());
         assert_eq!(h.q.len_pkts(), 7);
@@ -462,8 +504,14 @@ mod tests {
     #[test]
     fn bad_parameters_are_refused_by_name() {
         assert_eq!(FqCodelParams { flows: 0, ..FqCodelParams::default() }.validate().unwrap_err().key, "flows");
-        assert_eq!(FqCodelParams { quantum_bytes: 0, ..FqCodelParams::default() }.validate().unwrap_err().key, "quantum");
-        assert_eq!(FqCodelParams { drop_batch_size: 0, ..FqCodelParams::default() }.validate().unwrap_err().key, "drop_batch_size");
+        assert_eq!(
+            FqCodelParams { quantum_bytes: 0, ..FqCodelParams::default() }.validate().unwrap_err().key,
+            "quantum"
+        );
+        assert_eq!(
+            FqCodelParams { drop_batch_size: 0, ..FqCodelParams::default() }.validate().unwrap_err().key,
+            "drop_batch_size"
+        );
         assert!(FqCodelParams::default().validate().is_ok());
     }
 

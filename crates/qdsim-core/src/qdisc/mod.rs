@@ -14,19 +14,22 @@
 //! [`QdiscConfig::validate`], before a qdisc is built.
 
 mod aqm;
-mod fifo;
-mod queue;
-mod fq_codel;
 pub mod buffer;
 pub mod classify;
+mod fifo;
+mod fq_codel;
 mod multi;
+mod queue;
 pub mod sched;
 
-pub use aqm::{Ared, AredParams, Blue, BlueParams, Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars, Pie, PieParams, Red, RedParams};
+pub use aqm::{
+    Ared, AredParams, Blue, BlueParams, Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars, Pie, PieParams, Red,
+    RedParams,
+};
 pub use fifo::{Fifo, FifoParams};
-pub use queue::PacketFifo;
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use multi::{FqParams, Multi};
+pub use queue::PacketFifo;
 
 use serde::{Deserialize, Serialize};
 
@@ -224,7 +227,9 @@ impl QdiscConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         match self {
             QdiscConfig::Fifo(p) => p.validate(),
-            QdiscConfig::Drr(p) | QdiscConfig::DrrLds(p) | QdiscConfig::Wfq(p) | QdiscConfig::Wf2qPlus(p) => p.validate(),
+            QdiscConfig::Drr(p) | QdiscConfig::DrrLds(p) | QdiscConfig::Wfq(p) | QdiscConfig::Wf2qPlus(p) => {
+                p.validate()
+            }
             QdiscConfig::Codel(p) => p.validate(),
             QdiscConfig::FqCodel(p) => p.validate(),
             QdiscConfig::Blue(p) => p.validate(),
@@ -373,7 +378,19 @@ pub struct AlgorithmInfo {
 
 /// Returns every qdisc with its parameters.
 pub fn catalog() -> Vec<AlgorithmInfo> {
-    vec![fifo::info(), multi::info_drr(), multi::info_drr_lds(), multi::info_wfq(), multi::info_wf2q_plus(), aqm::codel::info(), aqm::red::info(), aqm::ared::info(), aqm::pie::info(), aqm::blue::info(), fq_codel::info()]
+    vec![
+        fifo::info(),
+        multi::info_drr(),
+        multi::info_drr_lds(),
+        multi::info_wfq(),
+        multi::info_wf2q_plus(),
+        aqm::codel::info(),
+        aqm::red::info(),
+        aqm::ared::info(),
+        aqm::pie::info(),
+        aqm::blue::info(),
+        fq_codel::info(),
+    ]
 }
 
 #[cfg(test)]

@@ -136,12 +136,20 @@ impl FqParams {
             "shared" => {}
             "drop_on_dequeue" => {
                 if self.t_d_ns.is_none() {
-                    return Err(ConfigError::new("t_d", "none", "a delay threshold, required by buffer = drop_on_dequeue"));
+                    return Err(ConfigError::new(
+                        "t_d",
+                        "none",
+                        "a delay threshold, required by buffer = drop_on_dequeue",
+                    ));
                 }
             }
             "per_queue" => {
                 if self.queue_limits.is_empty() {
-                    return Err(ConfigError::new("queue_limits", "[]", "a non-empty list of byte limits, required by buffer = per_queue"));
+                    return Err(ConfigError::new(
+                        "queue_limits",
+                        "[]",
+                        "a non-empty list of byte limits, required by buffer = per_queue",
+                    ));
                 }
                 for (i, &l) in self.queue_limits.iter().enumerate() {
                     if l < 1 {
@@ -161,7 +169,10 @@ impl FqParams {
     fn classifier(&self) -> Classifier {
         match self.classifier.as_str() {
             "per_user" => Classifier::PerUser,
-            "hashed" => Classifier::Hashed { buckets: self.buckets.unwrap_or(DEFAULT_BUCKETS).clamp(1, 1 << 16) as u32, salt: None },
+            "hashed" => Classifier::Hashed {
+                buckets: self.buckets.unwrap_or(DEFAULT_BUCKETS).clamp(1, 1 << 16) as u32,
+                salt: None,
+            },
             _ => Classifier::PerFlow,
         }
     }
@@ -183,36 +194,92 @@ impl FqParams {
 
 fn common_params(with_quantum: bool, with_d_max: bool) -> Vec<ParamInfo> {
     let mut v = vec![
-        ParamInfo { name: "classifier", unit: "name", default: "per_flow", help: "queue per flow (per_flow), per user id (per_user) or hashed buckets (hashed)" },
+        ParamInfo {
+            name: "classifier",
+            unit: "name",
+            default: "per_flow",
+            help: "queue per flow (per_flow), per user id (per_user) or hashed buckets (hashed)",
+        },
         ParamInfo { name: "buckets", unit: "int", default: "1024", help: "number of queues of the hashed classifier" },
-        ParamInfo { name: "weights", unit: "list", default: "[]", help: "weight of queue i (integers >= 1); missing entries weigh 1" },
+        ParamInfo {
+            name: "weights",
+            unit: "list",
+            default: "[]",
+            help: "weight of queue i (integers >= 1); missing entries weigh 1",
+        },
     ];
     if with_quantum {
-        v.push(ParamInfo { name: "quantum", unit: "bytes", default: "1500", help: "bytes added to a queue's deficit per turn, times its weight" });
+        v.push(ParamInfo {
+            name: "quantum",
+            unit: "bytes",
+            default: "1500",
+            help: "bytes added to a queue's deficit per turn, times its weight",
+        });
     }
     if with_d_max {
-        v.push(ParamInfo { name: "d_max", unit: "int", default: "10", help: "deficit saving limit D_max in quanta (0 = plain DRR)" });
+        v.push(ParamInfo {
+            name: "d_max",
+            unit: "int",
+            default: "10",
+            help: "deficit saving limit D_max in quanta (0 = plain DRR)",
+        });
     }
     v.extend([
-        ParamInfo { name: "buffer", unit: "name", default: "shared", help: "shared (longest-queue drop on enqueue), drop_on_dequeue or per_queue" },
-        ParamInfo { name: "limit", unit: "pkts|bytes", default: "none", help: "shared buffer size S_B (also caps drop_on_dequeue); none = unlimited" },
-        ParamInfo { name: "t_d", unit: "time", default: "none", help: "drop_on_dequeue: drop head packets older than T_D" },
-        ParamInfo { name: "queue_limits", unit: "list", default: "[]", help: "per_queue: byte limit of queue i, e.g. [15000, 5000, 10000]; the last repeats" },
+        ParamInfo {
+            name: "buffer",
+            unit: "name",
+            default: "shared",
+            help: "shared (longest-queue drop on enqueue), drop_on_dequeue or per_queue",
+        },
+        ParamInfo {
+            name: "limit",
+            unit: "pkts|bytes",
+            default: "none",
+            help: "shared buffer size S_B (also caps drop_on_dequeue); none = unlimited",
+        },
+        ParamInfo {
+            name: "t_d",
+            unit: "time",
+            default: "none",
+            help: "drop_on_dequeue: drop head packets older than T_D",
+        },
+        ParamInfo {
+            name: "queue_limits",
+            unit: "list",
+            default: "[]",
+            help: "per_queue: byte limit of queue i, e.g. [15000, 5000, 10000]; the last repeats",
+        },
     ]);
     v
 }
 
 pub(super) fn info_drr() -> AlgorithmInfo {
-    AlgorithmInfo { name: "drr", summary: "Deficit Round Robin (Shreedhar & Varghese 1995; Menth et al. 2017 §2.2)", params: common_params(true, false) }
+    AlgorithmInfo {
+        name: "drr",
+        summary: "Deficit Round Robin (Shreedhar & Varghese 1995; Menth et al. 2017 §2.2)",
+        params: common_params(true, false),
+    }
 }
 pub(super) fn info_drr_lds() -> AlgorithmInfo {
-    AlgorithmInfo { name: "drr_lds", summary: "DRR with Limited Deficit Savings (Menth, Mehl & Veith 2017 §3)", params: common_params(true, true) }
+    AlgorithmInfo {
+        name: "drr_lds",
+        summary: "DRR with Limited Deficit Savings (Menth, Mehl & Veith 2017 §3)",
+        params: common_params(true, true),
+    }
 }
 pub(super) fn info_wfq() -> AlgorithmInfo {
-    AlgorithmInfo { name: "wfq", summary: "Weighted Fair Queueing, finish tags with self-clocked virtual time (SCFQ, Golestani 1994)", params: common_params(false, false) }
+    AlgorithmInfo {
+        name: "wfq",
+        summary: "Weighted Fair Queueing, finish tags with self-clocked virtual time (SCFQ, Golestani 1994)",
+        params: common_params(false, false),
+    }
 }
 pub(super) fn info_wf2q_plus() -> AlgorithmInfo {
-    AlgorithmInfo { name: "wf2q_plus", summary: "WF2Q+: smallest finish tag among eligible heads (Bennett & Zhang 1996)", params: common_params(false, false) }
+    AlgorithmInfo {
+        name: "wf2q_plus",
+        summary: "WF2Q+: smallest finish tag among eligible heads (Bennett & Zhang 1996)",
+        params: common_params(false, false),
+    }
 }
 
 /// A multi-queue qdisc: classifier, queues, scheduler `S`, buffer policy.
@@ -287,11 +354,12 @@ impl<S: Scheduler> Qdisc for Multi<S> {
                 }
                 fits_total(&self.queues, &pkt, lp, lb)
             }
-            BufferPolicy::DropOnDequeue { limit_pkts, limit_bytes, .. } => fits_total(&self.queues, &pkt, *limit_pkts, *limit_bytes),
-            BufferPolicy::PerQueue { .. } => self
-                .buffer
-                .queue_limit_bytes(q)
-                .is_none_or(|l| self.queues.len_bytes(q) + pkt.size_bytes as u64 <= l),
+            BufferPolicy::DropOnDequeue { limit_pkts, limit_bytes, .. } => {
+                fits_total(&self.queues, &pkt, *limit_pkts, *limit_bytes)
+            }
+            BufferPolicy::PerQueue { .. } => {
+                self.buffer.queue_limit_bytes(q).is_none_or(|l| self.queues.len_bytes(q) + pkt.size_bytes as u64 <= l)
+            }
         };
         if admitted {
             self.queues.push(q, pkt);
@@ -485,10 +553,14 @@ mod tests {
             h.enqueue(spkt(1, 1000, 10 + s)); // second onwards exceed 1000
             h.enqueue(spkt(2, 1000, 20 + s)); // queue 2 uses the last limit, 1000
         }
-        let d: Vec<u64> = h.drops.iter().map(|(p, r, a)| {
-            assert_eq!((*r, *a), (DropReason::Overflow, true));
-            p.seq
-        }).collect();
+        let d: Vec<u64> = h
+            .drops
+            .iter()
+            .map(|(p, r, a)| {
+                assert_eq!((*r, *a), (DropReason::Overflow, true));
+                p.seq
+            })
+            .collect();
         assert_eq!(d, vec![11, 21, 12, 22, 3, 13, 23]);
     }
 
@@ -546,10 +618,13 @@ mod tests {
         let p = params(|p| p.weights = vec![2, 1]);
         for (name, (a, b)) in [
             ("drr", byte_split(Multi::drr(&p))),
-            ("drr_lds", byte_split(Multi::drr_lds(&params(|q| {
-                q.weights = vec![2, 1];
-                q.d_max = Some(0);
-            })))),
+            (
+                "drr_lds",
+                byte_split(Multi::drr_lds(&params(|q| {
+                    q.weights = vec![2, 1];
+                    q.d_max = Some(0);
+                }))),
+            ),
             ("wfq", byte_split(Multi::wfq(&p))),
             ("wf2q_plus", byte_split(Multi::wf2q_plus(&p))),
         ] {
@@ -589,7 +664,9 @@ mod tests {
     #[test]
     fn configs_parse_by_the_papers_names() {
         for kind in ["drr", "drr_lds", "wfq", "wf2q_plus"] {
-            let j = format!(r#"{{"kind":"{kind}","classifier":"per_user","weights":[1,2],"quantum_bytes":1500,"limit_pkts":20}}"#);
+            let j = format!(
+                r#"{{"kind":"{kind}","classifier":"per_user","weights":[1,2],"quantum_bytes":1500,"limit_pkts":20}}"#
+            );
             let c: crate::qdisc::QdiscConfig = serde_json::from_str(&j).unwrap();
             assert_eq!(c.kind(), kind);
             c.validate().unwrap();

@@ -49,7 +49,16 @@ pub struct Harness<Q: Qdisc> {
 impl<Q: Qdisc> Harness<Q> {
     /// Wraps `q` with an empty book and a fixed random stream.
     pub fn new(q: Q) -> Self {
-        Harness { q, ctx: QdiscCtx::new(rng::stream(1, "qdisc", 0)), now: Time::ZERO, drops: vec![], in_pkts: 0, in_bytes: 0, out_pkts: 0, out_bytes: 0 }
+        Harness {
+            q,
+            ctx: QdiscCtx::new(rng::stream(1, "qdisc", 0)),
+            now: Time::ZERO,
+            drops: vec![],
+            in_pkts: 0,
+            in_bytes: 0,
+            out_pkts: 0,
+            out_bytes: 0,
+        }
     }
 
     /// Offers `p` at the current time, stamping its enqueue time.

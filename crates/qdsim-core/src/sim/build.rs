@@ -51,8 +51,7 @@ impl Sim {
             endpoints.push(id(&f.dst));
             endpoints.push(id(&f.src));
         }
-        let edges: Vec<(NodeId, NodeId, u32)> =
-            cfg.links.iter().map(|l| (id(&l.from), id(&l.to), l.metric)).collect();
+        let edges: Vec<(NodeId, NodeId, u32)> = cfg.links.iter().map(|l| (id(&l.from), id(&l.to), l.metric)).collect();
         let routes = Routes::build(cfg.nodes.len(), &edges, &endpoints);
 
         let mut group_index: BTreeMap<&str, u32> = BTreeMap::new();
@@ -84,7 +83,10 @@ impl Sim {
                     return Err(ConfigError::new(
                         format!("flows[{i}].{key}"),
                         if key == "dst" { &f.dst } else { &f.src },
-                        format!("a node reachable over the links from `{}` (no path exists)", if key == "dst" { &f.src } else { &f.dst }),
+                        format!(
+                            "a node reachable over the links from `{}` (no path exists)",
+                            if key == "dst" { &f.src } else { &f.dst }
+                        ),
                     ));
                 }
             }
@@ -103,7 +105,13 @@ impl Sim {
                 SourceConfig::Tcp { size_bytes, tcp, repeat } => {
                     if let Some(size) = size_bytes {
                         transfer = Some(transfers.len() as u32);
-                        transfers.push(super::apps::TransferRec { root: fid, round: 0, start, size: *size, done: None });
+                        transfers.push(super::apps::TransferRec {
+                            root: fid,
+                            round: 0,
+                            start,
+                            size: *size,
+                            done: None,
+                        });
                     }
                     if let Some(r) = repeat {
                         let next = barriers.len() as u32;
@@ -151,7 +159,18 @@ impl Sim {
             if start.as_ns() < cfg.duration_ns {
                 q.schedule(start, Event::Flow(fid, FlowTimer::Start));
             }
-            flows.push(Flow { src, dst, group, class, start, ep, acc: FlowAcc::default(), root: fid, transfer, barrier });
+            flows.push(Flow {
+                src,
+                dst,
+                group,
+                class,
+                start,
+                ep,
+                acc: FlowAcc::default(),
+                root: fid,
+                transfer,
+                barrier,
+            });
         }
 
         Ok(Sim {

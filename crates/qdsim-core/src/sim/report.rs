@@ -3,12 +3,12 @@
 use std::collections::BTreeMap;
 
 use super::{Endpoints, Sim};
+use crate::config::SourceConfig;
 use crate::event::Event;
 use crate::qdisc::{DropReason, MarkReason};
-use crate::config::SourceConfig;
 use crate::results::{FlowResult, GroupResult, LinkResult, RunResults, Transfers};
-use crate::tcp::SenderStats;
 use crate::stats::Counters;
+use crate::tcp::SenderStats;
 use crate::time::{Time, NS_PER_SEC};
 
 fn ns_to_s(ns: u64) -> f64 {

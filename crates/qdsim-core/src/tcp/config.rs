@@ -30,7 +30,11 @@ impl CcKind {
         (CcKind::Tahoe, "tahoe", "Tahoe: fast retransmit, then slow start from one segment (no fast recovery)"),
         (CcKind::Reno, "reno", "RFC 5681 Reno: AIMD, fast retransmit, fast recovery ended by any new ACK"),
         (CcKind::Newreno, "newreno", "RFC 6582 NewReno: Reno whose fast recovery retransmits on partial ACKs"),
-        (CcKind::Cubic, "cubic", "RFC 9438 CUBIC: C = 0.4, beta = 0.7, fast convergence, Reno-friendly region; no HyStart"),
+        (
+            CcKind::Cubic,
+            "cubic",
+            "RFC 9438 CUBIC: C = 0.4, beta = 0.7, fast convergence, Reno-friendly region; no HyStart",
+        ),
         (CcKind::Highspeed, "highspeed", "RFC 3649 HighSpeed TCP: a(w), b(w) above Low_Window 38; w = 0.12/p^0.835"),
     ];
 
@@ -139,16 +143,28 @@ impl TcpConfig {
             return Err(ConfigError::new("initial_cwnd_pkts", 0, "at least 1 segment"));
         }
         if self.initial_ssthresh_pkts == Some(0) || self.initial_ssthresh_pkts == Some(1) {
-            return Err(ConfigError::new("initial_ssthresh_pkts", self.initial_ssthresh_pkts.unwrap(), "at least 2 segments, or absent"));
+            return Err(ConfigError::new(
+                "initial_ssthresh_pkts",
+                self.initial_ssthresh_pkts.unwrap(),
+                "at least 2 segments, or absent",
+            ));
         }
         if self.rwnd_bytes < self.mss() as u64 {
-            return Err(ConfigError::new("rwnd_bytes", self.rwnd_bytes, format!("at least one MSS ({} bytes)", self.mss())));
+            return Err(ConfigError::new(
+                "rwnd_bytes",
+                self.rwnd_bytes,
+                format!("at least one MSS ({} bytes)", self.mss()),
+            ));
         }
         if self.min_rto_ns == 0 {
             return Err(ConfigError::new("min_rto_ns", 0, "> 0"));
         }
         if self.max_rto_ns < self.min_rto_ns {
-            return Err(ConfigError::new("max_rto_ns", self.max_rto_ns, format!(">= min_rto_ns ({})", self.min_rto_ns)));
+            return Err(ConfigError::new(
+                "max_rto_ns",
+                self.max_rto_ns,
+                format!(">= min_rto_ns ({})", self.min_rto_ns),
+            ));
         }
         if self.initial_rto_ns == 0 {
             return Err(ConfigError::new("initial_rto_ns", 0, "> 0"));

@@ -8,7 +8,7 @@
 //! delayed-ACK timer expires. With delayed ACKs off, every segment is ACKed.
 
 use crate::event::FlowTimer;
-use crate::packet::{SackBlocks, Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, HEADER_BYTES};
+use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, SackBlocks, FLAG_CWR, FLAG_ECE, FLAG_RETX, HEADER_BYTES};
 use crate::time::{Duration, Time};
 use crate::traffic::Outbox;
 

@@ -23,7 +23,15 @@ pub struct RttEstimator {
 impl RttEstimator {
     /// Returns an estimator with RTO `initial` (RFC 6298 §2.1), bounded to `[min, max]`.
     pub fn new(initial: Duration, min: Duration, max: Duration) -> Self {
-        RttEstimator { srtt: None, rttvar: Duration::ZERO, rto: initial, backoff: 0, min_rto: min, max_rto: max, linux_form: false }
+        RttEstimator {
+            srtt: None,
+            rttvar: Duration::ZERO,
+            rto: initial,
+            backoff: 0,
+            min_rto: min,
+            max_rto: max,
+            linux_form: false,
+        }
     }
 
     /// Uses Linux's RTO form (`tcp_set_rto`): the minimum bounds the variation term, so the

@@ -30,10 +30,10 @@
 //! Not modelled (documented in `docs/tcp.md`): limited transmit (RFC 3042), pacing, the
 //! receiver window's dynamics (it is a fixed bound).
 
+use crate::event::FlowTimer;
 use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, HEADER_BYTES};
 use crate::time::{Duration, Time};
 use crate::traffic::Outbox;
-use crate::event::FlowTimer;
 
 use super::cc::{AnyCc, CongestionControl, Window};
 use super::config::{CcKind, TcpConfig};
@@ -202,7 +202,12 @@ impl TcpSender {
             rescue_sent: false,
             rto_recovering: false,
             ecn_log_pending: false,
-            hystart: cfg.hystart.then_some(HyStart { round_end: 0, last_round_min: None, current_round_min: None, samples: 0 }),
+            hystart: cfg.hystart.then_some(HyStart {
+                round_end: 0,
+                last_round_min: None,
+                current_round_min: None,
+                samples: 0,
+            }),
             mss,
             total_segs,
             last_seg_bytes,

@@ -25,7 +25,15 @@ pub struct CbrSource {
 
 impl CbrSource {
     /// Returns a source of flow `flow` sending `packet_bytes` packets at `rate_bps` until `stop`.
-    pub fn new(flow: FlowId, class: u32, src: NodeId, dst: NodeId, rate_bps: u64, packet_bytes: u32, stop: Time) -> Self {
+    pub fn new(
+        flow: FlowId,
+        class: u32,
+        src: NodeId,
+        dst: NodeId,
+        rate_bps: u64,
+        packet_bytes: u32,
+        stop: Time,
+    ) -> Self {
         let interval = Rate::from_bps(rate_bps).tx_time(packet_bytes);
         CbrSource { flow, class, src, dst, packet_bytes, interval, stop, next_seq: 0, sent_pkts: 0 }
     }

@@ -43,7 +43,6 @@ impl Outbox {
     }
 }
 
-
 /// Returns every traffic kind with its parameters.
 pub fn catalog() -> Vec<AlgorithmInfo> {
     vec![
@@ -53,22 +52,92 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
             params: vec![
                 ParamInfo { name: "size", unit: "bytes", default: "none", help: "bytes to transfer; none = saturated" },
                 ParamInfo { name: "cc", unit: "name", default: "newreno", help: "congestion control" },
-                ParamInfo { name: "packet_size", unit: "bytes", default: "1500B", help: "wire size of a full segment (MSS = size - 40)" },
-                ParamInfo { name: "initial_cwnd", unit: "pkts", default: "10", help: "initial window (RFC 6928, Linux)" },
-                ParamInfo { name: "initial_ssthresh", unit: "pkts", default: "none", help: "initial slow-start threshold; none = unlimited" },
-                ParamInfo { name: "rwnd", unit: "bytes", default: "6MiB", help: "receiver window (Linux tcp_rmem max)" },
-                ParamInfo { name: "min_rto", unit: "time", default: "200ms", help: "minimum RTO (Linux; RFC 6298 says 1 s)" },
+                ParamInfo {
+                    name: "packet_size",
+                    unit: "bytes",
+                    default: "1500B",
+                    help: "wire size of a full segment (MSS = size - 40)",
+                },
+                ParamInfo {
+                    name: "initial_cwnd",
+                    unit: "pkts",
+                    default: "10",
+                    help: "initial window (RFC 6928, Linux)",
+                },
+                ParamInfo {
+                    name: "initial_ssthresh",
+                    unit: "pkts",
+                    default: "none",
+                    help: "initial slow-start threshold; none = unlimited",
+                },
+                ParamInfo {
+                    name: "rwnd",
+                    unit: "bytes",
+                    default: "6MiB",
+                    help: "receiver window (Linux tcp_rmem max)",
+                },
+                ParamInfo {
+                    name: "min_rto",
+                    unit: "time",
+                    default: "200ms",
+                    help: "minimum RTO (Linux; RFC 6298 says 1 s)",
+                },
                 ParamInfo { name: "max_rto", unit: "time", default: "60s", help: "maximum RTO (RFC 6298)" },
-                ParamInfo { name: "initial_rto", unit: "time", default: "1s", help: "RTO before the first RTT sample (RFC 6298)" },
-                ParamInfo { name: "dupack_threshold", unit: "pkts", default: "3", help: "duplicate ACKs that trigger fast retransmit" },
-                ParamInfo { name: "delayed_ack", unit: "bool", default: "false", help: "delayed ACKs at the receiver (off as in ns-2)" },
+                ParamInfo {
+                    name: "initial_rto",
+                    unit: "time",
+                    default: "1s",
+                    help: "RTO before the first RTT sample (RFC 6298)",
+                },
+                ParamInfo {
+                    name: "dupack_threshold",
+                    unit: "pkts",
+                    default: "3",
+                    help: "duplicate ACKs that trigger fast retransmit",
+                },
+                ParamInfo {
+                    name: "delayed_ack",
+                    unit: "bool",
+                    default: "false",
+                    help: "delayed ACKs at the receiver (off as in ns-2)",
+                },
                 ParamInfo { name: "delayed_ack_count", unit: "pkts", default: "2", help: "segments per delayed ACK" },
-                ParamInfo { name: "delayed_ack_timeout", unit: "time", default: "40ms", help: "delayed-ACK timer (Linux)" },
-                ParamInfo { name: "ecn", unit: "bool", default: "false", help: "ECN (RFC 3168): ECT data, ECE/CWR, one reduction per RTT" },
-                ParamInfo { name: "sack", unit: "bool", default: "false", help: "SACK blocks (RFC 2018) and RFC 6675 loss recovery" },
-                ParamInfo { name: "hystart", unit: "bool", default: "false", help: "HyStart++ delay-increase exit from slow start (RFC 9406)" },
-                ParamInfo { name: "limited_transmit", unit: "bool", default: "false", help: "RFC 3042: a new segment on each of the first two duplicate ACKs" },
-                ParamInfo { name: "linux_rto", unit: "bool", default: "false", help: "RTO = SRTT + max(4 RTTVAR, min_rto) as Linux, not RFC 6298's max(SRTT + 4 RTTVAR, min_rto)" },
+                ParamInfo {
+                    name: "delayed_ack_timeout",
+                    unit: "time",
+                    default: "40ms",
+                    help: "delayed-ACK timer (Linux)",
+                },
+                ParamInfo {
+                    name: "ecn",
+                    unit: "bool",
+                    default: "false",
+                    help: "ECN (RFC 3168): ECT data, ECE/CWR, one reduction per RTT",
+                },
+                ParamInfo {
+                    name: "sack",
+                    unit: "bool",
+                    default: "false",
+                    help: "SACK blocks (RFC 2018) and RFC 6675 loss recovery",
+                },
+                ParamInfo {
+                    name: "hystart",
+                    unit: "bool",
+                    default: "false",
+                    help: "HyStart++ delay-increase exit from slow start (RFC 9406)",
+                },
+                ParamInfo {
+                    name: "limited_transmit",
+                    unit: "bool",
+                    default: "false",
+                    help: "RFC 3042: a new segment on each of the first two duplicate ACKs",
+                },
+                ParamInfo {
+                    name: "linux_rto",
+                    unit: "bool",
+                    default: "false",
+                    help: "RTO = SRTT + max(4 RTTVAR, min_rto) as Linux, not RFC 6298's max(SRTT + 4 RTTVAR, min_rto)",
+                },
             ],
         },
         AlgorithmInfo {

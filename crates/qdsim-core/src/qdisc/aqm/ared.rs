@@ -86,9 +86,20 @@ impl AredParams {
     /// The first parameter out of range, by its experiment-file key.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.link_rate_bps.is_none() {
-            return Err(ConfigError::new("link_rate", "none", "the link's rate (ARED derives w_q and thresholds from it)"));
+            return Err(ConfigError::new(
+                "link_rate",
+                "none",
+                "the link's rate (ARED derives w_q and thresholds from it)",
+            ));
         }
-        validate_common(self.w_q, self.max_p, self.mean_pktsize_bytes, self.link_rate_bps, self.limit_pkts, self.limit_bytes)?;
+        validate_common(
+            self.w_q,
+            self.max_p,
+            self.mean_pktsize_bytes,
+            self.link_rate_bps,
+            self.limit_pkts,
+            self.limit_bytes,
+        )?;
         if self.interval_ns == 0 {
             return Err(ConfigError::new("interval", 0, "a duration > 0"));
         }
@@ -139,17 +150,37 @@ pub(crate) fn info() -> AlgorithmInfo {
         name: "ared",
         summary: "Adaptive RED: max_p adapted every 0.5 s, automatic w_q and thresholds (Floyd et al. 2001, as ns-2)",
         params: vec![
-            ParamInfo { name: "link_rate", unit: "bit/s", default: "none (required)", help: "the link's rate; sets C = link_rate/(8*mean_pktsize)" },
+            ParamInfo {
+                name: "link_rate",
+                unit: "bit/s",
+                default: "none (required)",
+                help: "the link's rate; sets C = link_rate/(8*mean_pktsize)",
+            },
             ParamInfo { name: "mean_pktsize", unit: "bytes", default: "500B", help: "typical packet size" },
             ParamInfo { name: "min_th", unit: "pkts", default: "auto", help: "none = max(5, target_delay*C/2)" },
             ParamInfo { name: "max_th", unit: "pkts", default: "auto", help: "none = 3*min_th" },
             ParamInfo { name: "w_q", unit: "float", default: "auto", help: "none = 1 - exp(-1/C)" },
             ParamInfo { name: "max_p", unit: "float", default: "0.1", help: "initial max_p, (0, 1]" },
-            ParamInfo { name: "target_delay", unit: "time", default: "5ms", help: "target queueing delay for automatic thresholds" },
+            ParamInfo {
+                name: "target_delay",
+                unit: "time",
+                default: "5ms",
+                help: "target queueing delay for automatic thresholds",
+            },
             ParamInfo { name: "interval", unit: "time", default: "500ms", help: "max_p adaptation period" },
             ParamInfo { name: "gentle", unit: "bool", default: "true", help: "probability rises to 1 at 2*max_th" },
-            ParamInfo { name: "ecn", unit: "bool", default: "false", help: "mark ECN-capable packets instead of early drops" },
-            ParamInfo { name: "limit", unit: "pkts|bytes", default: "none", help: "hard capacity; tail drop (overflow) beyond" },
+            ParamInfo {
+                name: "ecn",
+                unit: "bool",
+                default: "false",
+                help: "mark ECN-capable packets instead of early drops",
+            },
+            ParamInfo {
+                name: "limit",
+                unit: "pkts|bytes",
+                default: "none",
+                help: "hard capacity; tail drop (overflow) beyond",
+            },
         ],
     }
 }
@@ -246,7 +277,13 @@ mod tests {
 
     fn params() -> AredParams {
         // Paper 002's setting: 1 Gb/s, 1 kB packets, min_th 25, max_th 51.
-        AredParams { link_rate_bps: Some(1_000_000_000), mean_pktsize_bytes: 1000, min_th_pkts: Some(25), max_th_pkts: Some(51), ..AredParams::default() }
+        AredParams {
+            link_rate_bps: Some(1_000_000_000),
+            mean_pktsize_bytes: 1000,
+            min_th_pkts: Some(25),
+            max_th_pkts: Some(51),
+            ..AredParams::default()
+        }
     }
 
     /// Holds the queue at `q` packets (one arrival per µs, a departure whenever the queue
@@ -311,7 +348,11 @@ mod tests {
     #[test]
     fn automatic_parameters_follow_the_link_capacity() {
         // 1 Gb/s with 1000-byte packets: C = 125 000 packets/s.
-        let a = Ared::new(AredParams { link_rate_bps: Some(1_000_000_000), mean_pktsize_bytes: 1000, ..AredParams::default() });
+        let a = Ared::new(AredParams {
+            link_rate_bps: Some(1_000_000_000),
+            mean_pktsize_bytes: 1000,
+            ..AredParams::default()
+        });
         let (w_q, lo, hi) = a.derived();
         assert!((w_q - (1.0 - (-1.0f64 / 125_000.0).exp())).abs() < 1e-15);
         assert!((lo - 312.5).abs() < 1e-9); // 5 ms · 125 000 / 2

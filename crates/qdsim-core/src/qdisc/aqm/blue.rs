@@ -69,8 +69,18 @@ pub(crate) fn info() -> AlgorithmInfo {
         params: vec![
             ParamInfo { name: "d1", unit: "float", default: "0.0025", help: "increment of p_m on buffer overflow" },
             ParamInfo { name: "d2", unit: "float", default: "0.00025", help: "decrement of p_m on link idle" },
-            ParamInfo { name: "freeze_time", unit: "time", default: "100ms", help: "minimum time between changes of p_m" },
-            ParamInfo { name: "ecn", unit: "bool", default: "false", help: "mark ECN-capable packets instead of dropping" },
+            ParamInfo {
+                name: "freeze_time",
+                unit: "time",
+                default: "100ms",
+                help: "minimum time between changes of p_m",
+            },
+            ParamInfo {
+                name: "ecn",
+                unit: "bool",
+                default: "false",
+                help: "mark ECN-capable packets instead of dropping",
+            },
             ParamInfo { name: "limit", unit: "pkts", default: "1000", help: "capacity; overflow beyond raises p_m" },
         ],
     }
@@ -111,7 +121,10 @@ impl Blue {
 
 impl Qdisc for Blue {
     fn enqueue(&mut self, mut pkt: Packet, now: Time, ctx: &mut QdiscCtx) {
-        if self.p_m > 0.0 && ctx.rng.random::<f64>() < self.p_m && !(self.params.ecn && ctx.mark(&mut pkt, MarkReason::Early)) {
+        if self.p_m > 0.0
+            && ctx.rng.random::<f64>() < self.p_m
+            && !(self.params.ecn && ctx.mark(&mut pkt, MarkReason::Early))
+        {
             ctx.drop_arrival(pkt, DropReason::Early);
             return;
         }

@@ -109,7 +109,13 @@ impl Codel {
 
     /// Returns the next packet of `q` to send, dropping (or marking) as RFC 8289 §5.5's
     /// `dequeue` says; drops are reported through `ctx` as queued drops.
-    pub fn dequeue<Q: CodelQueue>(&self, v: &mut CodelVars, q: &mut Q, now: Time, ctx: &mut QdiscCtx) -> Option<Packet> {
+    pub fn dequeue<Q: CodelQueue>(
+        &self,
+        v: &mut CodelVars,
+        q: &mut Q,
+        now: Time,
+        ctx: &mut QdiscCtx,
+    ) -> Option<Packet> {
         let (mut pkt, ok_to_drop) = self.dodequeue(v, q, now);
         if pkt.is_none() {
             v.dropping = false;
@@ -148,7 +154,11 @@ impl Codel {
             // is a good start (drop_next is at most an interval after the last drop, so
             // now − drop_next approximates the time since it).
             let delta = v.count.wrapping_sub(v.lastcount);
-            v.count = if delta > 1 && now.saturating_since(v.drop_next) < self.interval.saturating_mul(16) { delta } else { 1 };
+            v.count = if delta > 1 && now.saturating_since(v.drop_next) < self.interval.saturating_mul(16) {
+                delta
+            } else {
+                1
+            };
             v.lastcount = v.count;
             v.drop_next = self.control_law(now, v.count);
         }
@@ -217,9 +227,24 @@ pub(crate) fn info() -> AlgorithmInfo {
         summary: "CoDel, drops at dequeue on sojourn time (RFC 8289)",
         params: vec![
             ParamInfo { name: "target", unit: "time", default: "5ms", help: "acceptable standing sojourn time" },
-            ParamInfo { name: "interval", unit: "time", default: "100ms", help: "time above target before dropping; > target" },
-            ParamInfo { name: "ecn", unit: "bool", default: "false", help: "mark ECN-capable packets instead of dropping" },
-            ParamInfo { name: "mtu", unit: "bytes", default: "1500B", help: "never drop with no more than this queued" },
+            ParamInfo {
+                name: "interval",
+                unit: "time",
+                default: "100ms",
+                help: "time above target before dropping; > target",
+            },
+            ParamInfo {
+                name: "ecn",
+                unit: "bool",
+                default: "false",
+                help: "mark ECN-capable packets instead of dropping",
+            },
+            ParamInfo {
+                name: "mtu",
+                unit: "bytes",
+                default: "1500B",
+                help: "never drop with no more than this queued",
+            },
             ParamInfo { name: "limit", unit: "pkts", default: "1000", help: "capacity; tail drop (overflow) beyond" },
         ],
     }
@@ -247,7 +272,12 @@ pub struct CodelQdisc {
 impl CodelQdisc {
     /// Returns an empty CoDel queue.
     pub fn new(params: CodelParams) -> Self {
-        CodelQdisc { codel: params.controller(), vars: CodelVars::default(), limit_pkts: params.limit_pkts, queue: PacketFifo::default() }
+        CodelQdisc {
+            codel: params.controller(),
+            vars: CodelVars::default(),
+            limit_pkts: params.limit_pkts,
+            queue: PacketFifo::default(),
+        }
     }
 
     /// Returns the control state (for probes and tests).
@@ -436,7 +466,10 @@ mod tests {
         for i in 0..5 {
             h.enqueue(pkt(i, 100));
         }
-        assert_eq!(h.drops.iter().map(|d| (d.0.flow, d.1, d.2)).collect::<Vec<_>>(), vec![(3, DropReason::Overflow, true), (4, DropReason::Overflow, true)]);
+        assert_eq!(
+            h.drops.iter().map(|d| (d.0.flow, d.1, d.2)).collect::<Vec<_>>(),
+            vec![(3, DropReason::Overflow, true), (4, DropReason::Overflow, true)]
+        );
     }
 
     #[test]

@@ -72,6 +72,9 @@ mod tests {
         }
         let c = parse("ared", "link_rate_bps", "1000000000");
         assert!(c.validate().is_ok());
-        assert!(serde_json::from_str::<QdiscConfig>(r#"{"kind":"codel","target":5}"#).is_err(), "unknown keys are refused");
+        assert!(
+            serde_json::from_str::<QdiscConfig>(r#"{"kind":"codel","target":5}"#).is_err(),
+            "unknown keys are refused"
+        );
     }
 }

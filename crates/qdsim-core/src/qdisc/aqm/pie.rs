@@ -112,13 +112,48 @@ pub(crate) fn info() -> AlgorithmInfo {
         params: vec![
             ParamInfo { name: "target", unit: "time", default: "15ms", help: "reference queueing delay QDELAY_REF" },
             ParamInfo { name: "t_update", unit: "time", default: "15ms", help: "probability update period" },
-            ParamInfo { name: "alpha", unit: "float", default: "0.125", help: "weight of (qdelay - target), per second" },
-            ParamInfo { name: "beta", unit: "float", default: "1.25", help: "weight of (qdelay - qdelay_old), per second" },
-            ParamInfo { name: "max_burst", unit: "time", default: "150ms", help: "burst allowance without early drops" },
-            ParamInfo { name: "derandomize", unit: "bool", default: "false", help: "de-randomised drops (RFC 8033 5.1)" },
-            ParamInfo { name: "ecn", unit: "bool", default: "false", help: "mark ECN-capable packets instead of dropping" },
-            ParamInfo { name: "mark_ecnth", unit: "float", default: "0.1", help: "mark only while drop_prob is at most this" },
-            ParamInfo { name: "mtu", unit: "bytes", default: "1500B", help: "no early drop with fewer than 2 MTUs queued" },
+            ParamInfo {
+                name: "alpha",
+                unit: "float",
+                default: "0.125",
+                help: "weight of (qdelay - target), per second",
+            },
+            ParamInfo {
+                name: "beta",
+                unit: "float",
+                default: "1.25",
+                help: "weight of (qdelay - qdelay_old), per second",
+            },
+            ParamInfo {
+                name: "max_burst",
+                unit: "time",
+                default: "150ms",
+                help: "burst allowance without early drops",
+            },
+            ParamInfo {
+                name: "derandomize",
+                unit: "bool",
+                default: "false",
+                help: "de-randomised drops (RFC 8033 5.1)",
+            },
+            ParamInfo {
+                name: "ecn",
+                unit: "bool",
+                default: "false",
+                help: "mark ECN-capable packets instead of dropping",
+            },
+            ParamInfo {
+                name: "mark_ecnth",
+                unit: "float",
+                default: "0.1",
+                help: "mark only while drop_prob is at most this",
+            },
+            ParamInfo {
+                name: "mtu",
+                unit: "bytes",
+                default: "1500B",
+                help: "no early drop with fewer than 2 MTUs queued",
+            },
             ParamInfo { name: "limit", unit: "pkts", default: "1000", help: "capacity; tail drop (overflow) beyond" },
         ],
     }
@@ -145,7 +180,15 @@ impl Pie {
     /// Returns an empty PIE queue.
     pub fn new(params: PieParams) -> Self {
         let burst = Duration::from_ns(params.max_burst_ns);
-        Pie { params, queue: PacketFifo::default(), drop_prob: 0.0, qdelay_old: Duration::ZERO, burst_allowance: burst, accu_prob: 0.0, next_update: None }
+        Pie {
+            params,
+            queue: PacketFifo::default(),
+            drop_prob: 0.0,
+            qdelay_old: Duration::ZERO,
+            burst_allowance: burst,
+            accu_prob: 0.0,
+            next_update: None,
+        }
     }
 
     /// Returns the current drop probability.
@@ -382,7 +425,8 @@ mod tests {
 
     #[test]
     fn derandomized_drops_are_neither_too_close_nor_too_far_apart() {
-        let mut h = Harness::new(Pie::new(PieParams { derandomize: true, limit_pkts: 1_000_000, ..PieParams::default() }));
+        let mut h =
+            Harness::new(Pie::new(PieParams { derandomize: true, limit_pkts: 1_000_000, ..PieParams::default() }));
         h.q.burst_allowance = Duration::ZERO;
         h.q.drop_prob = 0.25;
         h.q.qdelay_old = Duration::from_ms(100);

@@ -270,9 +270,20 @@ impl RedParams {
     /// The first parameter out of range, by its experiment-file key.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.max_th_pkts <= self.min_th_pkts {
-            return Err(ConfigError::new("max_th", self.max_th_pkts, format!("more than min_th ({})", self.min_th_pkts)));
+            return Err(ConfigError::new(
+                "max_th",
+                self.max_th_pkts,
+                format!("more than min_th ({})", self.min_th_pkts),
+            ));
         }
-        validate_common(Some(self.w_q), self.max_p, self.mean_pktsize_bytes, self.link_rate_bps, self.limit_pkts, self.limit_bytes)
+        validate_common(
+            Some(self.w_q),
+            self.max_p,
+            self.mean_pktsize_bytes,
+            self.link_rate_bps,
+            self.limit_pkts,
+            self.limit_bytes,
+        )
     }
 
     pub(crate) fn core(&self) -> RedCore {
@@ -300,14 +311,49 @@ pub(crate) fn info() -> AlgorithmInfo {
         params: vec![
             ParamInfo { name: "min_th", unit: "pkts", default: "5", help: "no early drop below this average" },
             ParamInfo { name: "max_th", unit: "pkts", default: "15", help: "drop probability max_p here; > min_th" },
-            ParamInfo { name: "w_q", unit: "float", default: "0.002", help: "EWMA weight of the average queue, (0, 1]" },
+            ParamInfo {
+                name: "w_q",
+                unit: "float",
+                default: "0.002",
+                help: "EWMA weight of the average queue, (0, 1]",
+            },
             ParamInfo { name: "max_p", unit: "float", default: "0.1", help: "drop probability at max_th, (0, 1]" },
-            ParamInfo { name: "gentle", unit: "bool", default: "true", help: "probability rises to 1 at 2*max_th instead of jumping" },
-            ParamInfo { name: "byte_mode", unit: "bool", default: "false", help: "queue in bytes, probability scaled by size" },
-            ParamInfo { name: "mean_pktsize", unit: "bytes", default: "500B", help: "typical packet size (byte mode, idle correction)" },
-            ParamInfo { name: "link_rate", unit: "bit/s", default: "none", help: "the link's rate, for the idle-time correction" },
-            ParamInfo { name: "ecn", unit: "bool", default: "false", help: "mark ECN-capable packets instead of early drops" },
-            ParamInfo { name: "limit", unit: "pkts|bytes", default: "none", help: "hard capacity; tail drop (overflow) beyond" },
+            ParamInfo {
+                name: "gentle",
+                unit: "bool",
+                default: "true",
+                help: "probability rises to 1 at 2*max_th instead of jumping",
+            },
+            ParamInfo {
+                name: "byte_mode",
+                unit: "bool",
+                default: "false",
+                help: "queue in bytes, probability scaled by size",
+            },
+            ParamInfo {
+                name: "mean_pktsize",
+                unit: "bytes",
+                default: "500B",
+                help: "typical packet size (byte mode, idle correction)",
+            },
+            ParamInfo {
+                name: "link_rate",
+                unit: "bit/s",
+                default: "none",
+                help: "the link's rate, for the idle-time correction",
+            },
+            ParamInfo {
+                name: "ecn",
+                unit: "bool",
+                default: "false",
+                help: "mark ECN-capable packets instead of early drops",
+            },
+            ParamInfo {
+                name: "limit",
+                unit: "pkts|bytes",
+                default: "none",
+                help: "hard capacity; tail drop (overflow) beyond",
+            },
         ],
     }
 }
@@ -371,7 +417,14 @@ mod tests {
     #[test]
     fn idle_time_decays_the_average_as_m_small_packets() {
         // 8 Mb/s, 1000-byte packets: C = 1000 packets/s; 10 ms idle = 10 packets.
-        let p = RedParams { min_th_pkts: 1000, max_th_pkts: 2000, w_q: 0.1, mean_pktsize_bytes: 1000, link_rate_bps: Some(8_000_000), ..RedParams::default() };
+        let p = RedParams {
+            min_th_pkts: 1000,
+            max_th_pkts: 2000,
+            w_q: 0.1,
+            mean_pktsize_bytes: 1000,
+            link_rate_bps: Some(8_000_000),
+            ..RedParams::default()
+        };
         let mut h = Harness::new(Red::new(p));
         for i in 0..20 {
             h.enqueue(pkt(i, 1000));
@@ -439,7 +492,14 @@ mod tests {
     fn never_drops_while_at_most_one_packet_is_queued() {
         // An average far above max_th (a burst that has since drained) must not drop packets
         // that find the queue empty or holding one packet (ns-2 red.cc).
-        let p = RedParams { min_th_pkts: 2, max_th_pkts: 4, w_q: 0.001, gentle: false, link_rate_bps: Some(8_000_000), ..RedParams::default() };
+        let p = RedParams {
+            min_th_pkts: 2,
+            max_th_pkts: 4,
+            w_q: 0.001,
+            gentle: false,
+            link_rate_bps: Some(8_000_000),
+            ..RedParams::default()
+        };
         let mut h = Harness::new(Red::new(p));
         for i in 0..200 {
             h.enqueue(pkt(i, 1000));
@@ -457,7 +517,15 @@ mod tests {
 
     #[test]
     fn ecn_capable_arrivals_are_marked_instead_of_early_dropped() {
-        let p = RedParams { min_th_pkts: 1, max_th_pkts: 1000, max_p: 1.0, w_q: 1.0, ecn: true, gentle: false, ..RedParams::default() };
+        let p = RedParams {
+            min_th_pkts: 1,
+            max_th_pkts: 1000,
+            max_p: 1.0,
+            w_q: 1.0,
+            ecn: true,
+            gentle: false,
+            ..RedParams::default()
+        };
         let mut h = Harness::new(Red::new(p));
         for i in 0..200 {
             let mut q = pkt(i, 1000);

@@ -33,7 +33,14 @@ pub struct Drr {
 impl Drr {
     /// Returns a DRR scheduler with `quantum` bytes per turn (times each queue's weight).
     pub fn new(quantum: u64) -> Self {
-        Drr { quantum, weight: vec![], deficit: vec![], active: VecDeque::with_capacity(64), in_active: vec![], turn: false }
+        Drr {
+            quantum,
+            weight: vec![],
+            deficit: vec![],
+            active: VecDeque::with_capacity(64),
+            in_active: vec![],
+            turn: false,
+        }
     }
 }
 

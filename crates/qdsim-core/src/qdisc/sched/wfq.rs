@@ -94,11 +94,7 @@ impl Scheduler for Wfq {
         }
         let v = self.v;
         let wf2q = self.wf2q_plus;
-        self.backlogged
-            .iter()
-            .copied()
-            .filter(|&q| !wf2q || self.start[q] <= v)
-            .min_by_key(|&q| (self.finish[q], q))
+        self.backlogged.iter().copied().filter(|&q| !wf2q || self.start[q] <= v).min_by_key(|&q| (self.finish[q], q))
     }
 
     fn sent(&mut self, q: usize, size: u64, queues: &Queues) {
