@@ -47,6 +47,8 @@ pub struct AredParams {
     pub interval_ns: u64,
     /// Gentle variant. Default true (the paper's ARED is gentle).
     pub gentle: bool,
+    /// Early drops spaced 1/p_b..2/p_b packets apart. Default true (ns-2 `wait_`).
+    pub wait: bool,
     /// Mark ECN-capable packets instead of early drops. Default false.
     pub ecn: bool,
     /// Hard limit in packets; `None` = none.
@@ -67,6 +69,7 @@ impl Default for AredParams {
             target_delay_ns: 5_000_000,
             interval_ns: 500_000_000,
             gentle: true,
+            wait: true,
             ecn: false,
             limit_pkts: None,
             limit_bytes: None,
@@ -135,11 +138,13 @@ impl AredParams {
             max_th,
             max_p: self.max_p,
             gentle: self.gentle,
+            wait: self.wait,
             byte_mode: false,
             mean_pktsize: self.mean_pktsize_bytes as f64,
             ptc: Some(c),
             avg: 0.0,
             count: -1,
+            count_bytes: 0.0,
             idle_since: Some(Time::ZERO),
         }
     }
@@ -169,6 +174,12 @@ pub(crate) fn info() -> AlgorithmInfo {
             },
             ParamInfo { name: "interval", unit: "time", default: "500ms", help: "max_p adaptation period" },
             ParamInfo { name: "gentle", unit: "bool", default: "true", help: "probability rises to 1 at 2*max_th" },
+            ParamInfo {
+                name: "wait",
+                unit: "bool",
+                default: "true",
+                help: "space early drops 1/p_b..2/p_b packets apart (ns-2 wait_)",
+            },
             ParamInfo {
                 name: "ecn",
                 unit: "bool",

@@ -53,6 +53,9 @@ pub(crate) struct RedCore {
     pub max_p: f64,
     /// Gentle variant.
     pub gentle: bool,
+    /// ns-2's `wait_`: gaps between early drops uniform in [1/p_b, 2/p_b] packets instead of
+    /// [1, 1/p_b] (Floyd & Jacobson 1993 §7).
+    pub wait: bool,
     /// Byte mode.
     pub byte_mode: bool,
     /// Typical packet size, bytes.
@@ -63,6 +66,8 @@ pub(crate) struct RedCore {
     pub avg: f64,
     /// Packets since the last drop (−1: below `min_th`), as in the paper.
     pub count: i64,
+    /// Bytes since the last early drop (ns-2 `count_bytes`), the count in byte mode.
+    pub count_bytes: f64,
     /// When the queue went idle (found empty at dequeue); `None` while busy.
     pub idle_since: Option<Time>,
 }
@@ -101,21 +106,40 @@ impl RedCore {
         let forced_at = if self.gentle { 2.0 * self.max_th } else { self.max_th };
         if self.avg < self.min_th {
             self.count = -1;
+            self.count_bytes = 0.0;
             return Verdict::Admit;
         }
         if self.avg >= forced_at {
             self.count = 0;
+            self.count_bytes = 0.0;
             return Verdict::Forced;
         }
         self.count += 1;
-        let mut p_b = self.p_b();
-        if self.byte_mode {
-            p_b = (p_b * size as f64 / self.mean_pktsize).min(1.0);
+        self.count_bytes += size as f64;
+        let p_b = self.p_b();
+        // ns-2 `modify_p`: count-based spacing (in mean-sized packets in byte mode), then
+        // byte-mode scaling.
+        let count = if self.byte_mode { self.count_bytes / self.mean_pktsize } else { self.count as f64 };
+        let spread = count * p_b;
+        let mut p_a = if self.wait {
+            if spread < 1.0 {
+                0.0
+            } else if spread < 2.0 {
+                p_b / (2.0 - spread)
+            } else {
+                1.0
+            }
+        } else if spread < 1.0 {
+            p_b / (1.0 - spread)
+        } else {
+            1.0
+        };
+        if self.byte_mode && p_a < 1.0 {
+            p_a = (p_a * size as f64 / self.mean_pktsize).min(1.0);
         }
-        let spread = self.count as f64 * p_b;
-        let p_a = if spread >= 1.0 { 1.0 } else { p_b / (1.0 - spread) };
         if rng.random::<f64>() < p_a {
             self.count = 0;
+            self.count_bytes = 0.0;
             Verdict::Early
         } else {
             Verdict::Admit
@@ -150,6 +174,7 @@ impl RedQueue {
             self.core.decide(pkt.size_bytes, &mut ctx.rng)
         } else {
             self.core.count = -1;
+            self.core.count_bytes = 0.0;
             Verdict::Admit
         };
         match verdict {
@@ -197,6 +222,9 @@ pub struct RedParams {
     pub max_p: f64,
     /// Gentle variant. Default true (ns-2 `gentle_`, Floyd's recommendation of 2000).
     pub gentle: bool,
+    /// Uniform spacing of early drops in [1/p_b, 2/p_b] packets. Default true (ns-2 `wait_`);
+    /// false gives Floyd & Jacobson's [1, 1/p_b], about three times as many early drops.
+    pub wait: bool,
     /// Byte mode. Default false (ns-2 `bytes_`/`queue_in_bytes_`).
     pub byte_mode: bool,
     /// Typical packet size, bytes: converts thresholds in byte mode and the link rate into
@@ -221,6 +249,7 @@ impl Default for RedParams {
             w_q: 0.002,
             max_p: 0.1,
             gentle: true,
+            wait: true,
             byte_mode: false,
             mean_pktsize_bytes: 500,
             link_rate_bps: None,
@@ -294,11 +323,13 @@ impl RedParams {
             max_th: self.max_th_pkts as f64 * unit,
             max_p: self.max_p,
             gentle: self.gentle,
+            wait: self.wait,
             byte_mode: self.byte_mode,
             mean_pktsize: self.mean_pktsize_bytes as f64,
             ptc: self.link_rate_bps.map(|r| r as f64 / (8.0 * self.mean_pktsize_bytes as f64)),
             avg: 0.0,
             count: -1,
+            count_bytes: 0.0,
             idle_since: Some(Time::ZERO),
         }
     }
@@ -323,6 +354,12 @@ pub(crate) fn info() -> AlgorithmInfo {
                 unit: "bool",
                 default: "true",
                 help: "probability rises to 1 at 2*max_th instead of jumping",
+            },
+            ParamInfo {
+                name: "wait",
+                unit: "bool",
+                default: "true",
+                help: "space early drops 1/p_b..2/p_b packets apart (ns-2 wait_); false: 1..1/p_b",
             },
             ParamInfo {
                 name: "byte_mode",
@@ -438,7 +475,7 @@ mod tests {
     }
 
     fn core_at(avg: f64, gentle: bool) -> RedCore {
-        let mut c = RedParams { gentle, ..RedParams::default() }.core();
+        let mut c = RedParams { gentle, wait: false, ..RedParams::default() }.core();
         c.avg = avg;
         c
     }
@@ -469,6 +506,31 @@ mod tests {
     }
 
     #[test]
+    fn with_wait_drops_are_spaced_one_to_two_over_p_b_apart() {
+        // ns-2 `wait_`: no drop before 1/p_b packets, then uniform up to 2/p_b, so the mean
+        // gap is 1.5/p_b and the drop fraction 2·p_b/3.
+        let mut rng = rng::stream(43, "red-test", 0);
+        for (avg, p_b) in [(6.0, 0.01), (10.0, 0.05)] {
+            let mut c = core_at(avg, false);
+            c.wait = true;
+            let n = 400_000;
+            let mut gaps = vec![];
+            let mut since = 0u64;
+            for _ in 0..n {
+                since += 1;
+                if c.decide(1000, &mut rng) == Verdict::Early {
+                    gaps.push(since);
+                    since = 0;
+                }
+            }
+            let frac = gaps.len() as f64 / n as f64;
+            assert!((frac / (2.0 * p_b / 3.0) - 1.0).abs() < 0.04, "avg {avg}: {frac} vs {}", 2.0 * p_b / 3.0);
+            let min_gap = *gaps.iter().min().unwrap() as f64;
+            assert!(min_gap >= (1.0 / p_b).floor(), "a drop came after {min_gap} packets, before 1/p_b");
+        }
+    }
+
+    #[test]
     fn forced_drops_start_at_max_th_or_twice_it_when_gentle() {
         let mut rng = rng::stream(1, "red-test", 0);
         assert_eq!(core_at(15.0, false).decide(1000, &mut rng), Verdict::Forced);
@@ -484,6 +546,7 @@ mod tests {
         let n = 200_000;
         let big = (0..n).filter(|_| c.decide(1000, &mut rng) == Verdict::Early).count();
         c.count = -1;
+        c.count_bytes = 0.0;
         let small = (0..n).filter(|_| c.decide(100, &mut rng) == Verdict::Early).count();
         assert!(big as f64 > 5.0 * small as f64, "{big} vs {small}");
     }
@@ -524,6 +587,7 @@ mod tests {
             w_q: 1.0,
             ecn: true,
             gentle: false,
+            wait: false,
             ..RedParams::default()
         };
         let mut h = Harness::new(Red::new(p));
