@@ -174,25 +174,10 @@ pub(crate) fn info() -> AlgorithmInfo {
             },
             ParamInfo { name: "interval", unit: "time", default: "500ms", help: "max_p adaptation period" },
             ParamInfo { name: "gentle", unit: "bool", default: "true", help: "probability rises to 1 at 2*max_th" },
-            ParamInfo {
-                name: "wait",
-                unit: "bool",
-                default: "true",
-                help: "space early drops 1/p_b..2/p_b packets apart (ns-2 wait_)",
-            },
-            ParamInfo {
-                name: "ecn",
-                unit: "bool",
-                default: "false",
-                help: "mark ECN-capable packets instead of early drops",
-            },
-            ParamInfo {
-                name: "limit",
-                unit: "pkts|bytes",
-                default: "none",
-                help: "hard capacity; tail drop (overflow) beyond",
-            },
-        ],
+        ]
+        .into_iter()
+        .chain(super::red::shared_params())
+        .collect(),
     }
 }
 

@@ -335,6 +335,31 @@ impl RedParams {
     }
 }
 
+/// Returns the parameters RED and ARED share with the same meaning: drop spacing, ECN and
+/// the hard limit (appended to both catalogs).
+pub(crate) fn shared_params() -> [ParamInfo; 3] {
+    [
+        ParamInfo {
+            name: "wait",
+            unit: "bool",
+            default: "true",
+            help: "space early drops 1/p_b..2/p_b packets apart (ns-2 wait_); false: 1..1/p_b",
+        },
+        ParamInfo {
+            name: "ecn",
+            unit: "bool",
+            default: "false",
+            help: "mark ECN-capable packets instead of early drops",
+        },
+        ParamInfo {
+            name: "limit",
+            unit: "pkts|bytes",
+            default: "none",
+            help: "hard capacity; tail drop (overflow) beyond",
+        },
+    ]
+}
+
 pub(crate) fn info() -> AlgorithmInfo {
     AlgorithmInfo {
         name: "red",
@@ -356,12 +381,6 @@ pub(crate) fn info() -> AlgorithmInfo {
                 help: "probability rises to 1 at 2*max_th instead of jumping",
             },
             ParamInfo {
-                name: "wait",
-                unit: "bool",
-                default: "true",
-                help: "space early drops 1/p_b..2/p_b packets apart (ns-2 wait_); false: 1..1/p_b",
-            },
-            ParamInfo {
                 name: "byte_mode",
                 unit: "bool",
                 default: "false",
@@ -376,22 +395,13 @@ pub(crate) fn info() -> AlgorithmInfo {
             ParamInfo {
                 name: "link_rate",
                 unit: "bit/s",
-                default: "none",
-                help: "the link's rate, for the idle-time correction",
+                default: "the link's rate",
+                help: "override the link's rate for the idle-time correction",
             },
-            ParamInfo {
-                name: "ecn",
-                unit: "bool",
-                default: "false",
-                help: "mark ECN-capable packets instead of early drops",
-            },
-            ParamInfo {
-                name: "limit",
-                unit: "pkts|bytes",
-                default: "none",
-                help: "hard capacity; tail drop (overflow) beyond",
-            },
-        ],
+        ]
+        .into_iter()
+        .chain(shared_params())
+        .collect(),
     }
 }
 
