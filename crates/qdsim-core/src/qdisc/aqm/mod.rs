@@ -65,6 +65,34 @@ mod tests {
     }
 
     #[test]
+    fn every_params_field_is_in_the_catalog() {
+        // The reverse of the unit contract: a field the catalog forgets cannot be set from an
+        // experiment file (and `qdsim list` would not show it).
+        for info in catalog().into_iter().filter(|i| MINE.contains(&i.name)) {
+            let defaults: QdiscConfig = serde_json::from_str(&format!(r#"{{"kind":"{}"}}"#, info.name)).unwrap();
+            let json = serde_json::to_value(&defaults).unwrap();
+            let covered: Vec<String> = info
+                .params
+                .iter()
+                .flat_map(|p| {
+                    let n = p.name;
+                    match p.unit {
+                        "time" => vec![format!("{n}_ns")],
+                        "pkts" => vec![format!("{n}_pkts")],
+                        "bytes" => vec![format!("{n}_bytes")],
+                        "bit/s" => vec![format!("{n}_bps")],
+                        "pkts|bytes" => vec![format!("{n}_pkts"), format!("{n}_bytes")],
+                        _ => vec![n.to_string()],
+                    }
+                })
+                .collect();
+            for field in json.as_object().unwrap().keys().filter(|k| k.as_str() != "kind") {
+                assert!(covered.contains(field), "{}: field {field} has no catalog entry", info.name);
+            }
+        }
+    }
+
+    #[test]
     fn defaults_are_valid_except_ared_which_needs_the_link_rate() {
         for kind in MINE {
             let c: QdiscConfig = serde_json::from_str(&format!(r#"{{"kind":"{kind}"}}"#)).unwrap();
