@@ -41,6 +41,32 @@ def test_incast_flows_share_one_barrier_and_split_a_total_size():
     assert sources[0]["tcp"]["sack"] is True and sources[0]["tcp"]["min_rto_ns"] == 10_000_000
 
 
+def test_persistent_incast_and_idle_restart_reach_the_core():
+    tcp = dict(TCP, idle_restart=False)
+    config = _resolve(_raw([{"group": "q", "kind": "incast", "client": "client", "count": 2, "size": "10kB", "persistent": True, "tcp": tcp}]))
+    sources = [f["source"] for f in config["flows"]]
+    assert all(s["repeat"]["persistent"] is True and s["tcp"]["idle_restart"] is False for s in sources)
+    default = _resolve(_raw([{"group": "q", "kind": "incast", "client": "client", "count": 2, "size": "10kB", "tcp": TCP}]))
+    assert all(f["source"]["repeat"]["persistent"] is False for f in default["flows"])
+
+
+def test_a_persistent_incast_answers_later_rounds_from_its_kept_window():
+    from qdsim.run import run_config
+
+    def later_rounds_fct(persistent: bool) -> float:
+        tcp = dict(TCP, initial_cwnd=2, idle_restart=False)
+        group = {"group": "incast", "kind": "incast", "client": "client", "count": 4, "size": "10kB", "rounds": 3, "persistent": persistent, "tcp": tcp}
+        t = run_config(_resolve(_raw([group]))).results["transfers"]
+        assert sorted(t["round"]) == [0] * 4 + [1] * 4 + [2] * 4
+        later = [fct for fct, r in zip(t["fct_s"], t["round"]) if r > 0]
+        return sum(later) / len(later)
+
+    # 11 segments per response, no loss: a fresh connection needs three round trips from
+    # IW 2 (2 + 4 + 5), a kept window of 13 sends the response in one.
+    fresh, kept = later_rounds_fct(False), later_rounds_fct(True)
+    assert kept < 0.6 * fresh, (kept, fresh)
+
+
 def test_short_flows_arrival_rate_follows_the_offered_load():
     config = _resolve(_raw([{"group": "short", "kind": "short_flows", "src": "a", "dst": "client", "load": 0.5}]))
     source = config["flows"][0]["source"]

@@ -51,6 +51,7 @@ TCP_KEYS = {
     "hystart": "hystart",
     "limited_transmit": "limited_transmit",
     "linux_rto": "linux_rto",
+    "idle_restart": "idle_restart",
 }
 
 

@@ -200,6 +200,7 @@ class TcpOptions(_Strict):
     hystart: bool | None = None
     limited_transmit: bool | None = None
     linux_rto: bool | None = None
+    idle_restart: bool | None = None
 
 
 class _FlowGroup(_Strict):
@@ -238,8 +239,9 @@ class IncastFlows(_FlowGroup):
     """``[[flows]]`` with ``kind = "incast"``: ``count`` servers answer a ``client`` in rounds.
 
     Each round every server sends ``size`` bytes (or ``total_size`` / ``count``) on a fresh
-    TCP connection; the next round starts ``think`` after the last response has arrived
-    (a barrier named after the group). Resolved in :mod:`qdsim.workloads`.
+    TCP connection, or with ``persistent = true`` on its one connection kept across rounds;
+    the next round starts ``think`` after the last response has arrived (a barrier named
+    after the group). Resolved in :mod:`qdsim.workloads`.
     """
 
     kind: Literal["incast"]
@@ -248,6 +250,7 @@ class IncastFlows(_FlowGroup):
     total_size: PositiveBytes | None = None
     rounds: int | None = Field(None, ge=1, lt=2**32)
     think: Duration = 0
+    persistent: bool = False
     cc: str | None = None
     tcp: TcpOptions = TcpOptions()
 

@@ -2,7 +2,9 @@
 
 * ``kind = "incast"`` (partition/aggregate, Vasudevan et al. 2009; Ismail et al. §III-B):
   ``count`` servers each send ``size`` bytes (or ``total_size / count``, rounded down) to
-  ``client`` on a fresh TCP connection; all of a group's flows share the barrier
+  ``client`` on a fresh TCP connection, or with ``persistent = true`` on one connection per
+  server kept across rounds (its window and RTO survive; ``tcp.idle_restart`` decides
+  whether an idle period resets the window); all of a group's flows share the barrier
   ``incast:<group>``, so the client asks again only after every response has arrived, plus
   ``think``. ``rounds`` absent = until the end of the run. Star topologies only (the servers
   are hosts ``<group>.s<i>``).
@@ -72,7 +74,7 @@ def source(group: IncastFlows | ShortFlows, key: str, spec: Spec) -> dict[str, A
         size = group.size if group.size is not None else group.total_size // group.count
         if size <= 0:
             raise SpecError(f"{key}.total_size", group.total_size, f"at least count ({group.count}) bytes")
-        repeat: dict[str, Any] = {"barrier": f"incast:{group.group}", "think_ns": group.think}
+        repeat: dict[str, Any] = {"barrier": f"incast:{group.group}", "think_ns": group.think, "persistent": group.persistent}
         if group.rounds is not None:
             repeat["rounds"] = group.rounds
         return {"kind": "tcp", "size_bytes": size, "tcp": tcp, "repeat": repeat}

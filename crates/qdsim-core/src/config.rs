@@ -143,9 +143,10 @@ pub enum SourceConfig {
     },
 }
 
-/// Rounds of a repeated transfer: every flow naming the same `barrier` starts a new
-/// connection for the next round once all of them have finished the current one (the client
-/// of an incast waits for every server's response before its next request).
+/// Rounds of a repeated transfer: every flow naming the same `barrier` starts its next
+/// round once all of them have finished the current one (the client of an incast waits for
+/// every server's response before its next request). A round is a new connection, or with
+/// `persistent` the next `size_bytes` on the flow's one connection.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RepeatConfig {
@@ -157,6 +158,11 @@ pub struct RepeatConfig {
     /// Pause between the end of a round and the next requests, ns.
     #[serde(default)]
     pub think_ns: u64,
+    /// Serve every round over the same connection, which keeps its window, RTT estimate
+    /// and RTO between rounds (the ns-2 incast setups; a server keeps its connection to
+    /// the client). Default false: a fresh connection per round.
+    #[serde(default)]
+    pub persistent: bool,
 }
 
 /// Default wire size of a packet: 1500 bytes, an Ethernet MTU.

@@ -47,6 +47,8 @@ pub enum FlowTimer {
     CbrSend,
     /// The next arrival of a short-flow generator.
     Arrival,
+    /// The next round of a persistent connection's repeated transfer.
+    NextRound,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

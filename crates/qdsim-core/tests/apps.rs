@@ -47,6 +47,10 @@ fn tcp_min_rto_10ms() -> TcpConfig {
 }
 
 fn incast(servers: usize, bytes: u64, rounds: u32) -> RunConfig {
+    incast_with(servers, bytes, rounds, false, tcp_min_rto_10ms())
+}
+
+fn incast_with(servers: usize, bytes: u64, rounds: u32, persistent: bool, tcp: TcpConfig) -> RunConfig {
     let flows = (1..=servers)
         .map(|s| FlowConfig {
             group: "incast".into(),
@@ -57,8 +61,8 @@ fn incast(servers: usize, bytes: u64, rounds: u32) -> RunConfig {
             start_jitter_ns: 0,
             source: SourceConfig::Tcp {
                 size_bytes: Some(bytes),
-                tcp: tcp_min_rto_10ms(),
-                repeat: Some(RepeatConfig { barrier: "query".into(), rounds: Some(rounds), think_ns: 0 }),
+                tcp: tcp.clone(),
+                repeat: Some(RepeatConfig { barrier: "query".into(), rounds: Some(rounds), think_ns: 0, persistent }),
             },
         })
         .collect();
@@ -96,6 +100,55 @@ fn incast_overflows_a_small_buffer_and_costs_timeouts() {
     let port = r.links.iter().find(|l| l.name == "sw->h0").unwrap();
     assert!(port.drops > 0);
     assert!(r.flows.iter().map(|f| f.timeouts).sum::<u64>() > 0, "incast's signature: timeouts");
+}
+
+#[test]
+fn persistent_incast_serves_every_round_on_one_connection_per_server() {
+    let rounds = 6;
+    let cfg = incast_with(8, 20_000, rounds, true, tcp_min_rto_10ms());
+    let mut sim = Sim::new(&cfg).unwrap();
+    sim.run_until(Time::from_ns(MS / 2)); // inside the first round
+    assert_eq!(sim.check_conservation(), Ok(()));
+    sim.run();
+    let r = sim.results();
+    // No connection beyond the configured ones: each round is the next 20 kB on the same one.
+    assert_eq!(r.flows.len(), 8);
+    let t = &r.transfers;
+    assert_eq!(t.flow.len(), 8 * rounds as usize);
+    assert!(t.fct_s.iter().all(|f| f.is_some()), "every response completes");
+    for f in &r.flows {
+        assert_eq!(f.delivered_bytes_total, 20_000 * rounds as u64, "flow {}", f.id);
+    }
+    for round in 1..rounds {
+        let prev_done = (0..t.flow.len())
+            .filter(|&i| t.round[i] == round - 1)
+            .map(|i| t.start_s[i] + t.fct_s[i].unwrap())
+            .fold(0.0f64, f64::max);
+        let starts: Vec<f64> = (0..t.flow.len()).filter(|&i| t.round[i] == round).map(|i| t.start_s[i]).collect();
+        assert_eq!(starts.len(), 8);
+        assert!(starts.iter().all(|&s| (s - prev_done).abs() < 1e-12), "round {round} starts at the barrier");
+    }
+}
+
+#[test]
+fn persistent_incast_without_idle_restart_bursts_its_grown_window() {
+    // Kept windows make later rounds' bursts larger than fresh connections' initial windows:
+    // with one 20-packet buffer more is lost than with fresh connections, and much more than
+    // with an idle restart to the initial window.
+    let drops = |persistent: bool, idle_restart: bool| {
+        let tcp = TcpConfig { idle_restart, initial_cwnd_pkts: 2, ..tcp_min_rto_10ms() };
+        let mut cfg = incast_with(16, 64_000, 8, persistent, tcp);
+        for l in &mut cfg.links {
+            if l.name == "sw->h0" {
+                l.qdisc = QdiscConfig::Fifo(FifoParams { limit_pkts: Some(20), limit_bytes: None });
+            }
+        }
+        let r = qdsim_core::run(&cfg).unwrap();
+        assert!(r.transfers.fct_s.iter().all(|f| f.is_some()));
+        r.links.iter().find(|l| l.name == "sw->h0").unwrap().drops
+    };
+    let (fresh, kept, restarted) = (drops(false, true), drops(true, false), drops(true, true));
+    assert!(kept > fresh && kept > restarted, "drops: fresh {fresh}, kept window {kept}, idle restart {restarted}");
 }
 
 #[test]

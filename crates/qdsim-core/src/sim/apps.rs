@@ -1,11 +1,13 @@
 //! Applications that open TCP connections while the run goes on: repeated synchronised
 //! transfers (incast / partition-aggregate) and Poisson short-flow generators.
 //!
-//! Every such transfer is a fresh connection (initial window, no RTT history), as in the
-//! ns-2 incast and short-flow setups the data-center paper used; it gets its own flow id
-//! (after the configured flows) so its packets find it, and it reports to its *root* — the
-//! configured flow it belongs to — which aggregates goodput, drops and delay. Each finite
-//! connection also gets a row in the transfer table with its completion time.
+//! A short flow, and a round of a repeated transfer by default, is a fresh connection
+//! (initial window, no RTT history); it gets its own flow id (after the configured flows) so
+//! its packets find it, and it reports to its *root* — the configured flow it belongs to —
+//! which aggregates goodput, drops and delay. A *persistent* repeated transfer instead sends
+//! every round over the configured flow's own connection (the next chunk of its byte
+//! stream), which keeps its window and RTO between rounds. Every transfer, fresh or a round
+//! of a persistent connection, gets a row in the transfer table with its completion time.
 //!
 //! Memory grows with the number of transfers (a finished connection's state is kept so that
 //! late duplicates still find it); a run with 10^5 transfers needs some tens of MB.
@@ -38,6 +40,8 @@ pub(crate) struct Barrier {
     pub round: u32,
     pub rounds: Option<u32>,
     pub think: Duration,
+    /// Rounds reuse each member's connection instead of opening new ones.
+    pub persistent: bool,
 }
 
 /// One finite connection's record.
@@ -113,6 +117,12 @@ impl Sim {
         }
         barrier.outstanding = barrier.members.len() as u32;
         let (members, round, start) = (barrier.members.clone(), barrier.round, now + barrier.think);
+        if barrier.persistent {
+            for m in members {
+                self.q.schedule(start, Event::Flow(m, FlowTimer::NextRound));
+            }
+            return;
+        }
         for m in members {
             let (size, tcp) = match &self.cfg.flows[m as usize].source {
                 crate::config::SourceConfig::Tcp { size_bytes: Some(size), tcp, .. } => (*size, tcp.clone()),
@@ -120,5 +130,30 @@ impl Sim {
             };
             self.spawn_connection(m, size, &tcp, start, round);
         }
+    }
+}
+
+impl Sim {
+    /// The next round of persistent connection `f`: its sender gets the next chunk of data
+    /// and the round gets a row in the transfer table.
+    pub(super) fn next_round(&mut self, f: u32, now: Time) {
+        let b = self.flows[f as usize].barrier.expect("a persistent round belongs to a barrier");
+        let round = self.barriers[b as usize].round;
+        let size = match &self.cfg.flows[f as usize].source {
+            crate::config::SourceConfig::Tcp { size_bytes: Some(size), .. } => *size,
+            other => unreachable!("persistent round for flow {f} of {other:?}"),
+        };
+        let transfer = self.transfers.len() as u32;
+        self.transfers.push(TransferRec { root: f, round, start: now, size, done: None });
+        let mut out = std::mem::take(&mut self.out);
+        let flow = &mut self.flows[f as usize];
+        flow.transfer = Some(transfer);
+        let Endpoints::Tcp { snd, rcv } = &mut flow.ep else {
+            unreachable!("persistent round for flow {f}, which is not TCP")
+        };
+        rcv.write_chunk();
+        snd.write_chunk(now, &mut out);
+        let src = flow.src;
+        self.flush(f, src, out, now);
     }
 }

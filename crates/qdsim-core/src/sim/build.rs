@@ -123,6 +123,7 @@ impl Sim {
                                 round: 0,
                                 rounds: r.rounds,
                                 think: Duration::from_ns(r.think_ns),
+                                persistent: r.persistent,
                             });
                         }
                         barriers[b as usize].members.push(fid);

@@ -141,6 +141,10 @@ impl Sim {
     }
 
     fn on_flow_timer(&mut self, f: u32, timer: FlowTimer, now: Time) {
+        if timer == FlowTimer::NextRound {
+            self.next_round(f, now);
+            return;
+        }
         let mut out = std::mem::take(&mut self.out);
         let flow = &mut self.flows[f as usize];
         let node = match (&mut flow.ep, timer) {

@@ -95,6 +95,10 @@ pub struct TcpConfig {
     /// Linux's RTO, `SRTT + max(4·RTTVAR, min_rto)`, instead of RFC 6298's
     /// `max(SRTT + 4·RTTVAR, min_rto)`. Default off.
     pub linux_rto: bool,
+    /// Restart from `min(IW, cwnd)` when a persistent connection gets new data after
+    /// sending nothing for longer than the RTO (RFC 5681 §4.1; Linux's
+    /// `tcp_slow_start_after_idle`). Default on; ns-2's one-way agents keep the window.
+    pub idle_restart: bool,
 }
 
 impl Default for TcpConfig {
@@ -117,6 +121,7 @@ impl Default for TcpConfig {
             hystart: false,
             limited_transmit: false,
             linux_rto: false,
+            idle_restart: true,
         }
     }
 }

@@ -11,6 +11,7 @@ mod receiver;
 mod rtt;
 mod sack;
 mod sender;
+mod stream;
 
 pub use config::{CcKind, TcpConfig};
 pub use receiver::{Delivery, TcpReceiver};

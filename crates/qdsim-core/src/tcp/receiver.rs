@@ -13,6 +13,7 @@ use crate::time::{Duration, Time};
 use crate::traffic::Outbox;
 
 use super::config::TcpConfig;
+use super::stream::Stream;
 
 /// A TCP receiver.
 #[derive(Debug)]
@@ -23,9 +24,8 @@ pub struct TcpReceiver {
     node: NodeId,
     /// The sender's node (the ACKs' destination).
     peer: NodeId,
-    mss: u32,
-    total_segs: Option<u64>,
-    last_seg_bytes: u32,
+    /// The application data expected so far, in segments.
+    data: Stream,
     /// Next segment expected in order.
     pub rcv_nxt: u64,
     ooo: Vec<(u64, u64)>,
@@ -57,22 +57,12 @@ pub struct Delivery {
 impl TcpReceiver {
     /// Returns a receiver of flow `flow` at `node`, ACKing to `peer`.
     pub fn new(flow: FlowId, class: u32, node: NodeId, peer: NodeId, cfg: &TcpConfig, size_bytes: Option<u64>) -> Self {
-        let mss = cfg.mss();
-        let (total_segs, last_seg_bytes) = match size_bytes {
-            Some(b) => {
-                let n = b.div_ceil(mss as u64);
-                (Some(n), (b - (n - 1) * mss as u64) as u32)
-            }
-            None => (None, mss),
-        };
         TcpReceiver {
             flow,
             class,
             node,
             peer,
-            mss,
-            total_segs,
-            last_seg_bytes,
+            data: Stream::new(cfg.mss(), size_bytes),
             rcv_nxt: 0,
             ooo: Vec::new(),
             delayed_ack: cfg.delayed_ack,
@@ -94,14 +84,10 @@ impl TcpReceiver {
         &self.ooo
     }
 
-    fn bytes_of(&self, from: u64, to: u64) -> u64 {
-        let mut b = (to - from) * self.mss as u64;
-        if let Some(n) = self.total_segs {
-            if from < n && to >= n {
-                b -= (self.mss - self.last_seg_bytes) as u64;
-            }
-        }
-        b
+    /// The peer's application writes one more chunk (the next response of a persistent
+    /// connection): its completion is reported like the first one's.
+    pub fn write_chunk(&mut self) {
+        self.data.write_chunk();
     }
 
     /// Handles a data segment; returns what it delivered.
@@ -139,8 +125,8 @@ impl TcpReceiver {
         } else {
             immediate = true; // duplicate
         }
-        let delivered = self.bytes_of(before, self.rcv_nxt);
-        let completed = delivered > 0 && self.total_segs.is_some_and(|n| before < n && self.rcv_nxt >= n);
+        let delivered = self.data.bytes(before, self.rcv_nxt);
+        let completed = delivered > 0 && self.data.total_segs().is_some_and(|n| before < n && self.rcv_nxt >= n);
 
         self.unacked_segs += 1;
         if !self.delayed_ack || immediate || completed || self.unacked_segs >= self.delayed_ack_count {

@@ -27,8 +27,12 @@
 //! window like a loss (without retransmitting) at most once per window, and the next new
 //! segment carries CWR.
 //!
-//! Not modelled (documented in `docs/tcp.md`): limited transmit (RFC 3042), pacing, the
-//! receiver window's dynamics (it is a fixed bound).
+//! A persistent connection gets more data with [`TcpSender::write_chunk`]; after an idle
+//! period longer than the RTO it restarts from the initial window (RFC 5681 §4.1) when
+//! `idle_restart` is on.
+//!
+//! Not modelled (documented in `docs/tcp.md`): pacing, the receiver window's dynamics (it is
+//! a fixed bound).
 
 use crate::event::FlowTimer;
 use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, HEADER_BYTES};
@@ -39,6 +43,7 @@ use super::cc::{AnyCc, CongestionControl, Window};
 use super::config::{CcKind, TcpConfig};
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
+use super::stream::Stream;
 
 /// HyStart++ (RFC 9406 §4.2) round state: RTT samples are grouped in rounds (a round ends
 /// when the data outstanding at its start is acknowledged); slow start ends when the minimum
@@ -150,9 +155,14 @@ pub struct TcpSender {
     /// RFC 3042 limited transmit.
     limited_transmit: bool,
     mss: u32,
-    /// Number of segments of a finite transfer; `None` = unlimited data.
-    total_segs: Option<u64>,
-    last_seg_bytes: u32,
+    /// The application data written so far, in segments.
+    data: Stream,
+    /// RFC 5681 §4.1 restart window after an idle period longer than the RTO.
+    idle_restart: bool,
+    /// Initial window (segments, within the receiver window): the restart window's bound.
+    initial_cwnd: u32,
+    /// When a segment was last sent.
+    last_send: Option<Time>,
     dupack_threshold: u32,
     /// Window state (cwnd, ssthresh, clamp).
     pub win: Window,
@@ -181,10 +191,6 @@ impl TcpSender {
     /// (or forever).
     pub fn new(flow: FlowId, class: u32, src: NodeId, dst: NodeId, cfg: &TcpConfig, size_bytes: Option<u64>) -> Self {
         let mss = cfg.mss();
-        let (total_segs, last_seg_bytes) = match size_bytes {
-            Some(b) => (Some(b.div_ceil(mss as u64)), (b - (b.div_ceil(mss as u64) - 1) * mss as u64) as u32),
-            None => (None, mss),
-        };
         let clamp = ((cfg.rwnd_bytes / mss as u64).max(1)).min(u32::MAX as u64 / 2) as u32;
         TcpSender {
             flow,
@@ -209,8 +215,10 @@ impl TcpSender {
                 samples: 0,
             }),
             mss,
-            total_segs,
-            last_seg_bytes,
+            data: Stream::new(mss, size_bytes),
+            idle_restart: cfg.idle_restart,
+            initial_cwnd: cfg.initial_cwnd_pkts.min(clamp),
+            last_send: None,
             dupack_threshold: cfg.dupack_threshold,
             win: Window {
                 cwnd: cfg.initial_cwnd_pkts.min(clamp),
@@ -246,7 +254,7 @@ impl TcpSender {
 
     /// Returns whether every segment of a finite transfer has been acknowledged.
     pub fn is_done(&self) -> bool {
-        self.total_segs.is_some_and(|n| self.snd_una >= n)
+        self.data.total_segs().is_some_and(|n| self.snd_una >= n)
     }
 
     /// Returns whether the sender is recovering from a retransmission timeout.
@@ -269,11 +277,23 @@ impl TcpSender {
         self.send_available(now, out);
     }
 
-    fn seg_payload(&self, seq: u64) -> u32 {
-        match self.total_segs {
-            Some(n) if seq + 1 == n => self.last_seg_bytes,
-            _ => self.mss,
+    /// The application writes one more chunk of the transfer's size (the next response of
+    /// a persistent connection); sends what the window allows.
+    ///
+    /// With `idle_restart`, a sender that has sent nothing for longer than one RTO and has
+    /// nothing outstanding restarts from `min(IW, cwnd)` (RFC 5681 §4.1; Linux's
+    /// `tcp_slow_start_after_idle`), because its window no longer reflects the path. Without
+    /// it the window survives the idle period, as in ns-2's one-way agents, whose timer is
+    /// cancelled once everything is acknowledged.
+    pub fn write_chunk(&mut self, now: Time, out: &mut Outbox) {
+        self.data.write_chunk();
+        let idle = self.snd_una == self.snd_max && self.last_send.is_some_and(|t| now - t > self.rtt.rto());
+        if self.idle_restart && idle && self.win.cwnd > self.initial_cwnd {
+            self.win.cwnd = self.initial_cwnd;
+            self.win.cwnd_cnt = 0;
+            out.event("idle_restart", self.snd_una);
         }
+        self.send_available(now, out);
     }
 
     fn transmit(&mut self, seq: u64, now: Time, out: &mut Outbox) {
@@ -283,6 +303,7 @@ impl TcpSender {
             out.event("retransmit", seq);
         }
         self.stats.sent_pkts += 1;
+        self.last_send = Some(now);
         let mut flags = if retx { FLAG_RETX } else { 0 };
         if self.cwr_pending && !retx {
             // RFC 3168 §6.1.2: CWR on the first new data packet after the reduction.
@@ -293,7 +314,7 @@ impl TcpSender {
             flow: self.flow,
             class: self.class,
             kind: PacketKind::Data,
-            size_bytes: self.seg_payload(seq) + HEADER_BYTES,
+            size_bytes: self.data.payload(seq) + HEADER_BYTES,
             src: self.src,
             dst: self.dst,
             seq,
@@ -318,7 +339,7 @@ impl TcpSender {
             if self.snd_nxt >= self.snd_una + wnd {
                 break;
             }
-            if self.total_segs.is_some_and(|n| self.snd_nxt >= n) {
+            if !self.data.has(self.snd_nxt) {
                 break;
             }
             if self.sack && self.snd_nxt < self.snd_max && self.scoreboard.is_sacked(self.snd_nxt) {
@@ -451,7 +472,7 @@ impl TcpSender {
             let allowed = self.snd_nxt == self.snd_max
                 && self.snd_nxt < self.snd_una + beyond
                 && self.snd_nxt < self.snd_una + self.win.cwnd_clamp as u64
-                && self.total_segs.is_none_or(|n| self.snd_nxt < n);
+                && self.data.has(self.snd_nxt);
             if allowed {
                 let seq = self.snd_nxt;
                 self.transmit(seq, now, out);
@@ -520,7 +541,7 @@ impl TcpSender {
             let seq = if let Some(hole) = self.scoreboard.next_hole(from, thr, true) {
                 hole
             } else if self.snd_nxt == self.snd_max
-                && self.total_segs.is_none_or(|n| self.snd_nxt < n)
+                && self.data.has(self.snd_nxt)
                 && self.snd_nxt < self.snd_una + self.win.cwnd_clamp as u64
             {
                 let seq = self.snd_nxt;

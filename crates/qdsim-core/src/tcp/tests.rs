@@ -406,3 +406,67 @@ fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() 
         assert_eq!(s.stats.fast_retransmits, 1);
     }
 }
+
+/// A persistent connection (IW 2, 8-segment chunks) whose first chunk was ACKed segment by
+/// segment at `T` with no loss: slow start took cwnd from 2 to 2 + 8 = 10.
+fn persistent_after_one_chunk(idle_restart: bool) -> (TcpSender, Outbox) {
+    let cfg = TcpConfig { initial_cwnd_pkts: 2, idle_restart, ..TcpConfig::default() };
+    let mut s = TcpSender::new(0, 0, 0, 1, &cfg, Some(8 * 1460));
+    let mut out = Outbox::default();
+    s.start(Time::ZERO, &mut out);
+    for n in 1..=8 {
+        s.on_ack(&ack(n, Time::ZERO), T, &mut out);
+    }
+    assert!(s.is_done());
+    assert_eq!(s.win.cwnd, 10);
+    out.pkts.clear();
+    out.events.clear();
+    (s, out)
+}
+
+#[test]
+fn persistent_connection_keeps_its_window_across_idle_without_idle_restart() {
+    let (mut s, mut out) = persistent_after_one_chunk(false);
+    // One second idle (> RTO); the next chunk goes out in one window of 10 >= 8 segments.
+    s.write_chunk(T + Duration::from_secs(1), &mut out);
+    assert_eq!(sent(&mut out), (8..16).map(|i| (i, false)).collect::<Vec<_>>());
+    assert!(!s.is_done());
+    s.on_ack(&ack(16, T), T + Duration::from_secs(2), &mut out);
+    assert!(s.is_done());
+}
+
+#[test]
+fn idle_restart_resets_the_window_after_an_idle_rto() {
+    let (mut s, mut out) = persistent_after_one_chunk(true);
+    // RFC 5681 §4.1: idle for longer than the RTO (here <= 300 ms): restart window = IW = 2.
+    let t = T + Duration::from_secs(1);
+    s.write_chunk(t, &mut out);
+    assert_eq!(sent(&mut out), vec![(8, false), (9, false)]);
+    assert_eq!(s.win.cwnd, 2);
+    assert_eq!(out.events, vec![("idle_restart", 8)]);
+}
+
+#[test]
+fn idle_restart_keeps_the_window_after_an_idle_shorter_than_the_rto() {
+    let (mut s, mut out) = persistent_after_one_chunk(true);
+    assert!(s.rtt.rto() > Duration::from_ms(150));
+    s.write_chunk(T + Duration::from_ms(100), &mut out);
+    assert_eq!(s.win.cwnd, 10);
+    assert_eq!(sent(&mut out).len(), 8);
+}
+
+#[test]
+fn receiver_reports_each_chunk_of_a_persistent_connection_complete() {
+    // 2500-byte chunks of 1460 + 1040 bytes.
+    let mut r = TcpReceiver::new(0, 0, 1, 0, &cfg(CcKind::Newreno), Some(2500));
+    let mut out = Outbox::default();
+    let d0 = r.on_data(&data(0), T, &mut out);
+    let d1 = r.on_data(&data(1), T, &mut out);
+    assert_eq!((d0.bytes, d0.completed, d1.bytes, d1.completed), (1460, false, 1040, true));
+    r.write_chunk();
+    // The second chunk arrives out of order: completion only when its hole fills.
+    let d3 = r.on_data(&data(3), T, &mut out);
+    assert_eq!((d3.bytes, d3.completed), (0, false));
+    let d2 = r.on_data(&data(2), T, &mut out);
+    assert_eq!((d2.bytes, d2.completed), (2500, true));
+}
