@@ -52,6 +52,7 @@ TCP_KEYS = {
     "limited_transmit": "limited_transmit",
     "linux_rto": "linux_rto",
     "idle_restart": "idle_restart",
+    "timestamps": "timestamps",
 }
 
 

@@ -201,6 +201,7 @@ class TcpOptions(_Strict):
     limited_transmit: bool | None = None
     linux_rto: bool | None = None
     idle_restart: bool | None = None
+    timestamps: bool | None = None
 
 
 class _FlowGroup(_Strict):

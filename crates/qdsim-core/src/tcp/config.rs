@@ -99,6 +99,11 @@ pub struct TcpConfig {
     /// sending nothing for longer than the RTO (RFC 5681 §4.1; Linux's
     /// `tcp_slow_start_after_idle`). Default on; ns-2's one-way agents keep the window.
     pub idle_restart: bool,
+    /// TCP timestamps for RTT measurement (RFC 7323 §4): the echoed timestamp identifies
+    /// the transmission an ACK answers, so the ACK of a retransmission also gives an RTT
+    /// sample (and ends the timer's backoff), where without timestamps Karn's rule skips it.
+    /// Default off (ns-2's agents); Linux enables timestamps.
+    pub timestamps: bool,
 }
 
 impl Default for TcpConfig {
@@ -122,6 +127,7 @@ impl Default for TcpConfig {
             limited_transmit: false,
             linux_rto: false,
             idle_restart: true,
+            timestamps: false,
         }
     }
 }

@@ -154,6 +154,8 @@ pub struct TcpSender {
     hystart: Option<HyStart>,
     /// RFC 3042 limited transmit.
     limited_transmit: bool,
+    /// RFC 7323 timestamps: ACKs of retransmissions give RTT samples.
+    timestamps: bool,
     mss: u32,
     /// The application data written so far, in segments.
     data: Stream,
@@ -240,6 +242,7 @@ impl TcpSender {
             )
             .with_linux_form(cfg.linux_rto),
             limited_transmit: cfg.limited_transmit,
+            timestamps: cfg.timestamps,
             rto_deadline: None,
             rto_timer_at: None,
             rto_gen: 0,
@@ -388,7 +391,8 @@ impl TcpSender {
     fn on_new_ack(&mut self, ack_pkt: &Packet, grow: bool, now: Time, out: &mut Outbox) {
         let ack = ack_pkt.ack;
         let acked = (ack - self.snd_una) as u32;
-        if !ack_pkt.has(FLAG_RETX) {
+        // Karn's rule: without timestamps an ACK answering a retransmission is ambiguous.
+        if self.timestamps || !ack_pkt.has(FLAG_RETX) {
             let rtt = now - ack_pkt.ts;
             self.rtt.sample(rtt);
             if let Some(srtt) = self.rtt.srtt {

@@ -470,3 +470,31 @@ fn receiver_reports_each_chunk_of_a_persistent_connection_complete() {
     let d2 = r.on_data(&data(2), T, &mut out);
     assert_eq!((d2.bytes, d2.completed), (2500, true));
 }
+
+#[test]
+fn with_timestamps_the_ack_of_a_retransmission_samples_the_rtt_and_ends_the_backoff() {
+    for timestamps in [false, true] {
+        let cfg = TcpConfig { timestamps, ..cfg(CcKind::Newreno) };
+        let mut s = TcpSender::new(0, 0, 0, 1, &cfg, None);
+        let mut out = Outbox::default();
+        s.start(Time::ZERO, &mut out);
+        let at = Time::ZERO + Duration::from_secs(1);
+        let gen = match out.timers.last() {
+            Some(&(_, FlowTimer::Rto(g))) => g,
+            other => panic!("RTO not armed: {other:?}"),
+        };
+        s.on_rto_timer(gen, at, &mut out); // retransmits 0 at 1 s, backoff 1
+        assert_eq!(s.rtt.backoff, 1);
+        // The ACK of the retransmission, 30 ms later, echoes its transmit time.
+        let mut a = ack(1, at);
+        a.flags = FLAG_RETX;
+        s.on_ack(&a, at + Duration::from_ms(30), &mut out);
+        if timestamps {
+            assert_eq!(s.rtt.srtt, Some(Duration::from_ms(30)), "RFC 7323: the echo identifies the transmission");
+            assert_eq!(s.rtt.backoff, 0);
+        } else {
+            assert_eq!(s.rtt.srtt, None, "Karn's rule");
+            assert_eq!(s.rtt.backoff, 1, "the doubled timer stays until a new segment is ACKed");
+        }
+    }
+}
