@@ -202,6 +202,7 @@ class TcpOptions(_Strict):
     linux_rto: bool | None = None
     idle_restart: bool | None = None
     timestamps: bool | None = None
+    byte_counting: bool | None = None
 
 
 class _FlowGroup(_Strict):

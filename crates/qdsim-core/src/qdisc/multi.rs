@@ -510,6 +510,20 @@ mod tests {
     }
 
     #[test]
+    fn longest_queue_ties_go_to_the_queue_whose_head_is_oldest() {
+        let mut h = Harness::new(Multi::drr(&params(|p| p.limit_pkts = Some(4))));
+        for (t, flow, seq) in [(10, 1, 10), (20, 0, 0), (30, 0, 1), (40, 1, 11)] {
+            h.now = Time(t);
+            h.enqueue(spkt(flow, 1000, seq));
+        }
+        // Queues 0 and 1 hold two packets each; queue 1's head (seq 10) is the older one.
+        h.now = Time(50);
+        h.enqueue(spkt(2, 1000, 20));
+        let d: Vec<(u32, u64)> = h.drops.iter().map(|(p, _, _)| (p.flow, p.seq)).collect();
+        assert_eq!(d, vec![(1, 10)]);
+    }
+
+    #[test]
     fn longest_queue_is_measured_in_bytes_for_a_byte_buffer() {
         let mut h = Harness::new(Multi::drr(&params(|p| p.limit_bytes = Some(4000))));
         h.enqueue(spkt(0, 500, 0));

@@ -104,6 +104,11 @@ pub struct TcpConfig {
     /// sample (and ends the timer's backoff), where without timestamps Karn's rule skips it.
     /// Default off (ns-2's agents); Linux enables timestamps.
     pub timestamps: bool,
+    /// Appropriate byte counting (RFC 3465 §2.2, L = 2): window growth counts the segments
+    /// an ACK covers, at most two. Off: every ACK counts as one segment, whatever it covers,
+    /// as in Linux before 3.0 (`tcp_abc = 0`) and ns-2's agents, so delayed ACKs slow the
+    /// growth (slow start ×1.5 per round trip). Default on.
+    pub byte_counting: bool,
 }
 
 impl Default for TcpConfig {
@@ -128,6 +133,7 @@ impl Default for TcpConfig {
             linux_rto: false,
             idle_restart: true,
             timestamps: false,
+            byte_counting: true,
         }
     }
 }

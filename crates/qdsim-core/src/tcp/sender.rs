@@ -156,6 +156,9 @@ pub struct TcpSender {
     limited_transmit: bool,
     /// RFC 7323 timestamps: ACKs of retransmissions give RTT samples.
     timestamps: bool,
+    /// Most segments one ACK may count for window growth: 2 with RFC 3465 byte counting,
+    /// 1 when every ACK counts once.
+    growth_per_ack: u32,
     mss: u32,
     /// The application data written so far, in segments.
     data: Stream,
@@ -243,6 +246,7 @@ impl TcpSender {
             .with_linux_form(cfg.linux_rto),
             limited_transmit: cfg.limited_transmit,
             timestamps: cfg.timestamps,
+            growth_per_ack: if cfg.byte_counting { ABC_LIMIT } else { 1 },
             rto_deadline: None,
             rto_timer_at: None,
             rto_gen: 0,
@@ -450,7 +454,7 @@ impl TcpSender {
                 // Window growth counts at most L = 2 segments per ACK (RFC 3465 §2.2): a
                 // cumulative ACK that jumps over data the receiver already held (after
                 // go-back-N) must not turn into a window's worth of growth and a line-rate burst.
-                self.cc.on_ack(&mut self.win, acked.min(ABC_LIMIT), now);
+                self.cc.on_ack(&mut self.win, acked.min(self.growth_per_ack), now);
             }
         }
         if self.snd_una >= self.snd_max {

@@ -498,3 +498,17 @@ fn with_timestamps_the_ack_of_a_retransmission_samples_the_rtt_and_ends_the_back
         }
     }
 }
+
+#[test]
+fn without_byte_counting_an_ack_grows_the_window_by_one_segment_whatever_it_covers() {
+    for (byte_counting, grown) in [(true, 12), (false, 11)] {
+        let cfg = TcpConfig { byte_counting, ..cfg(CcKind::Newreno) };
+        let mut s = TcpSender::new(0, 0, 0, 1, &cfg, None);
+        let mut out = Outbox::default();
+        s.start(Time::ZERO, &mut out);
+        // A delayed ACK covering segments 0 and 1, in slow start: RFC 3465 (L = 2) counts
+        // two segments, Linux 2.6 and ns-2 count the ACK once.
+        s.on_ack(&ack(2, Time::ZERO), T, &mut out);
+        assert_eq!(s.win.cwnd, grown, "byte_counting = {byte_counting}");
+    }
+}

@@ -19,6 +19,7 @@ pub use wfq::Wfq;
 use std::collections::VecDeque;
 
 use crate::packet::Packet;
+use crate::time::Time;
 
 /// One FIFO queue of a multi-queue qdisc.
 #[derive(Debug, Default)]
@@ -96,17 +97,21 @@ impl Queues {
     pub fn total_bytes(&self) -> u64 {
         self.total_bytes
     }
-    /// Returns the longest queue, in packets if `by_pkts` else in bytes; ties go to the
-    /// lowest index. `None` when every queue is empty.
+    /// Returns the longest queue, in packets if `by_pkts` else in bytes; among equally long
+    /// queues, the one whose head arrived first, so the victim is "the oldest packet of the
+    /// longest queue" (Menth et al. §4.2) and never depends on how queues are numbered (with
+    /// a 20-packet buffer over 40 user queues, ties are the rule: a lowest-index rule always
+    /// robbed the users listed first). `None` when every queue is empty.
     pub fn longest(&self, by_pkts: bool) -> Option<usize> {
-        let mut best: Option<(u64, usize)> = None;
+        let mut best: Option<(u64, Time, usize)> = None;
         for (i, s) in self.qs.iter().enumerate() {
             let len = if by_pkts { s.pkts.len() as u64 } else { s.bytes };
-            if len > 0 && best.is_none_or(|(b, _)| len > b) {
-                best = Some((len, i));
+            let Some(head) = s.pkts.front() else { continue };
+            if best.is_none_or(|(b, t, _)| len > b || (len == b && head.enq_time < t)) {
+                best = Some((len, head.enq_time, i));
             }
         }
-        best.map(|(_, i)| i)
+        best.map(|(_, _, i)| i)
     }
 }
 
