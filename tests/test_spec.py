@@ -34,6 +34,12 @@ def load_with(path, *overrides):
         ("experiment.warmup=3s", "experiment.warmup", "shorter than the duration"),
         ("flows.0.tcp.min_rto=-1ms", "flows.0.tcp.min_rto", ">= 0"),
         ("flows.0.rate=1Mbps", "flows.0.rate", "cc"),
+        # Range checks only the core knows, named by the file's key (not the core's path).
+        ("topology.qdisc={kind='red',max_p=-0.5}", "topology.qdisc.max_p", "probability"),
+        ("topology.qdisc={kind='red',min_th=30}", "topology.qdisc.max_th", "min_th"),
+        ("topology.qdisc={kind='codel',interval='0s'}", "topology.qdisc.interval", ""),
+        ("topology.qdisc={kind='drr',quantum='0B'}", "topology.qdisc.quantum", ""),
+        ("flows.0.tcp={min_rto='2s',max_rto='1s'}", "flows.0.tcp.max_rto", "min_rto (2000 ms)"),
     ],
 )
 def test_bad_values_name_the_key_and_what_is_allowed(small_spec, override, key, hint):
@@ -98,3 +104,10 @@ def test_cli_reports_user_errors_with_exit_2_and_one_line(qdsim, small_spec):
         assert "Traceback" not in result.stderr
     bad_rate = qdsim("run", small_spec, "--set", "topology.bottleneck_rate=-1Mbps")
     assert bad_rate.stderr.startswith("error: topology.bottleneck_rate: ")
+
+
+def test_every_qdisc_with_its_defaults_passes_the_core_check():
+    from qdsim import algorithms
+
+    for q in algorithms.catalog()["qdiscs"]:
+        assert algorithms.qdisc_config(q["name"], {}, "topology.qdisc", 10**9)["kind"] == q["name"]

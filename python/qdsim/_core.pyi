@@ -36,3 +36,9 @@ def catalog() -> str:
 
 def stream_seed(seed: int, name: str, index: int) -> int:
     """Returns the seed of random stream ``(name, index)`` of a run seeded with ``seed``."""
+
+def check_qdisc(qdisc_json: str, rate_bps: int) -> None:
+    """Checks one QdiscConfig as the core does on a link of ``rate_bps``; raises ConfigError keyed by the core's parameter name."""
+
+def check_tcp(tcp_json: str) -> None:
+    """Checks one TcpConfig as the core does; raises ConfigError keyed by the core's parameter name."""

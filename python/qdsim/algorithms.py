@@ -83,8 +83,9 @@ def _translate(name: str, unit: str, value: object) -> tuple[str, Any]:
     return name, value
 
 
-def qdisc_config(kind: str, params: dict[str, Any], key: str) -> dict[str, Any]:
-    """Returns the core's ``QdiscConfig`` for qdisc ``kind`` with experiment-file ``params``.
+def qdisc_config(kind: str, params: dict[str, Any], key: str, rate_bps: int) -> dict[str, Any]:
+    """Returns the core's ``QdiscConfig`` for qdisc ``kind`` with experiment-file ``params``,
+    checked by the core as it will check it on a link of ``rate_bps``.
 
     ``key`` is the table's key path (e.g. ``topology.qdisc``), used in errors.
     """
@@ -93,6 +94,7 @@ def qdisc_config(kind: str, params: dict[str, Any], key: str) -> dict[str, Any]:
         raise SpecError(f"{key}.kind", kind, f"one of {', '.join(sorted(by_name))} (see `qdsim list`)")
     known = {p["name"]: p for p in by_name[kind]["params"]}
     config: dict[str, Any] = {"kind": kind}
+    fields: dict[str, tuple[str, object]] = {}
     for name, value in params.items():
         if name not in known:
             allowed = ", ".join(known) or "none"
@@ -102,4 +104,25 @@ def qdisc_config(kind: str, params: dict[str, Any], key: str) -> dict[str, Any]:
         except units.UnitError as exc:
             raise SpecError(f"{key}.{name}", value, exc.allowed) from None
         config[core_key] = core_value
+        fields[core_key] = fields[name] = (name, value)
+    from . import _core
+
+    core_checked(lambda: _core.check_qdisc(json.dumps(config), rate_bps), key, fields)
     return config
+
+
+def core_checked(check: Callable[[], None], key: str, fields: dict[str, tuple[str, object]]) -> None:
+    """Runs one of the core's range checks (``check``); a value it refuses becomes a
+    SpecError naming the experiment file's key ``<key>.<name>`` and the value as written
+    there. ``fields`` maps the core's parameter names (and the file's) to (file name, file
+    value); a parameter the file did not set (a default in conflict with a set one) is
+    named by its core name with the core's value.
+    """
+    from . import _core
+
+    try:
+        check()
+    except _core.ConfigError as exc:
+        core_key = str(getattr(exc, "key", ""))
+        name, value = fields.get(core_key) or (core_key, getattr(exc, "value", "?"))
+        raise SpecError(f"{key}.{name}", value, str(getattr(exc, "allowed", exc))) from None

@@ -160,10 +160,10 @@ def _check_group_names(spec: Spec) -> None:
         seen.add(group.group)
 
 
-def _qdisc(qdisc: QdiscSpec | None, key: str) -> dict[str, Any]:
+def _qdisc(qdisc: QdiscSpec | None, key: str, rate_bps: int) -> dict[str, Any]:
     if qdisc is None:
         return dict(algorithms.DEFAULT_QDISC)
-    return algorithms.qdisc_config(qdisc.kind, qdisc.params, key)
+    return algorithms.qdisc_config(qdisc.kind, qdisc.params, key, rate_bps)
 
 
 def _link(name: str, src: str, dst: str, rate: int, delay: int, qdisc: dict[str, Any], loss: float = 0.0, metric: int = 1) -> dict[str, Any]:
@@ -191,8 +191,8 @@ def _dumbbell(topo: Dumbbell, spec: Spec):
     """Returns nodes, links and per-group (src, dst) lists of a dumbbell."""
     nodes = ["r1", "r2"]
     links = [
-        _link(BOTTLENECK, "r1", "r2", topo.bottleneck_rate, topo.bottleneck_delay, _qdisc(topo.qdisc, "topology.qdisc"), loss=topo.loss),
-        _link("r2->r1", "r2", "r1", topo.bottleneck_rate, topo.bottleneck_delay, _qdisc(topo.reverse_qdisc, "topology.reverse_qdisc")),
+        _link(BOTTLENECK, "r1", "r2", topo.bottleneck_rate, topo.bottleneck_delay, _qdisc(topo.qdisc, "topology.qdisc", topo.bottleneck_rate), loss=topo.loss),
+        _link("r2->r1", "r2", "r1", topo.bottleneck_rate, topo.bottleneck_delay, _qdisc(topo.reverse_qdisc, "topology.reverse_qdisc", topo.bottleneck_rate)),
     ]
     endpoints = []
     for index, group in enumerate(spec.flows):
@@ -260,7 +260,7 @@ def _graph_link(link: GraphLink, key: str) -> list[dict[str, Any]]:
         link.to,
         link.rate,
         link.delay,
-        _qdisc(link.qdisc, f"{key}.qdisc"),
+        _qdisc(link.qdisc, f"{key}.qdisc", link.rate),
         loss=link.loss,
         metric=link.metric,
     )
@@ -273,7 +273,7 @@ def _graph_link(link: GraphLink, key: str) -> list[dict[str, Any]]:
         link.from_,
         link.rate,
         link.delay,
-        _qdisc(reverse_qdisc, f"{key}.reverse_qdisc" if link.reverse_qdisc is not None else f"{key}.qdisc"),
+        _qdisc(reverse_qdisc, f"{key}.reverse_qdisc" if link.reverse_qdisc is not None else f"{key}.qdisc", link.rate),
         loss=link.loss,
         metric=link.metric,
     )
@@ -283,12 +283,18 @@ def _graph_link(link: GraphLink, key: str) -> list[dict[str, Any]]:
 def tcp_config(group: Any, key: str) -> dict[str, Any]:
     """Returns the core's ``TcpConfig`` of a TCP-carrying flow group (its ``tcp = {...}``
     options and ``cc``); ``key`` is the group's key path, used in errors."""
-    tcp = {TCP_KEYS[name]: value for name, value in group.tcp.model_dump(exclude_none=True).items()}
+    options = group.tcp.model_dump(exclude_none=True)
+    tcp = {TCP_KEYS[name]: value for name, value in options.items()}
     if group.cc is not None:
         names = algorithms.cc_names()
         if group.cc not in names:
             raise SpecError(f"{key}.cc", group.cc, f"one of {', '.join(names)} (see `qdsim list`)")
         tcp["cc"] = group.cc
+    # The core's cross-checks (e.g. max_rto >= min_rto), named by the file's key.
+    fields = {TCP_KEYS[name]: (name, format_duration(v) if TCP_KEYS[name].endswith("_ns") else v) for name, v in options.items()}
+    from . import _core
+
+    algorithms.core_checked(lambda: _core.check_tcp(json.dumps(tcp)), f"{key}.tcp", fields)
     return tcp
 
 

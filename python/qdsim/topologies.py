@@ -76,9 +76,9 @@ def star(topo: Star, spec: Spec, bottleneck_name: str = "bottleneck") -> tuple[l
     from .resolve import _link  # resolve imports this module; the link dict lives there
 
     hosts, endpoints = star_hosts(spec)
-    port = algorithms.qdisc_config(topo.port_qdisc.kind, topo.port_qdisc.params, "topology.port_qdisc") if topo.port_qdisc else dict(algorithms.DEFAULT_QDISC)
-    nic = algorithms.qdisc_config(topo.host_qdisc.kind, topo.host_qdisc.params, "topology.host_qdisc") if topo.host_qdisc else dict(port)
-    under_test = algorithms.qdisc_config(topo.qdisc.kind, topo.qdisc.params, "topology.qdisc")
+    port = algorithms.qdisc_config(topo.port_qdisc.kind, topo.port_qdisc.params, "topology.port_qdisc", topo.rate) if topo.port_qdisc else dict(algorithms.DEFAULT_QDISC)
+    nic = algorithms.qdisc_config(topo.host_qdisc.kind, topo.host_qdisc.params, "topology.host_qdisc", topo.rate) if topo.host_qdisc else dict(port)
+    under_test = algorithms.qdisc_config(topo.qdisc.kind, topo.qdisc.params, "topology.qdisc", topo.rate)
     links: list[dict[str, Any]] = []
     for name in hosts:
         links.append(_link(f"{name}->{SWITCH}", name, SWITCH, topo.rate, topo.delay, dict(nic)))

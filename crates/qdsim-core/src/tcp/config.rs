@@ -180,7 +180,7 @@ impl TcpConfig {
             return Err(ConfigError::new(
                 "max_rto_ns",
                 self.max_rto_ns,
-                format!(">= min_rto_ns ({})", self.min_rto_ns),
+                format!("at least min_rto ({} ms)", self.min_rto_ns as f64 / 1e6),
             ));
         }
         if self.initial_rto_ns == 0 {
