@@ -1,10 +1,10 @@
 # The index of qdsim's workflows. Every target installs what it needs into .venv.
 #   make dev         virtualenv + pinned deps + the Rust core built into the package
 #   make quickstart  dev, then run experiments/quickstart.toml
-#   make test        dev, then Rust tests (release) and pytest
+#   make test        dev, then Rust tests (release), the Python lint (quick) and pytest
 #   make bench       whole-run benchmark (packets/s, events/s) + criterion micro-benchmarks
-#   make lint        cargo fmt --check + clippy
-.PHONY: dev quickstart test test-rust test-python bench lint clean
+#   make lint        lint-rust (cargo fmt --check + clippy) and lint-python (ruff + stubtest)
+.PHONY: dev quickstart test test-rust test-python bench lint lint-rust lint-python clean
 
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -33,7 +33,7 @@ $(CORE_STAMP): $(DEPS_STAMP) $(RUST_SOURCES) pyproject.toml
 quickstart: dev
 	$(VENV)/bin/qdsim run experiments/quickstart.toml
 
-test: dev test-rust test-python
+test: dev test-rust lint-python test-python
 
 test-rust:
 	cargo test --release --workspace --exclude qdsim-py
@@ -45,9 +45,16 @@ bench:
 	cargo run --release -p qdsim-benches --bin dumbbell
 	cargo bench -p qdsim-benches
 
-lint:
+lint: lint-rust lint-python
+
+lint-rust:
 	cargo fmt --all --check
 	cargo clippy --workspace --exclude qdsim-py --all-targets -- -D warnings
+
+# ruff (rules in pyproject.toml) and mypy's stubtest, so _core.pyi cannot drift from the binary.
+lint-python: dev
+	$(VENV)/bin/ruff check python tests
+	$(VENV)/bin/python -m mypy.stubtest qdsim._core
 
 clean:
 	rm -rf $(VENV) target results

@@ -76,7 +76,7 @@ def qdsim(tmp_path: Path):
     """Returns a function running `python -m qdsim ARGS...` in tmp_path."""
 
     def run(*args: str) -> CliResult:
-        proc = subprocess.run([sys.executable, "-m", "qdsim", *map(str, args)], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        proc = subprocess.run([sys.executable, "-m", "qdsim", *map(str, args)], cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
         return CliResult(proc)
 
     return run

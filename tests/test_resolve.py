@@ -1,8 +1,8 @@
 """Resolution of experiment files into the core's RunConfig: shape, names, delays, qdiscs."""
 
-from pathlib import Path
 import heapq
 import json
+from pathlib import Path
 
 from qdsim import spec
 from qdsim.resolve import BOTTLENECK, resolve

@@ -58,7 +58,7 @@ def test_a_persistent_incast_answers_later_rounds_from_its_kept_window():
         group = {"group": "incast", "kind": "incast", "client": "client", "count": 4, "size": "10kB", "rounds": 3, "persistent": persistent, "tcp": tcp}
         t = run_config(_resolve(_raw([group]))).results["transfers"]
         assert sorted(t["round"]) == [0] * 4 + [1] * 4 + [2] * 4
-        later = [fct for fct, r in zip(t["fct_s"], t["round"]) if r > 0]
+        later = [fct for fct, r in zip(t["fct_s"], t["round"], strict=True) if r > 0]
         return sum(later) / len(later)
 
     # 11 segments per response, no loss: a fresh connection needs three round trips from

@@ -108,5 +108,5 @@ def test_reproduce_sweeps_and_draws_the_plot_table(qdsim, write_spec, tmp_path):
 
 
 def test_source_table_is_checked(write_spec):
-    with pytest.raises(SpecError, match="source.figure"):
+    with pytest.raises(SpecError, match=r"source\.figure"):
         spec.load(write_spec(SMALL_SPEC + '\n[source]\npaper = "x"\n'))

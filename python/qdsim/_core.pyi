@@ -3,6 +3,8 @@
 Private: use the ``qdsim`` package. Keep in step with ``crates/qdsim-py/src/lib.rs``.
 """
 
+__all__ = ["ConfigError", "SimulationError", "__version__", "catalog", "check_qdisc", "check_tcp", "run", "stream_seed"]
+
 __version__: str
 
 class ConfigError(ValueError):

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import units
 from .errors import SpecError
 
-__all__ = ["catalog", "qdisc_names", "cc_names", "qdisc_config", "DEFAULT_QDISC"]
+__all__ = ["DEFAULT_QDISC", "catalog", "cc_names", "qdisc_config", "qdisc_names"]
 
 #: The queue of every link not under study: a FIFO that never drops.
 DEFAULT_QDISC: dict[str, Any] = {"kind": "fifo"}

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from .errors import SpecError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["build_parser", "main"]
 
 EXIT_USER_ERROR = 2
 

@@ -20,6 +20,7 @@ cumulative drops by cause under short flows.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import sys
@@ -33,7 +34,7 @@ from .run import run_config
 from .spec import load
 from .sweep import plan
 
-__all__ = ["metrics", "run_points", "qdisc_label", "main"]
+__all__ = ["main", "metrics", "qdisc_label", "run_points"]
 
 #: Legend names of the disciplines, as in the paper.
 LABELS = {"fifo": "DropTail", "codel": "CoDel", "ared": "RED", "red": "RED"}
@@ -47,14 +48,14 @@ def qdisc_label(qdisc: dict[str, Any]) -> str:
 
 def metrics(results: dict[str, Any], finite_groups: tuple[str, ...] = ("incast", "short")) -> dict[str, Any]:
     """Returns the paper's metrics of one run's core results (see the module doc)."""
-    link = next(l for l in results["links"] if l["name"] == BOTTLENECK)
+    link = next(x for x in results["links"] if x["name"] == BOTTLENECK)
     by_reason = link.get("drops_by_reason") or {}
     overflow = by_reason.get("overflow", 0)
     flows = {f["id"]: f for f in results["flows"]}
     finite = [g for g in results["groups"] if g["group"] in finite_groups]
     warm = results["warmup_s"]
     transfers = results.get("transfers") or {}
-    rows = [dict(zip(transfers, values)) for values in zip(*transfers.values())] if isinstance(transfers, dict) else list(transfers)
+    rows = [dict(zip(transfers, values, strict=True)) for values in zip(*transfers.values(), strict=True)] if isinstance(transfers, dict) else list(transfers)
     fcts = [t["fct_s"] for t in rows if t["fct_s"] is not None and t["start_s"] >= warm and flows[t["flow"]]["group"] in finite_groups]
     return {
         "utilization": link["utilization"],
@@ -91,7 +92,7 @@ def run_points(path: str | Path, sets: list[str] | tuple[str, ...] = (), jobs: i
             outs = list(pool.map(_one, [p.config for p in points]))
     else:
         outs = [_one(p.config) for p in points]
-    return [{**p.params, "rep": p.rep, "seed": p.seed, **m} for p, m in zip(points, outs)]
+    return [{**p.params, "rep": p.rep, "seed": p.seed, **m} for p, m in zip(points, outs, strict=True)]
 
 
 def mean_of(rows: list[dict[str, Any]], metric: str, **match: Any) -> float | None:
@@ -132,7 +133,7 @@ def summary_by_qdisc(rows: list[dict[str, Any]]) -> dict[str, dict[float, dict[s
             match = [r for r in rows if qdisc_label(r[qkey]) == label and (_x_value(xkey, r[xkey]) if xkey else 0.0) == x]
             by_x[x] = {m: mean_of(match, m) for m in ("utilization", "afct_s", "mean_queue_pkts", "loss_rate", "aqm_drops", "overflow_drops", "timeouts", "transfers")}
     base = out.get("DropTail", {})
-    for label, by_x in out.items():
+    for by_x in out.values():
         for x, m in by_x.items():
             ref = base.get(x, {}).get("afct_s")
             m["afct_improvement_pct"] = 100 * (ref - m["afct_s"]) / ref if ref and m["afct_s"] else None
@@ -160,7 +161,7 @@ def draw_comparison(rows: list[dict[str, Any]], out: Path, title: str, xlabel: s
         ("loss_rate", "loss rate (%)", 100),
     ]
     fig, axes = plt.subplots(len(panels), 1, figsize=(6.5, 11), sharex=True)
-    for ax, (metric, label, scale) in zip(axes, panels):
+    for ax, (metric, label, scale) in zip(axes, panels, strict=True):
         for name, by_x in table.items():
             xs = sorted(x for x in by_x if by_x[x][metric] is not None)
             ax.plot(xs, [by_x[x][metric] * scale for x in xs], marker="o", label=name, color=COLORS.get(name))
@@ -221,13 +222,13 @@ def event_series(path: str | Path, sets: list[str] | tuple[str, ...] = ()) -> di
         over = [queue["overflow_drops"][i] for i in range(len(queue["t"])) if queue["link"][i] == index]
         tcp = results["series"]["tcp"]
         timeouts: dict[float, int] = {}
-        for tt, flag in zip(tcp["t"], tcp["in_timeout"]):
+        for tt, flag in zip(tcp["t"], tcp["in_timeout"], strict=True):
             timeouts[tt] = timeouts.get(tt, 0) + int(bool(flag))
-        diff = lambda xs: [xs[0]] + [b - a for a, b in zip(xs, xs[1:])]  # noqa: E731
+        diff = lambda xs: [xs[0]] + [b - a for a, b in itertools.pairwise(xs)]  # noqa: E731
         out[qdisc_label(point.params[qkey])] = {
             "t_ms": [x * 1e3 for x in t],
             "in_timeout": [timeouts.get(x, 0) for x in t],
-            "aqm_drops": diff([d - o for d, o in zip(drops, over)]),
+            "aqm_drops": diff([d - o for d, o in zip(drops, over, strict=True)]),
             "overflow_drops": diff(over),
         }
     return out
@@ -290,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", action="append", default=[], dest="sets")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
-    raw, spec = load(args.spec, args.sets)
+    _, spec = load(args.spec, args.sets)
     stem = Path(args.spec).stem
     out_dir = args.out or Path("results") / spec.experiment.name
     out_dir.mkdir(parents=True, exist_ok=True)

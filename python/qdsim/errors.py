@@ -58,7 +58,7 @@ class SpecError(ValueError):
         # Keeps the three fields when the error crosses a process boundary (sweep workers).
         return (SpecError, (self.key, self.value, self.allowed))
 
-    def within(self, prefix: str) -> "SpecError":
+    def within(self, prefix: str) -> SpecError:
         """Returns the same error with ``prefix`` prepended to its key path."""
         key = f"{prefix}.{self.key}" if self.key else prefix
         return SpecError(key, self.value, self.allowed)

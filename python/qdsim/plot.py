@@ -19,15 +19,15 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+import matplotlib.pyplot as plt
 
-from . import results as store  # noqa: E402
-from . import units  # noqa: E402
-from .sweep import grid_cell  # noqa: E402
-from .errors import SpecError  # noqa: E402
-from .spec import PlotDefaults, validate  # noqa: E402
+from . import results as store
+from . import units
+from .errors import SpecError
+from .spec import PlotDefaults, validate
+from .sweep import grid_cell
 
-__all__ = ["t_quantile_975", "mean_ci", "plot_sweep"]
+__all__ = ["mean_ci", "plot_sweep", "t_quantile_975"]
 
 # Two-sided 95 % quantiles of Student's t (i.e. the 0.975 quantile) for 1..30 degrees of
 # freedom, then selected larger ones; between table entries the next smaller df is used,
@@ -144,7 +144,7 @@ def plot_sweep(
     # Result rows hold swept tables as canonical JSON text (sweep.grid_cell): match them so.
     order = {json_key(grid_cell(v)): i for i, v in enumerate(grid[swept])}
     fig, axes = plt.subplots(len(metrics), 1, figsize=(6, 2.2 + 1.8 * len(metrics)), sharex=True, squeeze=False)
-    for panel, (metric, ax) in enumerate(zip(metrics, axes[:, 0])):
+    for panel, (metric, ax) in enumerate(zip(metrics, axes[:, 0], strict=True)):
         table, rows = _metric_rows(results_dir, metric)
         if defaults.groups is not None and rows and "group" in rows[0]:
             rows = [r for r in rows if r["group"] in defaults.groups]

@@ -12,12 +12,12 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+import matplotlib.pyplot as plt
 
-from . import results as store  # noqa: E402
-from .errors import SpecError  # noqa: E402
+from . import results as store
+from .errors import SpecError
 
-__all__ = ["plot_cwnd", "plot_queue", "UNLIMITED_SSTHRESH"]
+__all__ = ["UNLIMITED_SSTHRESH", "plot_cwnd", "plot_queue"]
 
 #: The core reports an ssthresh that is still "arbitrarily high" (RFC 5681) as 2^31 - 1.
 UNLIMITED_SSTHRESH = 2**31 - 1
@@ -62,7 +62,7 @@ def plot_cwnd(results_dir: Path, out: Path | None = None, flows: list[int] | Non
     flows_path = Path(results_dir) / "flows.parquet"
     if flows_path.exists():
         ft = store.read_table(results_dir, "flows").to_pydict()
-        groups = dict(zip(ft["id"], ft["group"]))
+        groups = dict(zip(ft["id"], ft["group"], strict=True))
     chosen = _select(sorted(set(series["flow"])), flows, "--flows")
     fig, ax = plt.subplots(figsize=(7, 4))
     for flow in chosen:
@@ -83,7 +83,7 @@ def plot_queue(results_dir: Path, out: Path | None = None, links: list[str] | No
     """
     series = _table(results_dir, "series_queue", "[sampling] queues = true")
     names = sorted(set(series["link_name"]))
-    busy = [n for n in names if any(p > 0 for p, ln in zip(series["pkts"], series["link_name"]) if ln == n)]
+    busy = [n for n in names if any(p > 0 for p, ln in zip(series["pkts"], series["link_name"], strict=True) if ln == n)]
     chosen = links or busy or names
     unknown = [n for n in chosen if n not in names]
     if unknown:

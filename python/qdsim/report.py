@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["print_run", "print_catalog"]
+__all__ = ["print_catalog", "print_run"]
 
 
 def _num(value: float | None, scale: float = 1.0, digits: int = 2) -> str:

@@ -22,13 +22,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import algorithms
+from . import algorithms, topologies, workloads
 from .errors import SpecError
-from .units import format_duration
 from .spec import Dumbbell, Graph, GraphLink, QdiscSpec, Spec, Star, TcpFlows, UdpCbrFlows
-from . import topologies, workloads
+from .units import format_duration
 
-__all__ = ["resolve", "config_json", "user_of_flows", "BOTTLENECK", "TCP_KEYS"]
+__all__ = ["BOTTLENECK", "TCP_KEYS", "config_json", "resolve", "user_of_flows"]
 
 #: Name of the dumbbell's forward bottleneck link.
 BOTTLENECK = "bottleneck"

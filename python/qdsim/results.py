@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["TABLES", "add_users", "run_rows", "series_rows", "write_tables", "write_columns", "write_json", "read_json", "read_table", "connect"]
+__all__ = ["TABLES", "add_users", "connect", "read_json", "read_table", "run_rows", "series_rows", "write_columns", "write_json", "write_tables"]
 
 #: Tables every results directory has, one Parquet file each.
 TABLES = ("points", "flows", "groups", "links")

@@ -18,7 +18,7 @@ from typing import Any
 from .errors import SpecError
 from .resolve import BOTTLENECK, config_json
 
-__all__ = ["RunOutcome", "run_config", "summarize", "jain_index", "bottleneck_link", "code_version"]
+__all__ = ["RunOutcome", "bottleneck_link", "code_version", "jain_index", "run_config", "summarize"]
 
 
 @dataclass(frozen=True)

@@ -29,29 +29,29 @@ from . import units
 from .errors import SpecError
 
 __all__ = [
-    "Spec",
-    "Experiment",
     "Dumbbell",
+    "Experiment",
     "Graph",
-    "GraphNode",
     "GraphLink",
-    "QdiscSpec",
-    "TcpFlows",
-    "UdpCbrFlows",
+    "GraphNode",
     "IncastFlows",
-    "ShortFlows",
-    "Star",
-    "TcpOptions",
-    "Sampling",
-    "Sweep",
     "PlotDefaults",
+    "QdiscSpec",
     "Reference",
+    "Sampling",
+    "ShortFlows",
     "Source",
-    "load_raw",
+    "Spec",
+    "Star",
+    "Sweep",
+    "TcpFlows",
+    "TcpOptions",
+    "UdpCbrFlows",
     "apply_override",
+    "load",
+    "load_raw",
     "parse_override",
     "validate",
-    "load",
 ]
 
 
@@ -282,12 +282,7 @@ def _flow_kind(value: Any) -> str:
 
 
 FlowGroup = Annotated[
-    Union[
-        Annotated[TcpFlows, Tag("tcp")],
-        Annotated[UdpCbrFlows, Tag("udp_cbr")],
-        Annotated[IncastFlows, Tag("incast")],
-        Annotated[ShortFlows, Tag("short_flows")],
-    ],
+    Annotated[TcpFlows, Tag("tcp")] | Annotated[UdpCbrFlows, Tag("udp_cbr")] | Annotated[IncastFlows, Tag("incast")] | Annotated[ShortFlows, Tag("short_flows")],
     Discriminator(_flow_kind),
 ]
 
@@ -355,7 +350,7 @@ class Spec(_Strict):
     """A whole experiment file."""
 
     experiment: Experiment
-    topology: Annotated[Union[Dumbbell, Graph, Star], Field(discriminator="kind")]
+    topology: Annotated[Dumbbell | Graph | Star, Field(discriminator="kind")]
     flows: list[FlowGroup] = Field(min_length=1)
     sampling: Sampling | None = None
     sweep: Sweep | None = None
@@ -452,7 +447,7 @@ def load(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> tuple
 def _spec_error(exc: ValidationError, raw: dict[str, Any]) -> SpecError:
     """Turns pydantic's first error into a SpecError with a dotted key path into ``raw``."""
     error = exc.errors(include_url=False)[0]
-    path, value = _data_path(error["loc"], raw)
+    path, _ = _data_path(error["loc"], raw)
     key = ".".join(str(p) for p in path) or "(file)"
     kind = error["type"]
     ctx = error.get("ctx") or {}
@@ -481,10 +476,7 @@ def _data_path(loc: tuple[Any, ...], raw: Any) -> tuple[list[Any], Any]:
     node = raw
     for i, part in enumerate(loc):
         last = i == len(loc) - 1
-        if isinstance(node, dict) and part in node:
-            path.append(part)
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+        if (isinstance(node, dict) and part in node) or (isinstance(node, list) and isinstance(part, int) and part < len(node)):
             path.append(part)
             node = node[part]
         elif last and isinstance(node, dict):

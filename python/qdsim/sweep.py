@@ -20,9 +20,10 @@ import itertools
 import json
 import multiprocessing
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from . import results as store
 from .errors import SpecError
@@ -30,7 +31,7 @@ from .resolve import config_json, resolve
 from .run import RunOutcome, code_version, run_config, summarize
 from .spec import apply_override, validate
 
-__all__ = ["Point", "SweepReport", "plan", "run_sweep", "collect"]
+__all__ = ["Point", "SweepReport", "collect", "plan", "run_sweep"]
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ def plan(raw: dict[str, Any], seed: int | None = None) -> list[Point]:
     version = code_version()
     points = []
     for values in itertools.product(*grid.values()):
-        params = dict(zip(grid, values))
+        params = dict(zip(grid, values, strict=True))
         point_raw = raw
         for key, value in params.items():
             point_raw = apply_override(point_raw, key, value)

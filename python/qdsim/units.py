@@ -19,16 +19,16 @@ import re
 from decimal import Decimal, InvalidOperation
 
 __all__ = [
-    "UnitError",
-    "parse_rate",
-    "parse_duration",
-    "parse_bytes",
-    "parse_pkts",
-    "parse_limit",
-    "format_rate",
-    "format_duration",
-    "format_bytes",
     "ALLOWED",
+    "UnitError",
+    "format_bytes",
+    "format_duration",
+    "format_rate",
+    "parse_bytes",
+    "parse_duration",
+    "parse_limit",
+    "parse_pkts",
+    "parse_rate",
 ]
 
 _RATE_UNITS = {"bps": 1, "kbps": 10**3, "Kbps": 10**3, "Mbps": 10**6, "Gbps": 10**9, "Tbps": 10**12}

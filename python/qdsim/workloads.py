@@ -25,7 +25,7 @@ from typing import Any
 from .errors import SpecError
 from .spec import Dumbbell, IncastFlows, ShortFlows, Spec, Star
 
-__all__ = ["handles", "check_topology", "source", "arrival_rate_per_s"]
+__all__ = ["arrival_rate_per_s", "check_topology", "handles", "source"]
 
 
 def handles(group: Any) -> bool:

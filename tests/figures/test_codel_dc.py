@@ -10,6 +10,7 @@ are strict xfails carrying the measured numbers; docs/reproductions/codel-dc.md 
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -86,9 +87,9 @@ def test_fig3_utilization_rises_with_target_and_follows_equation_7():
     measured = [(parse_duration(r["topology.links.1.qdisc"]["target"]) / 1e3, r["utilization"]) for r in rows]
     utils = [u for _, u in measured]
     model = [dcmodel.utilization(q, 300.0) for q, _ in measured]
-    assert all(b >= a - 0.005 for a, b in zip(utils, utils[1:])), f"not rising with target: {measured}"
+    assert all(b >= a - 0.005 for a, b in itertools.pairwise(utils)), f"not rising with target: {measured}"
     assert utils[0] < 0.90 and utils[-1] > 0.99, f"CoDel's target does not matter: {measured}"
-    assert all(abs(u - m) < 0.06 for u, m in zip(utils, model)), f"far from eq. 7 {model}: {measured}"
+    assert all(abs(u - m) < 0.06 for u, m in zip(utils, model, strict=True)), f"far from eq. 7 {model}: {measured}"
     # The paper's check point: Q = T/2 gives ~96 % (model 23/24).
     assert abs(utils[2] - 23 / 24) < 0.02, f"Q = T/2: {utils[2]:.4f}"
 
@@ -133,7 +134,7 @@ def test_fig7_red_puts_more_flows_in_timeout_than_codel_after_the_burst():
 
     def window(label: str, key: str) -> int:
         s = series[label]
-        return sum(v for t, v in zip(s["t_ms"], s[key]) if 100 <= t < 150)
+        return sum(v for t, v in zip(s["t_ms"], s[key], strict=True) if 100 <= t < 150)
 
     assert window("RED", "in_timeout") > window("CoDel", "in_timeout")
     assert window("RED", "aqm_drops") + window("RED", "overflow_drops") > window("CoDel", "aqm_drops") + window("CoDel", "overflow_drops")
