@@ -53,6 +53,7 @@ TCP_KEYS = {
     "idle_restart": "idle_restart",
     "timestamps": "timestamps",
     "byte_counting": "byte_counting",
+    "handshake": "handshake",
 }
 
 

@@ -203,6 +203,7 @@ class TcpOptions(_Strict):
     idle_restart: bool | None = None
     timestamps: bool | None = None
     byte_counting: bool | None = None
+    handshake: bool | None = None
 
 
 class _FlowGroup(_Strict):

@@ -47,6 +47,9 @@ pub const FLAG_ECE: u8 = 1 << 0;
 pub const FLAG_CWR: u8 = 1 << 1;
 /// Simulator flag: this data segment is a retransmission (for Karn's rule and statistics).
 pub const FLAG_RETX: u8 = 1 << 2;
+/// TCP header flag: SYN (on a `Data` packet: the sender's connection request, carrying no
+/// data; on an `Ack`: the receiver's SYN-ACK).
+pub const FLAG_SYN: u8 = 1 << 3;
 
 /// One packet in flight.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -152,6 +152,40 @@ fn persistent_incast_without_idle_restart_bursts_its_grown_window() {
 }
 
 #[test]
+fn fresh_connections_with_a_handshake_complete_every_round_and_conserve_packets() {
+    // Each round's 16 responses start with a SYN; into a 20-packet port some SYNs and data
+    // are lost, and every round still completes.
+    let tcp = TcpConfig { handshake: true, initial_rto_ns: 10 * MS, ..tcp_min_rto_10ms() };
+    let mut cfg = incast_with(16, 30_000, 5, false, tcp);
+    for l in &mut cfg.links {
+        if l.name == "sw->h0" {
+            l.qdisc = QdiscConfig::Fifo(FifoParams { limit_pkts: Some(20), limit_bytes: None });
+        }
+    }
+    let mut sim = Sim::new(&cfg).unwrap();
+    sim.run_until(Time::from_ns(MS));
+    assert_eq!(sim.check_conservation(), Ok(()));
+    sim.run();
+    assert_eq!(sim.check_conservation(), Ok(()));
+    let r = sim.results();
+    assert_eq!(r.transfers.flow.len(), 16 * 5);
+    assert!(r.transfers.fct_s.iter().all(|f| f.is_some()));
+}
+
+#[test]
+fn a_handshake_adds_one_round_trip_to_a_lone_transfer() {
+    // One server, one 30 kB response, an empty network: RTT = 4 x 75 us plus transmissions.
+    let fct = |handshake: bool| {
+        let tcp = TcpConfig { handshake, ..tcp_min_rto_10ms() };
+        let r = qdsim_core::run(&incast_with(1, 30_000, 1, false, tcp)).unwrap();
+        r.transfers.fct_s[0].unwrap()
+    };
+    let extra = fct(true) - fct(false);
+    // SYN and SYN-ACK are 40-byte packets: 300 us of propagation and 4 x 0.32 us on the wire.
+    assert!((extra - 301.28e-6).abs() < 1e-9, "the handshake added {extra} s");
+}
+
+#[test]
 fn short_flows_arrive_as_a_poisson_process_with_uniform_sizes() {
     let rate = 200.0;
     let flows = vec![FlowConfig {

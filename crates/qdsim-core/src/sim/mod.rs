@@ -302,7 +302,8 @@ impl Sim {
         if pkt.kind != PacketKind::Ack {
             acc.data_received += 1;
         }
-        if pkt.kind != PacketKind::Ack && in_window {
+        // Queueing delay of data: a SYN carries none.
+        if pkt.kind != PacketKind::Ack && in_window && !pkt.has(crate::packet::FLAG_SYN) {
             acc.delay_sum_ns += pkt.queue_delay_ns as u128;
             acc.delay_n += 1;
             self.group_delay[group as usize].record(pkt.queue_delay_ns);

@@ -109,6 +109,12 @@ pub struct TcpConfig {
     /// as in Linux before 3.0 (`tcp_abc = 0`) and ns-2's agents, so delayed ACKs slow the
     /// growth (slow start ×1.5 per round trip). Default on.
     pub byte_counting: bool,
+    /// Open the connection with a SYN / SYN-ACK exchange before any data (RFC 9293 §3.5),
+    /// so a lost SYN costs `initial_rto` (RFC 6298: 1 s; Linux 2.6 and RFC 1122: 3 s). The
+    /// SYN-ACK gives the first RTT sample; after a retransmitted SYN the RTO restarts at 3 s
+    /// (RFC 6298 §5.7) and the initial window is one segment (RFC 5681 §3.1). Default off,
+    /// as ns-2's one-way agents: data flows from the start.
+    pub handshake: bool,
 }
 
 impl Default for TcpConfig {
@@ -134,6 +140,7 @@ impl Default for TcpConfig {
             idle_restart: true,
             timestamps: false,
             byte_counting: true,
+            handshake: false,
         }
     }
 }

@@ -20,4 +20,6 @@ pub use sack::Scoreboard;
 pub use sender::{SenderStats, TcpSender};
 
 #[cfg(test)]
+mod handshake_tests;
+#[cfg(test)]
 mod tests;

@@ -8,7 +8,9 @@
 //! delayed-ACK timer expires. With delayed ACKs off, every segment is ACKed.
 
 use crate::event::FlowTimer;
-use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, SackBlocks, FLAG_CWR, FLAG_ECE, FLAG_RETX, HEADER_BYTES};
+use crate::packet::{
+    Ecn, FlowId, NodeId, Packet, PacketKind, SackBlocks, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN, HEADER_BYTES,
+};
 use crate::time::{Duration, Time};
 use crate::traffic::Outbox;
 
@@ -90,8 +92,28 @@ impl TcpReceiver {
         self.data.write_chunk();
     }
 
-    /// Handles a data segment; returns what it delivered.
+    /// Handles a data segment (or a SYN: answered at once with a SYN-ACK echoing its
+    /// timestamp); returns what it delivered.
     pub fn on_data(&mut self, pkt: &Packet, now: Time, out: &mut Outbox) -> Delivery {
+        if pkt.has(FLAG_SYN) {
+            out.send(Packet {
+                flow: self.flow,
+                class: self.class,
+                kind: PacketKind::Ack,
+                size_bytes: HEADER_BYTES,
+                src: self.node,
+                dst: self.peer,
+                seq: 0,
+                ack: 0,
+                ts: pkt.ts,
+                enq_time: now,
+                queue_delay_ns: 0,
+                ecn: Ecn::NotEct,
+                flags: FLAG_SYN | (pkt.flags & FLAG_RETX),
+                sack: SackBlocks::NONE,
+            });
+            return Delivery { bytes: 0, completed: false };
+        }
         let seq = pkt.seq;
         self.last_ts = pkt.ts;
         self.last_retx = pkt.has(FLAG_RETX);

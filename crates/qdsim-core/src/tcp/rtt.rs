@@ -41,6 +41,13 @@ impl RttEstimator {
         self
     }
 
+    /// Starts data transmission after a handshake whose SYN was retransmitted: no sample,
+    /// the backoff cleared and the RTO at least `floor` (RFC 6298 §5.7: 3 s).
+    pub fn restart_after_lost_syn(&mut self, floor: Duration) {
+        self.backoff = 0;
+        self.rto = self.rto.max(floor).min(self.max_rto);
+    }
+
     /// Takes an RTT measurement `r` (RFC 6298 §2.2–2.3) and clears the backoff.
     pub fn sample(&mut self, r: Duration) {
         let r = r.as_ns();

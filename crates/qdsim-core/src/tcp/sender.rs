@@ -35,7 +35,7 @@
 //! a fixed bound).
 
 use crate::event::FlowTimer;
-use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, HEADER_BYTES};
+use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN, HEADER_BYTES};
 use crate::time::{Duration, Time};
 use crate::traffic::Outbox;
 
@@ -159,6 +159,8 @@ pub struct TcpSender {
     /// Most segments one ACK may count for window growth: 2 with RFC 3465 byte counting,
     /// 1 when every ACK counts once.
     growth_per_ack: u32,
+    /// The connection is waiting for its SYN-ACK (`Some(retransmitted)`), or open (`None`).
+    syn_pending: Option<bool>,
     mss: u32,
     /// The application data written so far, in segments.
     data: Stream,
@@ -247,6 +249,7 @@ impl TcpSender {
             limited_transmit: cfg.limited_transmit,
             timestamps: cfg.timestamps,
             growth_per_ack: if cfg.byte_counting { ABC_LIMIT } else { 1 },
+            syn_pending: cfg.handshake.then_some(false),
             rto_deadline: None,
             rto_timer_at: None,
             rto_gen: 0,
@@ -279,8 +282,58 @@ impl TcpSender {
         (self.snd_max - self.snd_una) * self.mss as u64
     }
 
-    /// Starts the connection: sends the initial window.
+    /// Starts the connection: sends the SYN (with `handshake`) or the initial window.
     pub fn start(&mut self, now: Time, out: &mut Outbox) {
+        if self.syn_pending.is_some() {
+            self.send_syn(now, out);
+            return;
+        }
+        self.send_available(now, out);
+    }
+
+    /// Whether the connection is still waiting for its SYN-ACK.
+    pub fn in_handshake(&self) -> bool {
+        self.syn_pending.is_some()
+    }
+
+    fn send_syn(&mut self, now: Time, out: &mut Outbox) {
+        let retx = self.syn_pending == Some(true);
+        self.stats.sent_pkts += 1;
+        if retx {
+            self.stats.retransmits += 1;
+            out.event("retransmit", 0);
+        }
+        out.send(Packet {
+            flow: self.flow,
+            class: self.class,
+            kind: PacketKind::Data,
+            size_bytes: HEADER_BYTES,
+            src: self.src,
+            dst: self.dst,
+            seq: 0,
+            ack: 0,
+            ts: now,
+            enq_time: now,
+            queue_delay_ns: 0,
+            ecn: Ecn::NotEct,
+            flags: FLAG_SYN | if retx { FLAG_RETX } else { 0 },
+            sack: crate::packet::SackBlocks::NONE,
+        });
+        self.arm_rto(now, out);
+    }
+
+    /// The SYN-ACK: the first RTT sample unless the SYN was retransmitted (then RFC 6298
+    /// §5.7's 3 s RTO and RFC 5681 §3.1's one-segment initial window), then the data.
+    fn on_syn_ack(&mut self, ack_pkt: &Packet, now: Time, out: &mut Outbox) {
+        let syn_retransmitted = self.syn_pending == Some(true);
+        self.syn_pending = None;
+        self.rto_deadline = None;
+        if syn_retransmitted {
+            self.rtt.restart_after_lost_syn(Duration::from_secs(3));
+            self.win.cwnd = 1;
+        } else if !ack_pkt.has(FLAG_RETX) {
+            self.rtt.sample(now - ack_pkt.ts);
+        }
         self.send_available(now, out);
     }
 
@@ -374,6 +427,15 @@ impl TcpSender {
 
     /// Handles an ACK.
     pub fn on_ack(&mut self, ack_pkt: &Packet, now: Time, out: &mut Outbox) {
+        if self.syn_pending.is_some() {
+            if ack_pkt.has(FLAG_SYN) {
+                self.on_syn_ack(ack_pkt, now, out);
+            }
+            return; // nothing else can be acknowledged before the handshake
+        }
+        if ack_pkt.has(FLAG_SYN) {
+            return; // a duplicate SYN-ACK (answering a retransmitted SYN)
+        }
         let ack = ack_pkt.ack;
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore (cannot happen in the model)
@@ -612,6 +674,16 @@ impl TcpSender {
     }
 
     fn on_timeout(&mut self, now: Time, out: &mut Outbox) {
+        if self.syn_pending.is_some() {
+            // A lost SYN (or SYN-ACK): resend it with the timer backed off.
+            self.stats.timeouts += 1;
+            out.event("timeout", 0);
+            self.syn_pending = Some(true);
+            self.rtt.back_off();
+            self.rto_deadline = None;
+            self.send_syn(now, out);
+            return;
+        }
         self.stats.timeouts += 1;
         out.event("timeout", self.snd_una);
         self.rto_recovering = true;
