@@ -17,7 +17,16 @@ fn config(seed: u64) -> qdsim_core::RunConfig {
             arrival_rate_per_s: 5.0,
             size_min_bytes: 2_000,
             size_max_bytes: 98_000,
-            tcp: TcpConfig { sack: true, ..TcpConfig::default() },
+            // Every option that changes the sender's state machine, so they are covered too.
+            tcp: TcpConfig {
+                sack: true,
+                handshake: true,
+                timestamps: true,
+                limited_transmit: true,
+                byte_counting: false,
+                linux_rto: true,
+                ..TcpConfig::default()
+            },
             stop_ns: None,
         },
         ..FlowGroup::bulk("short", 1, 2 * MS, TcpConfig::default())
