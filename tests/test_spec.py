@@ -34,6 +34,7 @@ def load_with(path, *overrides):
         ("experiment.warmup=3s", "experiment.warmup", "shorter than the duration"),
         ("flows.0.tcp.min_rto=-1ms", "flows.0.tcp.min_rto", ">= 0"),
         ("flows.0.rate=1Mbps", "flows.0.rate", "cc"),
+        ("flows.0.tcp.sack=yes", "flows.0.tcp.sack", "boolean"),  # TOML has booleans: no "yes"
         # Range checks only the core knows, named by the file's key (not the core's path).
         ("topology.qdisc={kind='red',max_p=-0.5}", "topology.qdisc.max_p", "probability"),
         ("topology.qdisc={kind='red',min_th=30}", "topology.qdisc.max_th", "min_th"),

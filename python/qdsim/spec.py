@@ -23,7 +23,7 @@ import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, StrictBool, Tag, ValidationError
 
 from . import units
 from .errors import SpecError
@@ -145,7 +145,7 @@ class GraphLink(_Strict):
     name: Name | None = None
     rate: PositiveRate
     delay: Duration
-    duplex: bool = True
+    duplex: StrictBool = True
     loss: Probability = 0.0
     metric: int = Field(1, ge=1, lt=2**32)
     qdisc: QdiscSpec | None = None
@@ -192,18 +192,18 @@ class TcpOptions(_Strict):
     max_rto: PositiveDuration | None = None
     initial_rto: PositiveDuration | None = None
     dupack_threshold: int | None = Field(None, ge=1)
-    delayed_ack: bool | None = None
+    delayed_ack: StrictBool | None = None
     delayed_ack_count: int | None = Field(None, ge=1)
     delayed_ack_timeout: PositiveDuration | None = None
-    ecn: bool | None = None
-    sack: bool | None = None
-    hystart: bool | None = None
-    limited_transmit: bool | None = None
-    linux_rto: bool | None = None
-    idle_restart: bool | None = None
-    timestamps: bool | None = None
-    byte_counting: bool | None = None
-    handshake: bool | None = None
+    ecn: StrictBool | None = None
+    sack: StrictBool | None = None
+    hystart: StrictBool | None = None
+    limited_transmit: StrictBool | None = None
+    linux_rto: StrictBool | None = None
+    idle_restart: StrictBool | None = None
+    timestamps: StrictBool | None = None
+    byte_counting: StrictBool | None = None
+    handshake: StrictBool | None = None
 
 
 class _FlowGroup(_Strict):
@@ -253,7 +253,7 @@ class IncastFlows(_FlowGroup):
     total_size: PositiveBytes | None = None
     rounds: int | None = Field(None, ge=1, lt=2**32)
     think: Duration = 0
-    persistent: bool = False
+    persistent: StrictBool = False
     cc: str | None = None
     tcp: TcpOptions = TcpOptions()
 
@@ -292,10 +292,10 @@ class Sampling(_Strict):
     """``[sampling]``: optional time series recorded during the run."""
 
     interval: PositiveDuration = 10_000_000
-    queues: bool = False
-    tcp: bool = False
-    tcp_on_change: bool = False
-    tcp_events: bool = False
+    queues: StrictBool = False
+    tcp: StrictBool = False
+    tcp_on_change: StrictBool = False
+    tcp_events: StrictBool = False
 
 
 class Sweep(BaseModel):
@@ -331,7 +331,7 @@ class PlotDefaults(_Strict):
     y: str | list[str] = "goodput_bps"
     by: str | None = None
     title: str | None = None
-    logx: bool = False
+    logx: StrictBool = False
     xlabel: str | None = None
     groups: list[str] | None = None
     labels: dict[str, str] = {}
