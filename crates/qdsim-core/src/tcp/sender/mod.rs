@@ -27,9 +27,9 @@
 //! window like a loss (without retransmitting) at most once per window, and the next new
 //! segment carries CWR.
 //!
-//! A persistent connection gets more data with [`TcpSender::write_chunk`]; after an idle
-//! period longer than the RTO it restarts from the initial window (RFC 5681 §4.1) when
-//! `idle_restart` is on.
+//! Opening a connection (the optional handshake) and giving a persistent connection more
+//! data ([`TcpSender::write_chunk`], with RFC 5681 §4.1's restart after idle) live in
+//! `connection.rs`; HyStart++'s round state in `hystart.rs`.
 //!
 //! Not modelled (documented in `docs/tcp.md`): pacing, the receiver window's dynamics (it is
 //! a fixed bound).
@@ -45,43 +45,10 @@ use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 use super::stream::Stream;
 
-/// HyStart++ (RFC 9406 §4.2) round state: RTT samples are grouped in rounds (a round ends
-/// when the data outstanding at its start is acknowledged); slow start ends when the minimum
-/// RTT of a round (over its first `N_RTT_SAMPLE` = 8 samples) exceeds the previous round's by
-/// `RttThresh = clamp(lastRoundMinRTT / 8, 4 ms, 16 ms)`. The conservative slow start phase
-/// that follows in RFC 9406 is not modelled: the exit sets `ssthresh = cwnd` at once, as the
-/// original HyStart (and Linux's CUBIC) does.
-#[derive(Debug, Clone)]
-struct HyStart {
-    round_end: u64,
-    last_round_min: Option<Duration>,
-    current_round_min: Option<Duration>,
-    samples: u32,
-}
+mod connection;
+mod hystart;
 
-impl HyStart {
-    const N_RTT_SAMPLE: u32 = 8;
-
-    /// Takes an RTT sample for an ACK of `ack`; returns whether slow start should end.
-    fn on_sample(&mut self, rtt: Duration, ack: u64, snd_max: u64) -> bool {
-        if ack >= self.round_end {
-            // A new round: the previous one's minimum becomes the baseline.
-            self.last_round_min = self.current_round_min.or(self.last_round_min);
-            self.current_round_min = None;
-            self.samples = 0;
-            self.round_end = snd_max;
-        }
-        self.samples += 1;
-        self.current_round_min = Some(self.current_round_min.map_or(rtt, |m| m.min(rtt)));
-        match (self.last_round_min, self.current_round_min) {
-            (Some(last), Some(cur)) if self.samples >= Self::N_RTT_SAMPLE => {
-                let thresh = Duration::from_ns((last.as_ns() / 8).clamp(4_000_000, 16_000_000));
-                cur >= last + thresh
-            }
-            _ => false,
-        }
-    }
-}
+use hystart::HyStart;
 
 /// RFC 3465's L: the most segments one ACK may count toward window growth.
 pub const ABC_LIMIT: u32 = 2;
@@ -287,71 +254,6 @@ impl TcpSender {
         if self.syn_pending.is_some() {
             self.send_syn(now, out);
             return;
-        }
-        self.send_available(now, out);
-    }
-
-    /// Whether the connection is still waiting for its SYN-ACK.
-    pub fn in_handshake(&self) -> bool {
-        self.syn_pending.is_some()
-    }
-
-    fn send_syn(&mut self, now: Time, out: &mut Outbox) {
-        let retx = self.syn_pending == Some(true);
-        self.stats.sent_pkts += 1;
-        if retx {
-            self.stats.retransmits += 1;
-            out.event("retransmit", 0);
-        }
-        out.send(Packet {
-            flow: self.flow,
-            class: self.class,
-            kind: PacketKind::Data,
-            size_bytes: HEADER_BYTES,
-            src: self.src,
-            dst: self.dst,
-            seq: 0,
-            ack: 0,
-            ts: now,
-            enq_time: now,
-            queue_delay_ns: 0,
-            ecn: Ecn::NotEct,
-            flags: FLAG_SYN | if retx { FLAG_RETX } else { 0 },
-            sack: crate::packet::SackBlocks::NONE,
-        });
-        self.arm_rto(now, out);
-    }
-
-    /// The SYN-ACK: the first RTT sample unless the SYN was retransmitted (then RFC 6298
-    /// §5.7's 3 s RTO and RFC 5681 §3.1's one-segment initial window), then the data.
-    fn on_syn_ack(&mut self, ack_pkt: &Packet, now: Time, out: &mut Outbox) {
-        let syn_retransmitted = self.syn_pending == Some(true);
-        self.syn_pending = None;
-        self.rto_deadline = None;
-        if syn_retransmitted {
-            self.rtt.restart_after_lost_syn(Duration::from_secs(3));
-            self.win.cwnd = 1;
-        } else if !ack_pkt.has(FLAG_RETX) {
-            self.rtt.sample(now - ack_pkt.ts);
-        }
-        self.send_available(now, out);
-    }
-
-    /// The application writes one more chunk of the transfer's size (the next response of
-    /// a persistent connection); sends what the window allows.
-    ///
-    /// With `idle_restart`, a sender that has sent nothing for longer than one RTO and has
-    /// nothing outstanding restarts from `min(IW, cwnd)` (RFC 5681 §4.1; Linux's
-    /// `tcp_slow_start_after_idle`), because its window no longer reflects the path. Without
-    /// it the window survives the idle period, as in ns-2's one-way agents, whose timer is
-    /// cancelled once everything is acknowledged.
-    pub fn write_chunk(&mut self, now: Time, out: &mut Outbox) {
-        self.data.write_chunk();
-        let idle = self.snd_una == self.snd_max && self.last_send.is_some_and(|t| now - t > self.rtt.rto());
-        if self.idle_restart && idle && self.win.cwnd > self.initial_cwnd {
-            self.win.cwnd = self.initial_cwnd;
-            self.win.cwnd_cnt = 0;
-            out.event("idle_restart", self.snd_una);
         }
         self.send_available(now, out);
     }
@@ -675,13 +577,7 @@ impl TcpSender {
 
     fn on_timeout(&mut self, now: Time, out: &mut Outbox) {
         if self.syn_pending.is_some() {
-            // A lost SYN (or SYN-ACK): resend it with the timer backed off.
-            self.stats.timeouts += 1;
-            out.event("timeout", 0);
-            self.syn_pending = Some(true);
-            self.rtt.back_off();
-            self.rto_deadline = None;
-            self.send_syn(now, out);
+            self.on_syn_timeout(now, out);
             return;
         }
         self.stats.timeouts += 1;
