@@ -112,3 +112,13 @@ def test_every_qdisc_with_its_defaults_passes_the_core_check():
 
     for q in algorithms.catalog()["qdiscs"]:
         assert algorithms.qdisc_config(q["name"], {}, "topology.qdisc", 10**9)["kind"] == q["name"]
+
+
+def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():
+    # `qdsim list` shows the catalog: an option missing there is undiscoverable.
+    from qdsim import algorithms
+    from qdsim.resolve import TCP_KEYS
+
+    tcp = next(t for t in algorithms.catalog()["traffic"] if t["name"] == "tcp")
+    listed = {p["name"] for p in tcp["params"]}
+    assert set(TCP_KEYS) <= listed, sorted(set(TCP_KEYS) - listed)

@@ -138,6 +138,30 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
                     default: "false",
                     help: "RTO = SRTT + max(4 RTTVAR, min_rto) as Linux, not RFC 6298's max(SRTT + 4 RTTVAR, min_rto)",
                 },
+                ParamInfo {
+                    name: "timestamps",
+                    unit: "bool",
+                    default: "false",
+                    help: "RFC 7323 RTT measurement: the ACK of a retransmission is a sample (Linux)",
+                },
+                ParamInfo {
+                    name: "byte_counting",
+                    unit: "bool",
+                    default: "true",
+                    help: "RFC 3465 growth per segment ACKed (at most 2 per ACK); false = per ACK (Linux < 3.0, ns-2)",
+                },
+                ParamInfo {
+                    name: "idle_restart",
+                    unit: "bool",
+                    default: "true",
+                    help: "RFC 5681 4.1: restart from min(IW, cwnd) after idling longer than the RTO",
+                },
+                ParamInfo {
+                    name: "handshake",
+                    unit: "bool",
+                    default: "false",
+                    help: "SYN / SYN-ACK before data; a lost SYN costs initial_rto",
+                },
             ],
         },
         AlgorithmInfo {
