@@ -3,7 +3,7 @@
 #   make quickstart  dev, then run experiments/quickstart.toml
 #   make test        dev, then Rust tests (release), the Python lint (quick) and pytest
 #   make bench       whole-run benchmark (packets/s, events/s) + criterion micro-benchmarks
-#   make lint        lint-rust (cargo fmt --check + clippy) and lint-python (ruff + stubtest)
+#   make lint        lint-rust (cargo fmt --check, clippy, rustdoc links) and lint-python (ruff + stubtest)
 .PHONY: dev quickstart test test-rust test-python bench lint lint-rust lint-python clean
 
 VENV := .venv
@@ -50,6 +50,7 @@ lint: lint-rust lint-python
 lint-rust:
 	cargo fmt --all --check
 	cargo clippy --workspace --exclude qdsim-py --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --exclude qdsim-py --no-deps --quiet
 
 # ruff (rules in pyproject.toml) and mypy's stubtest, so _core.pyi cannot drift from the binary.
 lint-python: dev

@@ -1,5 +1,5 @@
 //! The simulator: builds the network and flows from a [`RunConfig`], runs the event loop
-//! and hands back [`RunResults`].
+//! and hands back [`RunResults`](crate::RunResults).
 //!
 //! Lifecycle: [`Sim::new`] (validates and builds; a configuration error is returned, never a
 //! panic) → [`Sim::run`] (processes every event before the end time) → [`Sim::results`].

@@ -42,7 +42,7 @@ pub struct FqParams {
     /// `per_flow`, `per_user` or `hashed`.
     #[serde(default = "default_classifier")]
     pub classifier: String,
-    /// Buckets of the `hashed` classifier; default [`DEFAULT_BUCKETS`].
+    /// Buckets of the `hashed` classifier; default 1024 (`DEFAULT_BUCKETS`).
     #[serde(default)]
     pub buckets: Option<i64>,
     /// Weight of queue i (queues beyond the list weigh 1); each at least 1.

@@ -1,6 +1,6 @@
 //! Schedulers of multi-queue qdiscs: which non-empty queue sends next.
 //!
-//! A scheduler never owns packets. The composite qdisc ([`super::multi`]) keeps them in
+//! A scheduler never owns packets. The composite qdisc (`qdisc/multi/`) keeps them in
 //! [`Queues`], tells the scheduler about every change (an arrival, a head sent, a head
 //! dropped) and asks it which queue's head goes next. Buffer policies only ever drop a
 //! queue's head or the arriving packet, so these three events cover every change.
