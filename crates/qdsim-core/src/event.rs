@@ -53,15 +53,22 @@ pub enum FlowTimer {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
-    time: Time,
-    seq: u64,
+    /// `time << 64 | seq`: one integer comparison orders by time, then by scheduling order
+    /// (cheaper than comparing the pair; the heap compares on every level of every push/pop).
+    key: u128,
     event: Event,
+}
+
+impl Entry {
+    fn time(&self) -> Time {
+        Time((self.key >> 64) as u64)
+    }
 }
 
 impl Ord for Entry {
     fn cmp(&self, other: &Self) -> Ordering {
         // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 impl PartialOrd for Entry {
@@ -101,21 +108,21 @@ impl EventQueue {
     /// If `time` is before the current time: scheduling into the past is a simulator bug.
     pub fn schedule(&mut self, time: Time, event: Event) {
         assert!(time >= self.now, "event {event:?} scheduled at {time} before now {}", self.now);
-        self.heap.push(Entry { time, seq: self.next_seq, event });
+        self.heap.push(Entry { key: (u128::from(time.as_ns()) << 64) | u128::from(self.next_seq), event });
         self.next_seq += 1;
     }
 
     /// Removes and returns the earliest event and advances the clock to its time.
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         let e = self.heap.pop()?;
-        self.now = e.time;
+        self.now = e.time();
         self.popped += 1;
-        Some((e.time, e.event))
+        Some((self.now, e.event))
     }
 
     /// Returns the time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(Entry::time)
     }
 
     /// Returns the number of pending events.
