@@ -69,25 +69,30 @@ fn incast_with(servers: usize, bytes: u64, rounds: u32, persistent: bool, tcp: T
     star(servers + 1, 200, flows, 2_000)
 }
 
+/// Checks that each of `rounds` rounds has `servers` requests, all leaving together the
+/// moment the last response of the previous round has arrived.
+fn assert_rounds_start_at_the_barrier(t: &qdsim_core::results::Transfers, servers: usize, rounds: u32) {
+    for round in 1..rounds {
+        let prev_done = (0..t.flow.len())
+            .filter(|&i| t.round[i] == round - 1)
+            .map(|i| t.start_s[i] + t.fct_s[i].unwrap())
+            .fold(0.0f64, f64::max);
+        let starts: Vec<f64> = (0..t.flow.len()).filter(|&i| t.round[i] == round).map(|i| t.start_s[i]).collect();
+        assert_eq!(starts.len(), servers);
+        assert!(
+            starts.iter().all(|&s| (s - prev_done).abs() < 1e-12),
+            "round {round}'s requests leave together when the last response of the previous one arrives"
+        );
+    }
+}
+
 #[test]
 fn incast_rounds_start_only_when_every_response_has_arrived() {
     let r = qdsim_core::run(&incast(8, 20_000, 5)).unwrap();
     let t = &r.transfers;
     assert_eq!(t.flow.len(), 8 * 5);
     assert!(t.fct_s.iter().all(|f| f.is_some()), "every response completes");
-    for round in 1..5u32 {
-        let prev_done = (0..t.flow.len())
-            .filter(|&i| t.round[i] == round - 1)
-            .map(|i| t.start_s[i] + t.fct_s[i].unwrap())
-            .fold(0.0f64, f64::max);
-        let starts: Vec<f64> = (0..t.flow.len()).filter(|&i| t.round[i] == round).map(|i| t.start_s[i]).collect();
-        assert_eq!(starts.len(), 8);
-        assert!(starts.iter().all(|&s| s == starts[0]), "a round's requests leave together");
-        assert!(
-            (starts[0] - prev_done).abs() < 1e-12,
-            "round {round} starts when the last response of the previous one arrives"
-        );
-    }
+    assert_rounds_start_at_the_barrier(t, 8, 5);
     let g = &r.groups[0];
     assert_eq!(g.transfers_completed, 40);
     assert!(g.mean_fct_s.unwrap() > 0.0);
@@ -119,15 +124,7 @@ fn persistent_incast_serves_every_round_on_one_connection_per_server() {
     for f in &r.flows {
         assert_eq!(f.delivered_bytes_total, 20_000 * rounds as u64, "flow {}", f.id);
     }
-    for round in 1..rounds {
-        let prev_done = (0..t.flow.len())
-            .filter(|&i| t.round[i] == round - 1)
-            .map(|i| t.start_s[i] + t.fct_s[i].unwrap())
-            .fold(0.0f64, f64::max);
-        let starts: Vec<f64> = (0..t.flow.len()).filter(|&i| t.round[i] == round).map(|i| t.start_s[i]).collect();
-        assert_eq!(starts.len(), 8);
-        assert!(starts.iter().all(|&s| (s - prev_done).abs() < 1e-12), "round {round} starts at the barrier");
-    }
+    assert_rounds_start_at_the_barrier(t, 8, rounds);
 }
 
 #[test]

@@ -96,22 +96,7 @@ impl TcpReceiver {
     /// timestamp); returns what it delivered.
     pub fn on_data(&mut self, pkt: &Packet, now: Time, out: &mut Outbox) -> Delivery {
         if pkt.has(FLAG_SYN) {
-            out.send(Packet {
-                flow: self.flow,
-                class: self.class,
-                kind: PacketKind::Ack,
-                size_bytes: HEADER_BYTES,
-                src: self.node,
-                dst: self.peer,
-                seq: 0,
-                ack: 0,
-                ts: pkt.ts,
-                enq_time: now,
-                queue_delay_ns: 0,
-                ecn: Ecn::NotEct,
-                flags: FLAG_SYN | (pkt.flags & FLAG_RETX),
-                sack: SackBlocks::NONE,
-            });
+            out.send(self.ack_packet(0, pkt.ts, FLAG_SYN | (pkt.flags & FLAG_RETX), SackBlocks::NONE, now));
             return Delivery { bytes: 0, completed: false };
         }
         let seq = pkt.seq;
@@ -195,7 +180,13 @@ impl TcpReceiver {
         self.unacked_segs = 0;
         let sack = self.sack_blocks();
         self.delack_armed = false;
-        out.send(Packet {
+        let flags = if self.last_retx { FLAG_RETX } else { 0 } | if self.ece_pending { FLAG_ECE } else { 0 };
+        out.send(self.ack_packet(self.rcv_nxt, self.last_ts, flags, sack, now));
+    }
+
+    /// An acknowledgement of everything below `ack`, echoing timestamp `ts`.
+    fn ack_packet(&self, ack: u64, ts: Time, flags: u8, sack: SackBlocks, now: Time) -> Packet {
+        Packet {
             flow: self.flow,
             class: self.class,
             kind: PacketKind::Ack,
@@ -203,14 +194,14 @@ impl TcpReceiver {
             src: self.node,
             dst: self.peer,
             seq: 0,
-            ack: self.rcv_nxt,
-            ts: self.last_ts,
+            ack,
+            ts,
             enq_time: now,
             queue_delay_ns: 0,
             ecn: Ecn::NotEct,
-            flags: if self.last_retx { FLAG_RETX } else { 0 } | if self.ece_pending { FLAG_ECE } else { 0 },
+            flags,
             sack,
-        });
+        }
     }
 
     /// Handles the delayed-ACK timer of generation `gen`.
