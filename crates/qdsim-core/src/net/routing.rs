@@ -4,6 +4,14 @@
 //! lowest link index, so routes depend only on the configuration. Tables are built only for
 //! nodes that are some flow's endpoint (data and ACKs), by one Dijkstra per destination on
 //! the reversed graph.
+//!
+//! A table holds one entry per node, so a table per endpoint would cost memory and time
+//! quadratic in the number of hosts (20 000 hosts: 1.6 GB and most of a run's setup). Most
+//! endpoints are hosts behind one access link, so a destination `d` whose only incoming link
+//! `l` comes from `p` gets no table of its own: every path to `d` ends with `l` and reaches
+//! `p` first, so `d`'s next hop is `l` at `p` and `p`'s next hop everywhere else (exactly,
+//! ties included: the distances to `d` are those to `p` plus `l`'s metric). Chains of such
+//! nodes resolve to the first node up the chain with a table, its *anchor*.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -16,7 +24,13 @@ pub const NO_ROUTE: u32 = u32::MAX;
 /// Next-hop tables.
 #[derive(Debug, Clone)]
 pub struct Routes {
+    /// Per node: the index into `next` of its table, or [`NO_ROUTE`].
     slot_of: Vec<u32>,
+    /// Per node without a table: its single incoming link, or [`NO_ROUTE`].
+    in_link: Vec<u32>,
+    /// Per link: the node it leaves.
+    link_from: Vec<NodeId>,
+    /// Per table: the next link from every node.
     next: Vec<Vec<u32>>,
 }
 
@@ -27,48 +41,114 @@ impl Routes {
         for (i, &(_, to, _)) in links.iter().enumerate() {
             incoming[to as usize].push(i as u32);
         }
-        let mut slot_of = vec![NO_ROUTE; num_nodes];
-        let mut next = Vec::new();
+        let mut routes = Routes {
+            slot_of: vec![NO_ROUTE; num_nodes],
+            in_link: vec![NO_ROUTE; num_nodes],
+            link_from: links.iter().map(|&(from, _, _)| from).collect(),
+            next: Vec::new(),
+        };
+        let mut on_chain = vec![false; num_nodes];
         for &d in dsts {
-            if slot_of[d as usize] != NO_ROUTE {
-                continue;
+            let anchor = routes.chain_to_anchor(d, &incoming, &mut on_chain);
+            if routes.slot_of[anchor as usize] == NO_ROUTE {
+                routes.slot_of[anchor as usize] = routes.next.len() as u32;
+                routes.next.push(dijkstra_towards(anchor, num_nodes, links, &incoming));
             }
-            slot_of[d as usize] = next.len() as u32;
-            let mut dist = vec![u64::MAX; num_nodes];
-            let mut hop = vec![NO_ROUTE; num_nodes];
-            let mut heap = BinaryHeap::new();
-            dist[d as usize] = 0;
-            heap.push(Reverse((0u64, d)));
-            while let Some(Reverse((du, u))) = heap.pop() {
-                if du > dist[u as usize] {
-                    continue;
-                }
-                for &l in &incoming[u as usize] {
-                    let (from, _, metric) = links[l as usize];
-                    let nd = du + metric as u64;
-                    let f = from as usize;
-                    if nd < dist[f] || (nd == dist[f] && l < hop[f]) {
-                        if nd < dist[f] {
-                            heap.push(Reverse((nd, from)));
-                        }
-                        dist[f] = nd;
-                        hop[f] = l;
-                    }
-                }
-            }
-            next.push(hop);
         }
-        Routes { slot_of, next }
+        routes
+    }
+
+    /// Links `d` and the nodes up its chain of single incoming links to their anchor (the
+    /// first node with a table, several or no incoming links, or closing a cycle of single
+    /// links); returns the anchor. `on_chain` is all false on entry and on return.
+    fn chain_to_anchor(&mut self, d: NodeId, incoming: &[Vec<u32>], on_chain: &mut [bool]) -> NodeId {
+        if self.in_link[d as usize] != NO_ROUTE {
+            return self.anchor_of(d);
+        }
+        let mut chain = Vec::new();
+        let mut at = d;
+        let anchor = loop {
+            let only_in = match incoming[at as usize].as_slice() {
+                &[l] if self.slot_of[at as usize] == NO_ROUTE => l,
+                _ => break at,
+            };
+            let up = self.link_from[only_in as usize];
+            if up == at || on_chain[up as usize] {
+                break at; // a cycle of single links: `at` gets the table
+            }
+            on_chain[at as usize] = true;
+            chain.push((at, only_in));
+            if self.in_link[up as usize] != NO_ROUTE {
+                break self.anchor_of(up); // `up`'s chain is already linked
+            }
+            at = up;
+        };
+        for &(n, l) in &chain {
+            self.in_link[n as usize] = l;
+            on_chain[n as usize] = false;
+        }
+        anchor
+    }
+
+    /// Follows single incoming links from `d` to the node whose table holds its routes.
+    fn anchor_of(&self, mut d: NodeId) -> NodeId {
+        while self.in_link[d as usize] != NO_ROUTE {
+            d = self.link_from[self.in_link[d as usize] as usize];
+        }
+        d
     }
 
     /// Returns the link to take from `at` towards `dst`, or [`NO_ROUTE`].
     #[inline]
     pub fn next_link(&self, at: NodeId, dst: NodeId) -> u32 {
-        match self.slot_of.get(dst as usize) {
-            Some(&s) if s != NO_ROUTE => self.next[s as usize][at as usize],
-            _ => NO_ROUTE,
+        if at == dst {
+            return NO_ROUTE;
+        }
+        let mut d = dst;
+        loop {
+            match self.slot_of.get(d as usize) {
+                Some(&s) if s != NO_ROUTE => return self.next[s as usize][at as usize],
+                None => return NO_ROUTE,
+                Some(_) => {}
+            }
+            let l = self.in_link[d as usize];
+            if l == NO_ROUTE {
+                return NO_ROUTE; // no table: `dst` is no flow's endpoint
+            }
+            d = self.link_from[l as usize];
+            if d == at {
+                return l;
+            }
         }
     }
+}
+
+/// Returns, for every node, the first link of its shortest path to `d` (lowest link index
+/// among equals), or [`NO_ROUTE`].
+fn dijkstra_towards(d: NodeId, num_nodes: usize, links: &[(NodeId, NodeId, u32)], incoming: &[Vec<u32>]) -> Vec<u32> {
+    let mut dist = vec![u64::MAX; num_nodes];
+    let mut hop = vec![NO_ROUTE; num_nodes];
+    let mut heap = BinaryHeap::new();
+    dist[d as usize] = 0;
+    heap.push(Reverse((0u64, d)));
+    while let Some(Reverse((du, u))) = heap.pop() {
+        if du > dist[u as usize] {
+            continue;
+        }
+        for &l in &incoming[u as usize] {
+            let (from, _, metric) = links[l as usize];
+            let nd = du + metric as u64;
+            let f = from as usize;
+            if nd < dist[f] || (nd == dist[f] && l < hop[f]) {
+                if nd < dist[f] {
+                    heap.push(Reverse((nd, from)));
+                }
+                dist[f] = nd;
+                hop[f] = l;
+            }
+        }
+    }
+    hop
 }
 
 #[cfg(test)]
@@ -100,5 +180,61 @@ mod tests {
         let r = Routes::build(3, &links, &[1, 2]);
         assert_eq!(r.next_link(1, 2), NO_ROUTE);
         assert_eq!(r.next_link(0, 0), NO_ROUTE);
+    }
+
+    #[test]
+    fn hosts_behind_one_link_share_their_router_table() {
+        // Dumbbell: hosts 2, 3 -> router 0 -> router 1 -> hosts 4, 5, and the reverse links.
+        let mut links = vec![(0, 1, 1), (1, 0, 1)];
+        for (h, r) in [(2, 0), (3, 0), (4, 1), (5, 1)] {
+            links.push((h, r, 1));
+            links.push((r, h, 1));
+        }
+        let r = Routes::build(6, &links, &[2, 3, 4, 5]);
+        assert_eq!(r.next.len(), 2, "one table per router, none per host");
+        assert_eq!(r.next_link(2, 4), 2); // host 2's access link
+        assert_eq!(r.next_link(0, 4), 0); // router 0 to router 1
+        assert_eq!(r.next_link(1, 4), 7); // router 1 to host 4
+        assert_eq!(r.next_link(1, 5), 9);
+        assert_eq!(r.next_link(4, 2), 6); // the ACK path back
+        assert_eq!(r.next_link(1, 2), 1);
+        assert_eq!(r.next_link(0, 2), 3);
+        assert_eq!(r.next_link(4, 4), NO_ROUTE);
+    }
+
+    #[test]
+    fn a_ring_of_single_links_still_routes() {
+        // 0 -> 1 -> 2 -> 0: every node has one incoming link.
+        let links = [(0, 1, 1), (1, 2, 1), (2, 0, 1)];
+        let r = Routes::build(3, &links, &[0, 1, 2]);
+        for (at, dst, link) in [(0, 1, 0), (0, 2, 0), (1, 2, 1), (1, 0, 1), (2, 0, 2), (2, 1, 2)] {
+            assert_eq!(r.next_link(at, dst), link, "{at} -> {dst}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Routes agree, for every node and endpoint, with a table per endpoint (the plain
+        /// algorithm) on random graphs with leaves, chains, cycles and parallel links.
+        #[test]
+        fn agree_with_one_dijkstra_per_destination(
+            num_nodes in 2usize..12,
+            raw_links in proptest::collection::vec((0u32..12, 0u32..12, 1u32..4), 1..30),
+            raw_dsts in proptest::collection::vec(0u32..12, 1..8),
+        ) {
+            let n = num_nodes as u32;
+            let links: Vec<(NodeId, NodeId, u32)> = raw_links.iter().map(|&(a, b, m)| (a % n, b % n, m)).collect();
+            let dsts: Vec<NodeId> = raw_dsts.iter().map(|&d| d % n).collect();
+            let routes = Routes::build(num_nodes, &links, &dsts);
+            let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); num_nodes];
+            for (i, &(_, to, _)) in links.iter().enumerate() {
+                incoming[to as usize].push(i as u32);
+            }
+            for &d in &dsts {
+                let plain = dijkstra_towards(d, num_nodes, &links, &incoming);
+                for at in 0..n {
+                    proptest::prop_assert_eq!(routes.next_link(at, d), plain[at as usize], "at {} dst {} links {:?}", at, d, &links);
+                }
+            }
+        }
     }
 }

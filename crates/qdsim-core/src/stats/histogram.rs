@@ -2,17 +2,26 @@
 //!
 //! Values below 2^SUB_BITS are stored exactly; above, each power-of-two range is split into
 //! 2^SUB_BITS equal buckets, so any reported quantile is within 2^-SUB_BITS (< 0.8 %) of a
-//! recorded value — the HdrHistogram idea with a fixed 64 × 128 bucket array (64 KiB), so
-//! recording never allocates. The mean is exact (kept as a sum).
+//! recorded value — the HdrHistogram idea. The 58 groups of 128 buckets (58 KiB in all) are
+//! allocated when first hit: every switch port and host NIC keeps a histogram, and a run with
+//! 10⁴ hosts would otherwise spend gigabytes on buckets it never touches, while a real one
+//! touches a few groups (a few KiB). The mean is exact (kept as a sum).
 
 const SUB_BITS: u32 = 7;
 const SUB: u64 = 1 << SUB_BITS;
-const BUCKETS: usize = (64 - SUB_BITS as usize + 1) * SUB as usize;
+/// Groups of `SUB` buckets: one for the exact values below `SUB`, one per power of two above.
+const GROUPS: usize = 64 - SUB_BITS as usize + 1;
+#[cfg(test)]
+const BUCKETS: usize = GROUPS * SUB as usize;
+
+/// One group's bucket counts.
+type Group = [u64; SUB as usize];
 
 /// Histogram of `u64` samples with exact count, sum, min and max.
 #[derive(Clone)]
 pub struct Histogram {
-    counts: Box<[u64]>,
+    /// Per group, its counts once a sample has fallen into it.
+    groups: Box<[Option<Box<Group>>]>,
     n: u64,
     sum: u128,
     max: u64,
@@ -55,12 +64,14 @@ fn bucket_low(b: usize) -> u64 {
 impl Histogram {
     /// Returns an empty histogram.
     pub fn new() -> Self {
-        Histogram { counts: vec![0; BUCKETS].into_boxed_slice(), n: 0, sum: 0, max: 0 }
+        Histogram { groups: vec![None; GROUPS].into_boxed_slice(), n: 0, sum: 0, max: 0 }
     }
 
     /// Records one sample.
     pub fn record(&mut self, v: u64) {
-        self.counts[bucket_of(v)] += 1;
+        let b = bucket_of(v);
+        let group = self.groups[b / SUB as usize].get_or_insert_with(|| Box::new([0; SUB as usize]));
+        group[b % SUB as usize] += 1;
         self.n += 1;
         self.sum += v as u128;
         self.max = self.max.max(v);
@@ -69,7 +80,8 @@ impl Histogram {
     /// Forgets every sample.
     pub fn clear(&mut self) {
         if self.n > 0 {
-            self.counts.iter_mut().for_each(|c| *c = 0);
+            // Keep the groups allocated: the same ones are likely to be hit again.
+            self.groups.iter_mut().flatten().for_each(|g| g.fill(0));
         }
         self.n = 0;
         self.sum = 0;
@@ -94,10 +106,13 @@ impl Histogram {
         }
         let rank = ((q.clamp(0.0, 1.0) * self.n as f64).ceil() as u64).max(1);
         let mut seen = 0;
-        for (b, &c) in self.counts.iter().enumerate() {
-            seen += c;
-            if seen >= rank {
-                return Some(bucket_low(b).min(self.max));
+        for (g, group) in self.groups.iter().enumerate() {
+            let Some(group) = group else { continue };
+            for (offset, &c) in group.iter().enumerate() {
+                seen += c;
+                if seen >= rank {
+                    return Some(bucket_low(g * SUB as usize + offset).min(self.max));
+                }
             }
         }
         Some(self.max)
@@ -144,6 +159,22 @@ mod tests {
             }
         }
         assert!(bucket_of(u64::MAX) < BUCKETS);
+    }
+
+    #[test]
+    fn only_the_groups_hit_are_allocated_and_clear_keeps_them() {
+        let mut h = Histogram::new();
+        for v in [5, 1_000_000, 1_000_001, 2_000_000] {
+            h.record(v);
+        }
+        let allocated = || h.groups.iter().filter(|g| g.is_some()).count();
+        assert_eq!(allocated(), 3, "0..128, [2^19, 2^20) and [2^20, 2^21)");
+        assert_eq!(h.quantile(0.5), Some(bucket_low(bucket_of(1_000_000))));
+        h.clear();
+        assert_eq!(h.groups.iter().filter(|g| g.is_some()).count(), 3);
+        assert_eq!(h.quantile(0.5), None);
+        h.record(7);
+        assert_eq!((h.quantile(1.0), h.count()), (Some(7), 1));
     }
 
     #[test]
