@@ -41,6 +41,16 @@ def load_with(path, *overrides):
         ("topology.qdisc={kind='codel',interval='0s'}", "topology.qdisc.interval", ""),
         ("topology.qdisc={kind='drr',quantum='0B'}", "topology.qdisc.quantum", ""),
         ("flows.0.tcp={min_rto='2s',max_rto='1s'}", "flows.0.tcp.max_rto", "min_rto (2000 ms)"),
+        # TOML's inf and nan, and values beyond the core's integer types.
+        ("topology.bottleneck_delay=inf", "topology.bottleneck_delay", "ms"),
+        ("topology.qdisc={kind='red',max_p=nan}", "topology.qdisc.max_p", "finite"),
+        ("flows.0.start='1e99s'", "flows.0.start", "64-bit"),
+        ("flows.0.tcp.packet_size=5000000000", "flows.0.tcp.packet_size", "4294967296"),
+        ("flows.0.count=2000000", "flows.0.count", "1000000"),
+        # List and name parameters are typed before the core sees them.
+        ("topology.qdisc={kind='drr',weights=[1,'x']}", "topology.qdisc.weights", "list of whole numbers"),
+        ("topology.qdisc={kind='drr',classifier=5}", "topology.qdisc.classifier", "qdsim list"),
+        ("topology.qdisc={kind='drr',queue_limits=[1,-1]}", "topology.qdisc.queue_limits[1]", "at least 1 byte"),
     ],
 )
 def test_bad_values_name_the_key_and_what_is_allowed(small_spec, override, key, hint):

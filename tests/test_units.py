@@ -49,12 +49,23 @@ def test_limits_are_packets_or_bytes(text, limit):
         (units.parse_pkts, "1.5pkt", "whole number"),
         (units.parse_limit, "5ms", "packets"),
         (units.parse_rate, True, "Mbps"),
+        # TOML has inf and nan floats; neither is a quantity.
+        (units.parse_duration, float("inf"), "ms"),
+        (units.parse_rate, float("nan"), "Mbps"),
+        (units.parse_limit, float("-inf"), "packets"),
+        # Beyond the core's unsigned 64-bit range (2^64 ns is 584 years).
+        (units.parse_duration, "1e99s", "64-bit"),
+        (units.parse_bytes, 2**64, "64-bit"),
     ],
 )
 def test_bad_quantities_name_what_is_allowed(parse, bad, hint):
     with pytest.raises(UnitError) as info:
         parse(bad)
     assert hint in info.value.allowed
+
+
+def test_the_largest_quantity_is_accepted():
+    assert units.parse_bytes(units.MAX_QUANTITY) == 2**64 - 1
 
 
 @given(st.integers(min_value=0, max_value=10**15))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -56,8 +57,12 @@ def _typed(check: Callable[[object], bool], what: str) -> Callable[[object], obj
 
 
 _BOOL = _typed(lambda v: isinstance(v, bool), "true or false")
-_INT = _typed(lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, "a whole number >= 0")
-_FLOAT = _typed(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number")
+_INT = _typed(lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63, "a whole number >= 0")
+_FLOAT = _typed(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v), "a finite number")
+_INT_LIST = _typed(
+    lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) and -(2**63) <= x < 2**63 for x in v),
+    "a list of whole numbers, e.g. [3, 1, 1]",
+)
 
 #: unit in the catalog → (suffix of the core's key, parser of the experiment-file value)
 _UNIT_TRANSLATIONS: dict[str, tuple[str, Callable[[object], Any]]] = {
@@ -70,6 +75,8 @@ _UNIT_TRANSLATIONS: dict[str, tuple[str, Callable[[object], Any]]] = {
     "bool": ("", _BOOL),
     "int": ("", _INT),
     "float": ("", _FLOAT),
+    "list": ("", _INT_LIST),
+    "name": ("", _typed(lambda v: isinstance(v, str), "a name, as listed by `qdsim list`")),
 }
 
 

@@ -74,6 +74,9 @@ def _probability(value: object) -> float:
     return float(value)
 
 
+#: The most flows one ``[[flows]]`` group may have.
+MAX_FLOWS_PER_GROUP = 1_000_000
+
 Rate = Annotated[int, BeforeValidator(units.parse_rate)]
 PositiveRate = Annotated[int, BeforeValidator(_positive(units.parse_rate, "rate"))]
 Duration = Annotated[int, BeforeValidator(units.parse_duration)]
@@ -88,7 +91,7 @@ Name = Annotated[str, Field(min_length=1, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.\-]
 class _Strict(BaseModel):
     """Base of every section: unknown keys are errors."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
 
 # --- sections -------------------------------------------------------------------------------
@@ -184,16 +187,16 @@ class Star(_Strict):
 class TcpOptions(_Strict):
     """``tcp = {...}`` of a TCP flow group: overrides of the core's TCP defaults."""
 
-    packet_size: PositiveBytes | None = None
-    initial_cwnd: PositivePkts | None = None
-    initial_ssthresh: PositivePkts | None = None
+    packet_size: Annotated[PositiveBytes, Field(lt=2**32)] | None = None
+    initial_cwnd: Annotated[PositivePkts, Field(lt=2**32)] | None = None
+    initial_ssthresh: Annotated[PositivePkts, Field(lt=2**32)] | None = None
     rwnd: PositiveBytes | None = None
     min_rto: PositiveDuration | None = None
     max_rto: PositiveDuration | None = None
     initial_rto: PositiveDuration | None = None
-    dupack_threshold: int | None = Field(None, ge=1)
+    dupack_threshold: int | None = Field(None, ge=1, lt=2**32)
     delayed_ack: StrictBool | None = None
-    delayed_ack_count: int | None = Field(None, ge=1)
+    delayed_ack_count: int | None = Field(None, ge=1, lt=2**32)
     delayed_ack_timeout: PositiveDuration | None = None
     ecn: StrictBool | None = None
     sack: StrictBool | None = None
@@ -208,7 +211,8 @@ class TcpOptions(_Strict):
 
 class _FlowGroup(_Strict):
     group: Name
-    count: int = Field(1, ge=1)
+    #: Flows in the group; at most a million (each is a sender, a receiver and their state).
+    count: int = Field(1, ge=1, le=MAX_FLOWS_PER_GROUP)
     #: Users the group's flows belong to (``count`` must be a multiple): flow ``i`` belongs to
     #: the group's user ``i // (count // users)``. Absent = the whole group is one user.
     users: int | None = Field(None, ge=1, lt=2**31)
@@ -303,7 +307,7 @@ class Sweep(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    repetitions: int = Field(1, ge=1)
+    repetitions: int = Field(1, ge=1, lt=2**32)
 
     @property
     def grid(self) -> dict[str, list[Any]]:

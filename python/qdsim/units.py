@@ -15,11 +15,13 @@ A value that does not parse raises :class:`UnitError`, whose message says what i
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal, InvalidOperation
 
 __all__ = [
     "ALLOWED",
+    "MAX_QUANTITY",
     "UnitError",
     "format_bytes",
     "format_duration",
@@ -55,6 +57,9 @@ ALLOWED = {
     "limit": "a buffer limit in packets (\"100pkt\", or a plain whole number) or bytes (\"30KB\", \"64KiB\")",
 }
 
+#: The largest whole number the core's unsigned 64-bit quantities hold.
+MAX_QUANTITY = 2**64 - 1
+
 _QUANTITY = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-zµ/]*)\s*$")
 
 
@@ -77,6 +82,8 @@ def _split(value: object, kind: str) -> tuple[Decimal, str]:
     if isinstance(value, int):
         return Decimal(value), ""
     if isinstance(value, float):
+        if not math.isfinite(value):  # TOML's inf and nan
+            raise UnitError(value, ALLOWED[kind])
         return Decimal(repr(value)), ""
     if not isinstance(value, str):
         raise UnitError(value, ALLOWED[kind])
@@ -104,6 +111,8 @@ def _scaled(value: object, kind: str, units: dict[str, int], plain_scale: int, b
         raise UnitError(value, f"a value >= 0; {ALLOWED[kind]}")
     if exact != exact.to_integral_value():
         raise UnitError(value, f"a whole number of {base}; {ALLOWED[kind]}")
+    if exact > MAX_QUANTITY:
+        raise UnitError(value, f"at most {MAX_QUANTITY} {base} (the core's 64-bit range); {ALLOWED[kind]}")
     return int(exact)
 
 

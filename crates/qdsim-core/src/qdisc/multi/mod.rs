@@ -132,6 +132,12 @@ impl FqParams {
         if self.limit_bytes == Some(0) {
             return Err(ConfigError::new("limit", "0B", "at least 1 byte, or absent for no limit"));
         }
+        // Checked whatever the buffer: a bad limit is a mistake even where it is not used.
+        for (i, &l) in self.queue_limits.iter().enumerate() {
+            if l < 1 {
+                return Err(ConfigError::new(format!("queue_limits[{i}]"), l, "at least 1 byte"));
+            }
+        }
         match self.buffer.as_str() {
             "shared" => {}
             "drop_on_dequeue" => {
@@ -150,11 +156,6 @@ impl FqParams {
                         "[]",
                         "a non-empty list of byte limits, required by buffer = per_queue",
                     ));
-                }
-                for (i, &l) in self.queue_limits.iter().enumerate() {
-                    if l < 1 {
-                        return Err(ConfigError::new(format!("queue_limits[{i}]"), l, "at least 1 byte"));
-                    }
                 }
             }
             other => return Err(ConfigError::new("buffer", other, "shared, drop_on_dequeue or per_queue")),

@@ -274,6 +274,8 @@ fn bad_values_are_refused_by_key() {
     assert_eq!(key(|p| p.buffer = "infinite".into()), "buffer");
     assert_eq!(key(|p| p.buffer = "drop_on_dequeue".into()), "t_d");
     assert_eq!(key(|p| p.buffer = "per_queue".into()), "queue_limits");
+    // A bad per-queue limit is refused even with a buffer that would ignore it.
+    assert_eq!(key(|p| p.queue_limits = vec![1500, -1]), "queue_limits[1]");
     assert_eq!(key(|p| p.buckets = Some(0)), "buckets");
     assert_eq!(key(|p| p.limit_pkts = Some(0)), "limit");
     assert!(FqParams::default().validate().is_ok());
