@@ -3,7 +3,7 @@
 #   make quickstart  dev, then run experiments/quickstart.toml
 #   make test        dev, then Rust tests (release), the Python lint (quick) and pytest
 #   make bench       whole-run benchmark (packets/s, events/s) + criterion micro-benchmarks
-#   make lint        lint-rust (cargo fmt --check, clippy, rustdoc links) and lint-python (ruff + stubtest)
+#   make lint        lint-rust (cargo fmt --check, clippy, rustdoc links) and lint-python (ruff check + format, stubtest)
 .PHONY: dev quickstart test test-rust test-python bench lint lint-rust lint-python clean
 
 VENV := .venv
@@ -52,9 +52,11 @@ lint-rust:
 	cargo clippy --workspace --exclude qdsim-py --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --exclude qdsim-py --no-deps --quiet
 
-# ruff (rules in pyproject.toml) and mypy's stubtest, so _core.pyi cannot drift from the binary.
+# ruff (rules and line length in pyproject.toml: lint, then formatting) and mypy's stubtest, so
+# _core.pyi cannot drift from the binary.
 lint-python: dev
 	$(VENV)/bin/ruff check python tests
+	$(VENV)/bin/ruff format --check python tests
 	$(VENV)/bin/python -m mypy.stubtest qdsim._core
 
 clean:

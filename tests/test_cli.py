@@ -34,7 +34,7 @@ def test_run_writes_parquet_and_provenance(qdsim, small_spec, tmp_path):
     assert pq.read_table(out / "flows.parquet").num_rows == 4
     assert json.loads((out / "config.json").read_text())["seed"] == 3
     assert json.loads((out / "spec.json").read_text())["sampling"] == {"queues": True}
-    groups = dict(connect(out).execute("select \"group\", flows from groups order by 1").fetchall())
+    groups = dict(connect(out).execute('select "group", flows from groups order by 1').fetchall())
     assert groups == {"far": 2, "near": 2}
 
 

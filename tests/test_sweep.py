@@ -4,12 +4,15 @@ import pyarrow.parquet as pq
 
 from conftest import SMALL_SPEC
 
-SWEEP = SMALL_SPEC.replace('duration = "2s"', 'duration = "1s"').replace('warmup = "0.5s"', 'warmup = "0.2s"') + """
+SWEEP = (
+    SMALL_SPEC.replace('duration = "2s"', 'duration = "1s"').replace('warmup = "0.5s"', 'warmup = "0.2s"')
+    + """
 [sweep]
 "topology.qdisc.limit" = [10, 40]
 "topology.bottleneck_rate" = ["5Mbps", "10Mbps"]
 repetitions = 2
 """
+)
 
 
 def test_sweep_runs_grid_times_repetitions_and_resumes(qdsim, write_spec, tmp_path):
@@ -50,7 +53,7 @@ def test_bad_sweep_value_fails_before_running(qdsim, write_spec, tmp_path):
     path = write_spec(SWEEP.replace('["5Mbps", "10Mbps"]', '["5Mbps", "ten"]'))
     result = qdsim("sweep", path, "--out", tmp_path / "s")
     assert result.code == 2
-    assert result.stderr.startswith("error: topology.bottleneck_rate: \"ten\"")
+    assert result.stderr.startswith('error: topology.bottleneck_rate: "ten"')
     assert not (tmp_path / "s" / "points").exists()
 
 

@@ -64,9 +64,7 @@ def test_unknown_congestion_control_names_the_key(qdsim, write_spec):
 def test_limited_transmit_and_linux_rto_reach_the_core(qdsim, write_spec):
     # As Linux runs them: with SACK. (Over NewReno recovery, Linux's longer RTO lets slow
     # one-hole-per-RTT recoveries of loss bursts run on instead of timing out: 0.64 here.)
-    text = TEMPLATE.format(cc="newreno", sack="true").replace(
-        "tcp = { sack = true }", "tcp = { sack = true, limited_transmit = true, linux_rto = true }"
-    )
+    text = TEMPLATE.format(cc="newreno", sack="true").replace("tcp = { sack = true }", "tcp = { sack = true, limited_transmit = true, linux_rto = true }")
     result = qdsim("run", write_spec(text), "--json")
     assert result.code == 0, result.stderr
     assert result.json()["links"][0]["utilization"] > 0.9

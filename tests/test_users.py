@@ -79,7 +79,9 @@ def test_run_reports_user_per_flow_and_goodput_per_user(qdsim, write_spec, tmp_p
     assert "per_user_goodput_bps" in pq.read_table(out / "groups.parquet").column_names
 
 
-FIGURE = USERS_SPEC + """
+FIGURE = (
+    USERS_SPEC
+    + """
 [source]
 paper = "A paper"
 figure = "Fig. 1"
@@ -94,6 +96,7 @@ groups = ["heavy", "light"]
 labels = { heavy = "HU" }
 reference = [{ y = 0.5, label = "fair share" }]
 """
+)
 
 
 def test_reproduce_sweeps_and_draws_the_plot_table(qdsim, write_spec, tmp_path):

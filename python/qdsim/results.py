@@ -168,5 +168,5 @@ def connect(results_dir: str | Path):
     con = duckdb.connect()
     for path in sorted(Path(results_dir).glob("*.parquet")):
         literal = str(path).replace("'", "''")
-        con.execute(f'create view "{path.stem}" as select * from read_parquet(\'{literal}\')')
+        con.execute(f"create view \"{path.stem}\" as select * from read_parquet('{literal}')")
     return con

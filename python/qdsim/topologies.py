@@ -50,7 +50,7 @@ def star_hosts(spec: Spec) -> tuple[list[str], list[list[tuple[str, str]]]]:
         key = f"flows.{index}"
         for field in ("access_delay", "access_rate"):
             if getattr(group, field) is not None:
-                raise SpecError(f"{key}.{field}", getattr(group, field), 'no value: in a star every host link has topology.rate and topology.delay')
+                raise SpecError(f"{key}.{field}", getattr(group, field), "no value: in a star every host link has topology.rate and topology.delay")
         if isinstance(group, IncastFlows):
             for field in ("src", "dst"):
                 if getattr(group, field) is not None:

@@ -49,12 +49,11 @@ _PKT_UNITS = {"pkt": 1, "pkts": 1, "packet": 1, "packets": 1}
 
 #: What each kind of quantity accepts, as the "allowed" part of an error message.
 ALLOWED = {
-    "rate": "a rate such as \"10Mbps\" (units: bps, kbps, Mbps, Gbps, Tbps; a plain number is bit/s)",
-    "duration": "a duration such as \"5ms\" (units: ns, us, ms, s, min; a plain number is seconds)",
-    "bytes": "a size such as \"1500B\" or \"30KB\" (units: B, KB=1000 B, MB, GB, KiB=1024 B, MiB, GiB; "
-    "a plain number is bytes)",
-    "pkts": "a packet count such as \"100pkt\" or a plain whole number",
-    "limit": "a buffer limit in packets (\"100pkt\", or a plain whole number) or bytes (\"30KB\", \"64KiB\")",
+    "rate": 'a rate such as "10Mbps" (units: bps, kbps, Mbps, Gbps, Tbps; a plain number is bit/s)',
+    "duration": 'a duration such as "5ms" (units: ns, us, ms, s, min; a plain number is seconds)',
+    "bytes": 'a size such as "1500B" or "30KB" (units: B, KB=1000 B, MB, GB, KiB=1024 B, MiB, GiB; a plain number is bytes)',
+    "pkts": 'a packet count such as "100pkt" or a plain whole number',
+    "limit": 'a buffer limit in packets ("100pkt", or a plain whole number) or bytes ("30KB", "64KiB")',
 }
 
 #: The largest whole number the core's unsigned 64-bit quantities hold.
