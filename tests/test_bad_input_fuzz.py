@@ -46,7 +46,7 @@ def _replace(raw: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
     node[path[-1]] = copy.deepcopy(value)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_hostile_values_run_or_raise_one_spec_error(data):
     file = data.draw(st.sampled_from(FILES), label="file")
