@@ -55,3 +55,13 @@ def test_list_shows_qdiscs_and_congestion_controls(qdsim):
     assert "fifo" in result.stdout and "newreno" in result.stdout and "limit" in result.stdout
     catalog = qdsim("list", "--json").json()
     assert "fifo" in [q["name"] for q in catalog["qdiscs"]]
+
+
+def test_run_says_that_it_does_not_run_the_sweep(qdsim, small_spec, write_spec):
+    plain = qdsim("run", small_spec, "--json")
+    assert plain.code == 0 and "note:" not in plain.stderr
+    swept_spec = write_spec(small_spec.read_text() + '\n[sweep]\nrepetitions = 3\n"flows.0.count" = [1, 2]\n')
+    swept = qdsim("run", swept_spec, "--json")
+    assert swept.code == 0, swept.stderr
+    assert "2 point(s) x 3 repetition(s)" in swept.stderr and "qdsim sweep" in swept.stderr
+    assert swept.json() == plain.json() | {"wall_s": swept.json()["wall_s"]}  # the file's own values, once

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -99,6 +100,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     _check_seed(args.seed)
     raw, spec = load(args.spec, args.sets)
     config = resolve(spec, seed=args.seed)
+    if spec.sweep is not None and (spec.sweep.grid or spec.sweep.repetitions > 1):
+        points = math.prod(len(v) if isinstance(v, list) else 1 for v in spec.sweep.grid.values())
+        print(
+            f"note: running the file's own values once; its [sweep] ({points} point(s) x {spec.sweep.repetitions} repetition(s)) runs with `qdsim sweep`",
+            file=sys.stderr,
+        )
     outcome = run_config(config)
     summary = store.add_users(summarize(outcome), config)
     out = _out_dir(args, spec.experiment.name)
