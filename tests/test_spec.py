@@ -90,6 +90,13 @@ def test_override_creates_missing_tables(small_spec):
     assert parsed.topology.reverse_qdisc.kind == "fifo"
 
 
+def test_sweep_overrides_set_one_swept_key(small_spec):
+    _, parsed = spec.load(small_spec, ["sweep.topology.qdisc.limit=['10pkt', '20pkt']", 'sweep."flows.0.count"=[1, 2]', "sweep.repetitions=3"])
+    assert parsed.sweep is not None
+    assert parsed.sweep.grid == {"topology.qdisc.limit": ["10pkt", "20pkt"], "flows.0.count": [1, 2]}
+    assert parsed.sweep.repetitions == 3
+
+
 @pytest.mark.parametrize(("text", "key"), [("novalue", "--set"), ("flows.9.count=1", "flows.9"), ("experiment.name.x=1", "experiment.name.x")])
 def test_bad_overrides_are_spec_errors(small_spec, text, key):
     with pytest.raises(SpecError) as info:

@@ -401,9 +401,18 @@ def _toml_value(text: str) -> Any:
 def apply_override(raw: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
     """Returns a copy of ``raw`` with the dotted ``key`` (e.g. ``flows.0.count``) set to ``value``.
 
-    Numeric components index lists; missing tables are created.
+    Numeric components index lists; missing tables are created. Under ``sweep.`` the rest of
+    the key is one swept key (``sweep.topology.qdisc.limit`` or, as in TOML,
+    ``sweep."topology.qdisc.limit"``), not a path.
     """
     result = copy.deepcopy(raw)
+    if key.startswith("sweep.") and key != "sweep.repetitions":
+        swept = key.removeprefix("sweep.").strip('"')
+        table = result.setdefault("sweep", {})
+        if not isinstance(table, dict):
+            raise SpecError("sweep", table, f"a table to set `{key}` in")
+        table[swept] = value
+        return result
     parts = key.split(".")
     node: Any = result
     for depth, part in enumerate(parts):
