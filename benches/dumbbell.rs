@@ -2,7 +2,11 @@
 //! links through a 500 Mb/s bottleneck with a 1000-packet FIFO, 20 s simulated — the
 //! ROADMAP's speed scenario. Prints wall time, events/s and simulated packets/s.
 //!
-//! Run: `cargo run --release -p qdsim-benches --bin dumbbell [-- --repeat N --seconds S]`.
+//! Prints the process's peak resident memory too (Linux), the ROADMAP's other target.
+//!
+//! Run: `cargo run --release -p qdsim-benches --bin dumbbell [-- --repeat N --seconds S
+//! --flows F]` (`--flows`: the number of flows, half per RTT, default 100; e.g. 10 000 for a
+//! many-flow run).
 
 use std::time::Instant;
 
@@ -21,13 +25,23 @@ fn arg(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// Returns the peak resident set size in MiB (`VmHWM` of `/proc/self/status`), if known.
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
 fn main() {
     let repeat = arg("--repeat", 3);
     let seconds = arg("--seconds", 20);
+    let flows = arg("--flows", 100);
+    assert!(flows >= 2 && flows % 2 == 0, "--flows must be an even number >= 2, got {flows}");
     let group = |name: &str, access_ms: u64| FlowGroup {
         access_rate_bps: 10_000_000,
         start_jitter_ns: 1_000 * MS,
-        ..FlowGroup::bulk(name, 50, access_ms * MS, TcpConfig::default())
+        ..FlowGroup::bulk(name, (flows / 2) as usize, access_ms * MS, TcpConfig::default())
     };
     let d = Dumbbell {
         rate_bps: 500_000_000,
@@ -51,7 +65,7 @@ fn main() {
     }
     let r = last.expect("at least one repetition");
     let bottleneck = r.links.iter().find(|l| l.name == "bottleneck").expect("bottleneck link");
-    println!("scenario: 100 NewReno flows, 43/203 ms RTT, 10 Mb/s access, 500 Mb/s bottleneck, FIFO 1000 pkts, {seconds} s simulated");
+    println!("scenario: {flows} NewReno flows, 43/203 ms RTT, 10 Mb/s access, 500 Mb/s bottleneck, FIFO 1000 pkts, {seconds} s simulated");
     println!("wall time (best of {repeat}): {best:.3} s");
     println!("events: {} ({:.2} M events/s)", r.events, r.events as f64 / best / 1e6);
     println!(
@@ -65,4 +79,7 @@ fn main() {
         bottleneck.tx_pkts,
         bottleneck.tx_pkts as f64 / best / 1e6
     );
+    if let Some(mib) = peak_rss_mib() {
+        println!("peak resident memory: {mib:.1} MiB");
+    }
 }

@@ -140,7 +140,7 @@ pub struct QdiscCtx {
 impl QdiscCtx {
     /// Returns a context using the random stream `rng`.
     pub fn new(rng: StreamRng) -> Self {
-        QdiscCtx { drops: Vec::with_capacity(8), marks: Vec::new(), timer: None, rng }
+        QdiscCtx { drops: Vec::new(), marks: Vec::new(), timer: None, rng }
     }
     /// Reports that the arriving packet was not queued.
     pub fn drop_arrival(&mut self, pkt: Packet, reason: DropReason) {
