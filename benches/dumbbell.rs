@@ -37,7 +37,7 @@ fn main() {
     let repeat = arg("--repeat", 3);
     let seconds = arg("--seconds", 20);
     let flows = arg("--flows", 100);
-    assert!(flows >= 2 && flows % 2 == 0, "--flows must be an even number >= 2, got {flows}");
+    assert!(flows >= 2 && flows.is_multiple_of(2), "--flows must be an even number >= 2, got {flows}");
     let group = |name: &str, access_ms: u64| FlowGroup {
         access_rate_bps: 10_000_000,
         start_jitter_ns: 1_000 * MS,
