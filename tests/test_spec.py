@@ -139,3 +139,15 @@ def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():
     tcp = next(t for t in algorithms.catalog()["traffic"] if t["name"] == "tcp")
     listed = {p["name"] for p in tcp["params"]}
     assert set(TCP_KEYS) <= listed, sorted(set(TCP_KEYS) - listed)
+
+
+def test_every_workload_key_is_in_the_catalog():
+    # incast and short_flows are resolved in Python; `qdsim list` must show their keys too.
+    from qdsim import algorithms
+    from qdsim.spec import IncastFlows, ShortFlows, TcpFlows
+
+    common = set(TcpFlows.model_fields) - {"kind", "cc", "size", "tcp"}
+    for model, name in ((IncastFlows, "incast"), (ShortFlows, "short_flows")):
+        entry = next(t for t in algorithms.catalog()["traffic"] if t["name"] == name)
+        listed = {p["name"] for p in entry["params"]}
+        assert set(model.model_fields) - common - {"kind"} == listed, name

@@ -31,10 +31,14 @@ DEFAULT_QDISC: dict[str, Any] = {"kind": "fifo"}
 
 @functools.cache
 def catalog() -> dict[str, Any]:
-    """Returns the core's catalog: ``{"qdiscs": [...], "cc": [...], "traffic": [...]}``."""
+    """Returns the catalog: ``{"qdiscs": [...], "cc": [...], "traffic": [...]}``: the core's,
+    with the workload kinds resolved in Python (:data:`qdsim.workloads.CATALOG`) as traffic."""
     from . import _core
+    from .workloads import CATALOG
 
-    return json.loads(_core.catalog())
+    merged = json.loads(_core.catalog())
+    merged["traffic"] = merged["traffic"] + CATALOG
+    return merged
 
 
 def qdisc_names() -> list[str]:

@@ -25,7 +25,45 @@ from typing import Any
 from .errors import SpecError
 from .spec import Dumbbell, IncastFlows, ShortFlows, Spec, Star
 
-__all__ = ["arrival_rate_per_s", "check_topology", "handles", "source"]
+__all__ = ["CATALOG", "arrival_rate_per_s", "check_topology", "handles", "source"]
+
+
+def _param(name: str, unit: str, default: str, help_: str) -> dict[str, str]:
+    return {"name": name, "unit": unit, "default": default, "help": help_}
+
+
+#: The workload kinds for ``qdsim list``, in the core catalog's format. The flow group's common
+#: keys (``group``, ``count``, ``start``, ...) and the ``tcp`` table are those of ``tcp``.
+CATALOG: list[dict[str, Any]] = [
+    {
+        "name": "incast",
+        "summary": "Partition/aggregate (star only): `count` servers answer `client` in rounds; the next round starts when every response has arrived",
+        "params": [
+            _param("client", "name", "(required)", "the host that asks and receives"),
+            _param("size", "bytes", "(size or total_size)", "bytes each server sends per round"),
+            _param("total_size", "bytes", "(size or total_size)", "bytes per round, split over the servers (rounded down)"),
+            _param("rounds", "int", "until the end", "rounds to run"),
+            _param("think", "time", "0s", "pause between a round's last response and the next request"),
+            _param("persistent", "bool", "false", "one connection per server across rounds (window and RTO survive), else a fresh one per response"),
+            _param("cc", "name", "newreno", "congestion control of the responses"),
+            _param("tcp", "table", "{}", "TCP options, as for `tcp`"),
+        ],
+    },
+    {
+        "name": "short_flows",
+        "summary": "Finite TCP transfers src -> dst arriving as a Poisson process, sizes uniform in [size_min, size_max]",
+        "params": [
+            _param("load", "float", "(load or arrival_rate)", "offered load as a fraction of load_rate, in (0, 1]"),
+            _param("load_rate", "bit/s", "the star's link or the bottleneck rate", "the rate `load` is a fraction of"),
+            _param("arrival_rate", "float", "(load or arrival_rate)", "transfers per second"),
+            _param("size_min", "bytes", "2000B", "smallest transfer"),
+            _param("size_max", "bytes", "98000B", "largest transfer"),
+            _param("stop", "time", "end of run", "no arrivals after this time"),
+            _param("cc", "name", "newreno", "congestion control of the transfers"),
+            _param("tcp", "table", "{}", "TCP options, as for `tcp`"),
+        ],
+    },
+]
 
 
 def handles(group: Any) -> bool:
