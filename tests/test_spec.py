@@ -74,6 +74,14 @@ def test_malformed_toml_is_one_line(write_spec):
     assert "valid TOML" in info.value.allowed and "\n" not in str(info.value)
 
 
+def test_a_binary_file_is_one_line(tmp_path):
+    path = tmp_path / "image.toml"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    with pytest.raises(SpecError) as info:
+        spec.load(path)
+    assert "UTF-8" in info.value.allowed and "\n" not in str(info.value)
+
+
 def test_overrides_are_parsed_as_toml_values_else_strings(small_spec):
     raw, parsed = spec.load(
         small_spec,

@@ -376,6 +376,8 @@ def load_raw(path: str | Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(str(path), str(path), f"a readable experiment file ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(str(path), "(file)", f"a UTF-8 text file (TOML); byte {exc.start} is not UTF-8") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
