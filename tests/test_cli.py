@@ -65,3 +65,9 @@ def test_run_says_that_it_does_not_run_the_sweep(qdsim, small_spec, write_spec):
     assert swept.code == 0, swept.stderr
     assert "2 point(s) x 3 repetition(s)" in swept.stderr and "qdsim sweep" in swept.stderr
     assert swept.json() == plain.json() | {"wall_s": swept.json()["wall_s"]}  # the file's own values, once
+
+
+def test_reproduce_without_a_sweep_refuses_before_running(qdsim, small_spec, tmp_path):
+    result = qdsim("reproduce", small_spec, "--out", tmp_path / "out")
+    assert result.code == 2 and result.stderr.startswith("error: sweep:"), result.stderr
+    assert not (tmp_path / "out").exists()

@@ -187,12 +187,15 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     import contextlib
     import io
 
+    from .spec import load
+
+    # Refuse before running anything: without a swept key there is no x-axis to draw.
+    _, spec = load(args.spec, args.sets)
+    if not (spec.sweep and spec.sweep.grid) and not (spec.plot and spec.plot.x):
+        raise SpecError("sweep", "(none)", "a [sweep] grid to draw against: `qdsim reproduce` plots a metric against a swept key (`qdsim run` runs one point)")
     as_json, args.json = args.json, True  # no progress bar; the sweep's JSON line is dropped
     with contextlib.redirect_stdout(io.StringIO()):
         cmd_sweep(args)
-    from .spec import load
-
-    _, spec = load(args.spec, args.sets)
     out = _out_dir(args, spec.experiment.name)
     figure = args.figure if args.figure is not None else out / f"{Path(args.spec).stem}.png"
     path = plot_sweep(out, out=figure)
