@@ -23,6 +23,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use super::aqm::{Codel, CodelQueue, CodelVars};
+use super::sched::Queues;
 use super::{AlgorithmInfo, DropReason, ParamInfo, Qdisc, QdiscCtx};
 use crate::config::ConfigError;
 use crate::packet::Packet;
@@ -153,41 +154,32 @@ enum List {
     Old,
 }
 
-/// One flow queue (Linux `fq_codel_flow` plus its `backlogs[]` entry).
+/// One flow's scheduling state (Linux `fq_codel_flow`); its packets are queue `i` of
+/// [`FqCodel::queues`], the storage every multi-queue qdisc shares.
 #[derive(Debug)]
 struct Flow {
-    queue: VecDeque<Packet>,
-    /// Bytes queued.
-    backlog: u64,
     /// DRR deficit, bytes.
     deficit: i64,
     list: List,
     cvars: CodelVars,
 }
 
-// 1024 of these by default: keep each within two cache lines (Linux asks for 64 bytes).
-const _: () = assert!(std::mem::size_of::<Flow>() <= 128);
+// 1024 of these by default: keep each small (Linux asks for 64 bytes per flow).
+const _: () = assert!(std::mem::size_of::<Flow>() <= 64);
 
-/// A flow's FIFO seen by the CoDel control law: pops keep the qdisc's totals right, and
-/// the one-MTU rule looks at the whole backlog, as Linux passes `sch->qstats.backlog`.
+/// A flow's FIFO seen by the CoDel control law. The one-MTU rule looks at the whole
+/// backlog, as Linux passes `sch->qstats.backlog`.
 struct FlowQueue<'a> {
-    queue: &'a mut VecDeque<Packet>,
-    backlog: &'a mut u64,
-    total_pkts: &'a mut u64,
-    total_bytes: &'a mut u64,
+    queues: &'a mut Queues,
+    flow: usize,
 }
 
 impl CodelQueue for FlowQueue<'_> {
     fn pop_head(&mut self) -> Option<Packet> {
-        let p = self.queue.pop_front()?;
-        let size = p.size_bytes as u64;
-        *self.backlog -= size;
-        *self.total_bytes -= size;
-        *self.total_pkts -= 1;
-        Some(p)
+        self.queues.pop_head(self.flow)
     }
     fn backlog_bytes(&self) -> u64 {
-        *self.total_bytes
+        self.queues.total_bytes()
     }
 }
 
@@ -197,10 +189,10 @@ pub struct FqCodel {
     params: FqCodelParams,
     codel: Codel,
     flows: Vec<Flow>,
+    /// The flows' packets, queue `i` for flow `i`, with the qdisc's totals.
+    queues: Queues,
     new_flows: VecDeque<u32>,
     old_flows: VecDeque<u32>,
-    total_pkts: u64,
-    total_bytes: u64,
     /// Hash perturbation, drawn from the qdisc's stream at the first arrival (Linux draws
     /// `perturbation` at init).
     salt: Option<u64>,
@@ -215,25 +207,11 @@ impl FqCodel {
             ecn: params.ecn,
             mtu_bytes: params.mtu_bytes,
         };
-        let flows = (0..params.flows)
-            .map(|_| Flow {
-                queue: VecDeque::new(),
-                backlog: 0,
-                deficit: 0,
-                list: List::None,
-                cvars: CodelVars::default(),
-            })
-            .collect();
-        FqCodel {
-            params,
-            codel,
-            flows,
-            new_flows: VecDeque::new(),
-            old_flows: VecDeque::new(),
-            total_pkts: 0,
-            total_bytes: 0,
-            salt: None,
-        }
+        let flows =
+            (0..params.flows).map(|_| Flow { deficit: 0, list: List::None, cvars: CodelVars::default() }).collect();
+        let mut queues = Queues::default();
+        queues.ensure(params.flows.max(1) as usize - 1);
+        FqCodel { params, codel, flows, queues, new_flows: VecDeque::new(), old_flows: VecDeque::new(), salt: None }
     }
 
     /// Returns the queue index of flow id `flow`: a salted 64-bit mix scaled to
@@ -251,18 +229,19 @@ impl FqCodel {
     /// the queue with the most bytes (Linux `fq_codel_drop`): scanning 1024 backlogs is
     /// cheap next to a tree on every packet, and batching spreads the cost.
     fn drop_from_fattest(&mut self, reason: DropReason, ctx: &mut QdiscCtx) {
+        // The first of the fattest, as Linux's strict `>` scan (not `Queues::longest`'s
+        // oldest-head tie-break, which is Menth's longest-queue drop).
         let mut idx = 0;
         let mut max = 0;
-        for (i, f) in self.flows.iter().enumerate() {
-            if f.backlog > max {
-                max = f.backlog;
+        for i in 0..self.queues.count() {
+            if self.queues.len_bytes(i) > max {
+                max = self.queues.len_bytes(i);
                 idx = i;
             }
         }
         let threshold = max / 2;
-        let flow = &mut self.flows[idx];
         let (mut len, mut n) = (0u64, 0u64);
-        while let Some(p) = flow.queue.pop_front() {
+        while let Some(p) = self.queues.pop_head(idx) {
             len += p.size_bytes as u64;
             n += 1;
             ctx.drop_queued(p, reason);
@@ -271,29 +250,23 @@ impl FqCodel {
             }
         }
         // Tell CoDel to signal harder too.
-        flow.cvars.count = flow.cvars.count.saturating_add(n as u32);
-        flow.backlog -= len;
-        self.total_bytes -= len;
-        self.total_pkts -= n;
+        let cvars = &mut self.flows[idx].cvars;
+        cvars.count = cvars.count.saturating_add(n as u32);
     }
 }
 
 impl Qdisc for FqCodel {
     fn enqueue(&mut self, pkt: Packet, _now: Time, ctx: &mut QdiscCtx) {
         let idx = self.classify(pkt.flow, ctx);
-        let size = pkt.size_bytes as u64;
+        self.queues.push(idx, pkt);
         let flow = &mut self.flows[idx];
-        flow.queue.push_back(pkt);
-        flow.backlog += size;
-        self.total_pkts += 1;
-        self.total_bytes += size;
         if flow.list == List::None {
             flow.list = List::New;
             flow.deficit = self.params.quantum_bytes as i64;
             self.new_flows.push_back(idx as u32);
         }
-        let memory_limited = self.total_bytes > self.params.memory_limit_bytes;
-        if self.total_pkts > self.params.limit_pkts || memory_limited {
+        let memory_limited = self.queues.total_bytes() > self.params.memory_limit_bytes;
+        if self.queues.total_pkts() > self.params.limit_pkts || memory_limited {
             let reason = if memory_limited { DropReason::Overmemory } else { DropReason::Overlimit };
             self.drop_from_fattest(reason, ctx);
         }
@@ -312,10 +285,8 @@ impl Qdisc for FqCodel {
                 self.old_flows.push_back(idx as u32);
                 continue;
             }
-            let Flow { queue, backlog, cvars, .. } = flow;
-            let mut view =
-                FlowQueue { queue, backlog, total_pkts: &mut self.total_pkts, total_bytes: &mut self.total_bytes };
-            match self.codel.dequeue(cvars, &mut view, now, ctx) {
+            let mut view = FlowQueue { queues: &mut self.queues, flow: idx };
+            match self.codel.dequeue(&mut flow.cvars, &mut view, now, ctx) {
                 Some(p) => {
                     flow.deficit -= p.size_bytes as i64;
                     return Some(p);
@@ -336,11 +307,11 @@ impl Qdisc for FqCodel {
     }
 
     fn len_pkts(&self) -> u64 {
-        self.total_pkts
+        self.queues.total_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.total_bytes
+        self.queues.total_bytes()
     }
 }
 
