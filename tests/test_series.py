@@ -65,3 +65,32 @@ def test_plotting_an_absent_flow_names_the_option(qdsim, write_spec, tmp_path):
     bad = qdsim("plot", out, "--kind", "cwnd", "--flows", "7")
     assert bad.code == 2
     assert "--flows" in bad.stderr and "7" in bad.stderr
+
+
+def test_run_and_a_one_point_sweep_write_the_same_series(qdsim, write_spec, tmp_path):
+    # `qdsim run` gets the series from the core as binary columns, a sweep through its stored
+    # JSON point records: both must give the same tables, types included.
+    spec = write_spec(SPEC)
+    assert qdsim("run", spec, "--out", tmp_path / "run").code == 0
+    assert qdsim("sweep", spec, "--out", tmp_path / "sweep", "--jobs", "1").code == 0
+    for name in ("series_queue", "series_tcp", "series_tcp_events"):
+        ran = pq.read_table(tmp_path / "run" / f"{name}.parquet")
+        swept = pq.read_table(tmp_path / "sweep" / f"{name}.parquet")
+        swept = swept.select([c for c in swept.column_names if c in ran.column_names])
+        assert ran.num_rows > 0 and ran.schema == swept.schema and ran.equals(swept), name
+
+
+def test_series_columns_come_as_numpy_arrays_of_the_core_types(small_spec):
+    import numpy as np
+
+    from qdsim.resolve import resolve
+    from qdsim.run import run_config, series_as_lists
+    from qdsim.spec import load
+
+    _, parsed = load(small_spec, ["sampling.tcp=true", "sampling.queues=true"])
+    results = run_config(resolve(parsed)).results
+    tcp, queue = results["series"]["tcp"], results["series"]["queue"]
+    assert tcp["cwnd"].dtype == np.uint32 and tcp["srtt_s"].dtype == np.float64 and tcp["in_timeout"].dtype == np.bool_
+    assert queue["pkts"].dtype == np.uint64 and queue["link"].dtype == np.uint32
+    assert len({len(c) for c in tcp.values()}) == 1 and len(tcp["t"]) > 0
+    assert series_as_lists(results)["series"]["tcp"]["cwnd"] == tcp["cwnd"].tolist()

@@ -30,7 +30,7 @@ from typing import Any
 
 from . import dcmodel
 from .resolve import BOTTLENECK
-from .run import run_config
+from .run import run_config, series_as_lists
 from .spec import load
 from .sweep import plan
 
@@ -213,7 +213,7 @@ def event_series(path: str | Path, sets: list[str] | tuple[str, ...] = ()) -> di
     raw, _ = load(path, sets)
     out: dict[str, dict[str, list[float]]] = {}
     for point in plan(raw):
-        results = run_config(point.config).results
+        results = series_as_lists(run_config(point.config).results)
         qkey = next(k for k in point.params if k.endswith("qdisc"))
         index = next(i for i, link in enumerate(point.config["links"]) if link["name"] == BOTTLENECK)
         queue = results["series"]["queue"]

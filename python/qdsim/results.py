@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -90,15 +91,15 @@ def series_rows(results: dict[str, Any], ids: dict[str, Any]) -> dict[str, dict[
     link_names = [link["name"] for link in results["links"]]
     out: dict[str, dict[str, list[Any]]] = {}
     queue = results["series"]["queue"]
-    if queue["t"]:
+    if len(queue["t"]):
         n = len(queue["t"])
         out["series_queue"] = {
             **{k: [v] * n for k, v in ids.items()},
             **queue,
-            "link_name": [link_names[i] for i in queue["link"]],
+            "link_name": np.asarray(link_names, dtype=object)[np.asarray(queue["link"], dtype=np.intp)],
         }
     tcp = results["series"]["tcp"]
-    if tcp["t"]:
+    if len(tcp["t"]):
         n = len(tcp["t"])
         out["series_tcp"] = {**{k: [v] * n for k, v in ids.items()}, **tcp}
     events = results["series"].get("tcp_events", {"t": []})
@@ -114,8 +115,12 @@ def _atomic_write(path: Path, write) -> None:
     os.replace(tmp, path)
 
 
-def _column(values: list[Any]) -> pa.Array:
+def _column(values: list[Any] | np.ndarray) -> pa.Array:
     """Returns an Arrow array of ``values``; integers beyond int64 (seeds) become uint64."""
+    if isinstance(values, np.ndarray):
+        # The core's unsigned columns (counts, indexes) as int64, the type the same columns
+        # get from JSON lists (sweeps), so every results directory has one schema.
+        return pa.array(values.astype(np.int64) if values.dtype.kind == "u" else values)
     if any(isinstance(v, int) and not isinstance(v, bool) and v >= 2**63 for v in values):
         return pa.array(values, type=pa.uint64())
     return pa.array(values)

@@ -1,7 +1,8 @@
 """Running one resolved configuration on the core, and summarising what it produced.
 
 :func:`run_config` hands the configuration to ``qdsim._core.run`` (which releases the GIL)
-and measures wall-clock time; :func:`summarize` turns the core's results into the summary
+and measures wall-clock time; the sampled queue and TCP series come back as NumPy columns
+(:func:`series_as_lists` turns them into lists for JSON); :func:`summarize` turns the core's results into the summary
 ``qdsim run --json`` prints: fairness, per-flow, per-group and per-link figures.
 """
 
@@ -15,10 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .errors import SpecError
 from .resolve import BOTTLENECK, config_json
 
-__all__ = ["RunOutcome", "bottleneck_link", "code_version", "jain_index", "run_config", "summarize"]
+__all__ = ["RunOutcome", "bottleneck_link", "code_version", "jain_index", "run_config", "series_as_lists", "summarize"]
 
 
 @dataclass(frozen=True)
@@ -40,11 +43,20 @@ def run_config(config: dict[str, Any]) -> RunOutcome:
 
     started = time.perf_counter()
     try:
-        text = _core.run(config_json(config))
+        text, columns = _core.run(config_json(config))
     except _core.ConfigError as exc:
         key = getattr(exc, "key", "")
         raise SpecError(f"config.{key}", getattr(exc, "value", "?"), getattr(exc, "allowed", str(exc))) from None
-    return RunOutcome(config=config, results=json.loads(text), wall_s=time.perf_counter() - started)
+    results = json.loads(text)
+    for kind, table in columns.items():
+        results["series"][kind] = {name: np.frombuffer(data, dtype=dtype) for name, (dtype, data) in table.items()}
+    return RunOutcome(config=config, results=results, wall_s=time.perf_counter() - started)
+
+
+def series_as_lists(results: dict[str, Any]) -> dict[str, Any]:
+    """Returns ``results`` with its NumPy series columns turned into lists (JSON-ready)."""
+    series = {kind: {name: col.tolist() if isinstance(col, np.ndarray) else col for name, col in table.items()} for kind, table in results["series"].items()}
+    return {**results, "series": series}
 
 
 @functools.cache

@@ -25,10 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from . import results as store
 from .errors import SpecError
 from .resolve import config_json, resolve
-from .run import RunOutcome, code_version, run_config, summarize
+from .run import RunOutcome, code_version, run_config, series_as_lists, summarize
 from .spec import apply_override, validate
 
 __all__ = ["Point", "SweepReport", "collect", "plan", "run_sweep"]
@@ -106,7 +108,7 @@ def plan(raw: dict[str, Any], seed: int | None = None) -> list[Point]:
 def _simulate(config: dict[str, Any]) -> tuple[dict[str, Any], float]:
     """Runs one configuration in a worker process; returns results and wall time."""
     outcome = run_config(config)
-    return outcome.results, outcome.wall_s
+    return series_as_lists(outcome.results), outcome.wall_s  # stored as JSON
 
 
 def _point_path(out_dir: Path, point: Point) -> Path:
@@ -178,7 +180,7 @@ def collect(out_dir: Path, points: list[Point]) -> int:
         for name, cols in store.series_rows(record["results"], ids).items():
             merged = series.setdefault(name, {k: [] for k in cols})
             for column, values in cols.items():
-                merged[column] += values
+                merged[column].extend(values.tolist() if isinstance(values, np.ndarray) else values)
     if rows["points"]:
         store.write_tables(out_dir, rows)
     if series:

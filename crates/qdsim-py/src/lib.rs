@@ -1,7 +1,7 @@
 //! `qdsim._core`: the Python binding of the simulation core, and nothing else.
 //!
 //! The surface is five functions: [`run`] (resolved run configuration as JSON in, results
-//! as JSON out), [`catalog`] (algorithms and their parameters, for `qdsim list`),
+//! as JSON out, with the sampled time series beside them as binary columns), [`catalog`] (algorithms and their parameters, for `qdsim list`),
 //! [`stream_seed`] (the core's seed derivation, so Python derives repetition seeds the
 //! same way), and [`check_qdisc`] / [`check_tcp`] (the core's range checks of one queue
 //! discipline or one TCP configuration, so Python can name the experiment file's key). Errors become Python exceptions: a configuration value the core refuses
@@ -15,6 +15,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use qdsim_core::results::Series;
 
 create_exception!(
     _core,
@@ -49,16 +51,77 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
+/// Returns `values` as little-endian bytes, `N` per value.
+fn le_bytes<T: Copy, const N: usize>(values: &[T], to_le: fn(T) -> [u8; N]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * N);
+    for &v in values {
+        out.extend_from_slice(&to_le(v));
+    }
+    out
+}
+
+/// One binary column: its name, its NumPy dtype and its values as little-endian bytes.
+type Column = (&'static str, &'static str, Vec<u8>);
+
+/// Moves the queue and TCP series out of `series` into `{kind: {column: (dtype, bytes)}}`,
+/// each column its NumPy dtype and its values as little-endian bytes: a sampled run can
+/// have 10⁷ rows, which as JSON cost gigabytes and most of the run's time to parse. The
+/// TCP event log (a text column, few rows) stays in the JSON.
+fn take_series_columns<'py>(py: Python<'py>, series: &mut Series) -> PyResult<Bound<'py, PyDict>> {
+    let queue = std::mem::take(&mut series.queue);
+    let tcp = std::mem::take(&mut series.tcp);
+    let in_timeout: Vec<u8> = tcp.in_timeout.iter().map(|&b| u8::from(b)).collect();
+    let kinds: [(&str, Vec<Column>); 2] = [
+        (
+            "queue",
+            vec![
+                ("t", "<f8", le_bytes(&queue.t, f64::to_le_bytes)),
+                ("link", "<u4", le_bytes(&queue.link, u32::to_le_bytes)),
+                ("pkts", "<u8", le_bytes(&queue.pkts, u64::to_le_bytes)),
+                ("bytes", "<u8", le_bytes(&queue.bytes, u64::to_le_bytes)),
+                ("drops", "<u8", le_bytes(&queue.drops, u64::to_le_bytes)),
+                ("overflow_drops", "<u8", le_bytes(&queue.overflow_drops, u64::to_le_bytes)),
+            ],
+        ),
+        (
+            "tcp",
+            vec![
+                ("t", "<f8", le_bytes(&tcp.t, f64::to_le_bytes)),
+                ("flow", "<u4", le_bytes(&tcp.flow, u32::to_le_bytes)),
+                ("cwnd", "<u4", le_bytes(&tcp.cwnd, u32::to_le_bytes)),
+                ("ssthresh", "<u4", le_bytes(&tcp.ssthresh, u32::to_le_bytes)),
+                ("srtt_s", "<f8", le_bytes(&tcp.srtt_s, f64::to_le_bytes)),
+                ("inflight_bytes", "<u8", le_bytes(&tcp.inflight_bytes, u64::to_le_bytes)),
+                ("in_timeout", "|b1", in_timeout),
+            ],
+        ),
+    ];
+    let out = PyDict::new(py);
+    for (kind, columns) in kinds {
+        let table = PyDict::new(py);
+        for (name, dtype, bytes) in columns {
+            table.set_item(name, (dtype, PyBytes::new(py, &bytes)))?;
+        }
+        out.set_item(kind, table)?;
+    }
+    Ok(out)
+}
+
 /// Runs one simulation. Takes the resolved run configuration as JSON and returns the
-/// results as JSON.
+/// results as JSON, with the queue and TCP time series moved out of it into binary columns
+/// (see [`take_series_columns`]).
 #[pyfunction]
-fn run(py: Python<'_>, config_json: &str) -> PyResult<String> {
+fn run<'py>(py: Python<'py>, config_json: &str) -> PyResult<(String, Bound<'py, PyDict>)> {
     let cfg = qdsim_core::RunConfig::from_json(config_json).map_err(|e| config_error(py, e))?;
     let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| qdsim_core::run(&cfg))));
     match outcome {
         Ok(Err(e)) => Err(config_error(py, e)),
-        Ok(Ok(results)) => serde_json::to_string(&results)
-            .map_err(|e| SimulationError::new_err(format!("could not serialise results: {e}"))),
+        Ok(Ok(mut results)) => {
+            let columns = take_series_columns(py, &mut results.series)?;
+            let text = serde_json::to_string(&results)
+                .map_err(|e| SimulationError::new_err(format!("could not serialise results: {e}")))?;
+            Ok((text, columns))
+        }
         Err(p) => Err(SimulationError::new_err(format!("simulation core failed: {}", panic_message(p)))),
     }
 }
