@@ -149,10 +149,11 @@ def write_columns(out_dir: Path, columns: dict[str, dict[str, list[Any]]]) -> No
         _atomic_write(out_dir / f"{name}.parquet", lambda p, t=table: pq.write_table(t, p))
 
 
-def write_json(path: Path, value: Any) -> None:
-    """Writes ``value`` as indented JSON to ``path`` (atomically)."""
+def write_json(path: Path, value: Any, compact: bool = False) -> None:
+    """Writes ``value`` as JSON to ``path`` (atomically): indented, or on one line with
+    ``compact`` (a sweep's point records, whose series can hold millions of numbers)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(value, indent=2, sort_keys=False, default=str) + "\n"
+    text = json.dumps(value, indent=None if compact else 2, separators=(",", ":") if compact else None, sort_keys=False, default=str) + "\n"
     _atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
 
 

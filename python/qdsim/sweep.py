@@ -117,7 +117,7 @@ def _point_path(out_dir: Path, point: Point) -> Path:
 
 def _store_point(out_dir: Path, point: Point, results: dict[str, Any], wall_s: float) -> None:
     record = {"key": point.key, "params": point.params, "rep": point.rep, "seed": point.seed, "wall_s": wall_s, "results": results}
-    store.write_json(_point_path(out_dir, point), record)
+    store.write_json(_point_path(out_dir, point), record, compact=True)
 
 
 def run_sweep(
