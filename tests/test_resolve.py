@@ -4,7 +4,10 @@ import heapq
 import json
 from pathlib import Path
 
+import pytest
+
 from qdsim import spec
+from qdsim.errors import SpecError
 from qdsim.resolve import BOTTLENECK, resolve
 
 
@@ -81,6 +84,21 @@ def test_graph_form_names_links_and_expands_duplex():
     assert names == ["a->b", "b->a", "b->c", "c->b", "c->d", "d->c"]
     assert all(link["qdisc"] == {"kind": "fifo", "limit_pkts": 50} for link in config["links"])
     assert [(f["src"], f["dst"]) for f in config["flows"]] == [("a", "d"), ("a", "b"), ("b", "c"), ("c", "d")]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key", "hint"),
+    [
+        # c -> a instead of c -> d: no link leads to d.
+        (["topology.links.2.to=a"], "flows.0.dst", "no path leads there"),
+        # c -> d one way only: data reaches d, its ACKs cannot come back (UDP would be fine).
+        (["topology.links.2.duplex=false", "flows.0.dst=d", "flows.0.src=c"], "flows.0.src", "for the ACKs"),
+    ],
+)
+def test_graph_flows_need_a_path_there_and_back(overrides, key, hint):
+    with pytest.raises(SpecError) as info:
+        resolved(Path(__file__).parents[1] / "experiments/examples/parking_lot.toml", *overrides)
+    assert info.value.key == key and hint in info.value.allowed
 
 
 def test_sampling_is_off_unless_asked(small_spec):

@@ -19,6 +19,7 @@ that never drops. Other links are named ``"<from>-><to>"``. A flow's base RTT is
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -236,6 +237,10 @@ def _graph(topo: Graph, spec: Spec):
             if any(old["name"] == new["name"] for old in links):
                 raise SpecError(f"{key}.name", new["name"], "a link name not used by another link (set `name`)")
             links.append(new)
+    next_hops: dict[str, list[str]] = {}
+    for link in links:
+        next_hops.setdefault(link["from"], []).append(link["to"])
+    reachable = functools.cache(lambda start: _reachable(start, next_hops))
     endpoints = []
     for index, group in enumerate(spec.flows):
         for field in ("access_delay", "access_rate"):
@@ -249,8 +254,23 @@ def _graph(topo: Graph, spec: Spec):
                 raise SpecError(f"flows.{index}.{field}", name, allowed_nodes)
         if group.src == group.dst:
             raise SpecError(f"flows.{index}.dst", group.dst, "a node other than `src`")
+        if group.dst not in reachable(group.src):
+            raise SpecError(f"flows.{index}.dst", group.dst, f"a node reachable over topology.links from `{group.src}` (no path leads there)")
+        if group.kind != "udp_cbr" and group.src not in reachable(group.dst):
+            raise SpecError(f"flows.{index}.src", group.src, f"a node reachable over topology.links from `{group.dst}`, for the ACKs (no path leads back)")
         endpoints.append([(group.src, group.dst)] * group.count)
     return nodes, links, endpoints
+
+
+def _reachable(start: str, next_hops: dict[str, list[str]]) -> set[str]:
+    """Returns the nodes reachable from ``start`` over directed links (``next_hops``)."""
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in next_hops.get(todo.pop(), []):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
 
 
 def _graph_link(link: GraphLink, key: str) -> list[dict[str, Any]]:
