@@ -2,8 +2,9 @@
 
 :func:`run_config` hands the configuration to ``qdsim._core.run`` (which releases the GIL)
 and measures wall-clock time; the sampled queue and TCP series come back as NumPy columns
-(:func:`series_as_lists` turns them into lists for JSON); :func:`summarize` turns the core's results into the summary
-``qdsim run --json`` prints: fairness, per-flow, per-group and per-link figures.
+(:func:`series_as_lists` turns them into lists for JSON). :func:`summarize` turns the core's
+results into the summary ``qdsim run --json`` prints: fairness, per-flow, per-group and
+per-link figures.
 """
 
 from __future__ import annotations
