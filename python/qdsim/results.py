@@ -85,11 +85,11 @@ def run_rows(summary: dict[str, Any], ids: dict[str, Any]) -> dict[str, list[dic
     }
 
 
-def series_rows(results: dict[str, Any], ids: dict[str, Any]) -> dict[str, dict[str, list[Any]]]:
+def series_rows(results: dict[str, Any], ids: dict[str, Any]) -> dict[str, dict[str, list[Any] | np.ndarray]]:
     """Returns the sampled series of one run as columns: ``series_queue``, ``series_tcp``,
     ``series_tcp_events``."""
     link_names = [link["name"] for link in results["links"]]
-    out: dict[str, dict[str, list[Any]]] = {}
+    out: dict[str, dict[str, list[Any] | np.ndarray]] = {}
     queue = results["series"]["queue"]
     if len(queue["t"]):
         n = len(queue["t"])
@@ -141,7 +141,7 @@ def write_tables(out_dir: Path, rows: dict[str, Iterable[dict[str, Any]]]) -> No
         _atomic_write(out_dir / f"{name}.parquet", lambda p, t=table: pq.write_table(t, p))
 
 
-def write_columns(out_dir: Path, columns: dict[str, dict[str, list[Any]]]) -> None:
+def write_columns(out_dir: Path, columns: dict[str, dict[str, list[Any] | np.ndarray]]) -> None:
     """Writes each ``{table: {column: values}}`` entry to ``out_dir/<table>.parquet``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, cols in columns.items():
