@@ -75,12 +75,7 @@ pub(crate) fn info() -> AlgorithmInfo {
                 default: "100ms",
                 help: "minimum time between changes of p_m",
             },
-            ParamInfo {
-                name: "ecn",
-                unit: "bool",
-                default: "false",
-                help: "mark ECN-capable packets instead of dropping",
-            },
+            super::ECN_PARAM,
             ParamInfo { name: "limit", unit: "pkts", default: "1000", help: "capacity; overflow beyond raises p_m" },
         ],
     }

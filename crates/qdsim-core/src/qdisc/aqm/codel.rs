@@ -233,12 +233,7 @@ pub(crate) fn info() -> AlgorithmInfo {
                 default: "100ms",
                 help: "time above target before dropping; > target",
             },
-            ParamInfo {
-                name: "ecn",
-                unit: "bool",
-                default: "false",
-                help: "mark ECN-capable packets instead of dropping",
-            },
+            super::ECN_PARAM,
             ParamInfo {
                 name: "mtu",
                 unit: "bytes",

@@ -26,6 +26,14 @@ pub use codel::{Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars};
 pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams};
 
+/// The `ecn` parameter of the AQMs that drop by default (CoDel, PIE, Blue: off, as Linux).
+const ECN_PARAM: super::ParamInfo = super::ParamInfo {
+    name: "ecn",
+    unit: "bool",
+    default: "false",
+    help: "mark ECN-capable packets instead of dropping",
+};
+
 #[cfg(test)]
 mod tests {
     use crate::qdisc::{catalog, QdiscConfig};

@@ -136,12 +136,7 @@ pub(crate) fn info() -> AlgorithmInfo {
                 default: "false",
                 help: "de-randomised drops (RFC 8033 5.1)",
             },
-            ParamInfo {
-                name: "ecn",
-                unit: "bool",
-                default: "false",
-                help: "mark ECN-capable packets instead of dropping",
-            },
+            super::ECN_PARAM,
             ParamInfo {
                 name: "mark_ecnth",
                 unit: "float",
