@@ -142,7 +142,7 @@ def test_every_qdisc_with_its_defaults_passes_the_core_check():
 def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():
     # `qdsim list` shows the catalog: an option missing there is undiscoverable.
     from qdsim import algorithms
-    from qdsim.resolve import TCP_KEYS
+    from qdsim.tcp_options import TCP_KEYS
 
     tcp = next(t for t in algorithms.catalog()["traffic"] if t["name"] == "tcp")
     listed = {p["name"] for p in tcp["params"]}

@@ -24,6 +24,7 @@ from typing import Any
 
 from .errors import SpecError
 from .spec import Dumbbell, IncastFlows, ShortFlows, Spec, Star
+from .tcp_options import tcp_config
 
 __all__ = ["CATALOG", "arrival_rate_per_s", "check_topology", "handles", "source"]
 
@@ -78,12 +79,6 @@ def check_topology(spec: Spec) -> None:
             raise SpecError(f"flows.{index}.kind", "incast", f'a kind other than incast: incast needs [topology] kind = "star" (this is "{spec.topology.kind}")')
 
 
-def _tcp(group: IncastFlows | ShortFlows, key: str) -> dict[str, Any]:
-    from .resolve import tcp_config  # resolve imports this module
-
-    return tcp_config(group, key)
-
-
 def arrival_rate_per_s(group: ShortFlows, spec: Spec, key: str) -> float:
     """Returns the Poisson arrival rate of a short-flow group (see the module doc)."""
     if (group.load is None) == (group.arrival_rate is None):
@@ -105,7 +100,7 @@ def arrival_rate_per_s(group: ShortFlows, spec: Spec, key: str) -> float:
 
 def source(group: IncastFlows | ShortFlows, key: str, spec: Spec) -> dict[str, Any]:
     """Returns the core's ``SourceConfig`` of a workload group."""
-    tcp = _tcp(group, key)
+    tcp = tcp_config(group, key)
     if isinstance(group, IncastFlows):
         if (group.size is None) == (group.total_size is None):
             raise SpecError(f"{key}.size", group.size if group.size is not None else SpecError.MISSING, "exactly one of size (bytes per server) and total_size (split over count)")
