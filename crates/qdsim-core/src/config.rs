@@ -13,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::ConfigError;
 use crate::qdisc::QdiscConfig;
 use crate::tcp::TcpConfig;
 
@@ -190,31 +191,6 @@ pub struct SamplingConfig {
     /// Record a per-flow event log of fast retransmits, retransmissions and timeouts.
     #[serde(default)]
     pub tcp_events: bool,
-}
-
-/// A configuration value the core refuses, with the key path, the value and what is allowed.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{key}: {value} is not allowed; {allowed}")]
-pub struct ConfigError {
-    /// Dotted key path, e.g. `links[2].rate_bps`.
-    pub key: String,
-    /// The offending value, rendered.
-    pub value: String,
-    /// What is allowed, as a sentence fragment.
-    pub allowed: String,
-}
-
-impl ConfigError {
-    /// Builds an error for `key` with the rendered `value` and the `allowed` description.
-    pub fn new(key: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> Self {
-        ConfigError { key: key.into(), value: value.to_string(), allowed: allowed.into() }
-    }
-
-    /// Prefixes the key path with `prefix` (e.g. `links[3]`).
-    pub fn within(mut self, prefix: &str) -> Self {
-        self.key = if self.key.is_empty() { prefix.to_string() } else { format!("{prefix}.{}", self.key) };
-        self
-    }
 }
 
 impl RunConfig {

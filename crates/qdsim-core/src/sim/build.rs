@@ -5,16 +5,18 @@ use std::collections::BTreeMap;
 use rand::Rng;
 
 use super::{Endpoints, Flow, FlowAcc, Sim};
-use crate::config::{ConfigError, RunConfig, SourceConfig};
+use crate::config::{RunConfig, SourceConfig};
+use crate::error::ConfigError;
 use crate::event::{Event, EventQueue, FlowTimer};
 use crate::net::{Link, Port, Routes, NO_ROUTE};
+use crate::outbox::Outbox;
 use crate::packet::NodeId;
 use crate::results::Series;
 use crate::rng;
 use crate::stats::Histogram;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{Duration, Rate, Time};
-use crate::traffic::{CbrSource, Outbox};
+use crate::traffic::CbrSource;
 
 impl Sim {
     /// Validates `cfg` and builds the simulation, with every flow's start scheduled.

@@ -14,13 +14,14 @@ mod report;
 use crate::config::RunConfig;
 use crate::event::{Event, EventQueue, FlowTimer};
 use crate::net::{Link, Routes, NO_ROUTE};
+use crate::outbox::Outbox;
 use crate::packet::{NodeId, Packet, PacketKind, HEADER_BYTES};
 use crate::qdisc::DropReason;
 use crate::results::Series;
 use crate::stats::Histogram;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{Duration, Time};
-use crate::traffic::{CbrSource, Outbox};
+use crate::traffic::CbrSource;
 
 use crate::net::link::TxOutcome;
 
@@ -400,7 +401,7 @@ impl Sim {
 /// # Errors
 /// A configuration the core refuses (see [`RunConfig::validate`]) or a flow whose
 /// destination cannot be reached.
-pub fn run_config(cfg: &RunConfig) -> Result<crate::results::RunResults, crate::config::ConfigError> {
+pub fn run_config(cfg: &RunConfig) -> Result<crate::results::RunResults, crate::error::ConfigError> {
     let mut sim = Sim::new(cfg)?;
     sim.run();
     if let Err(e) = sim.check_conservation() {

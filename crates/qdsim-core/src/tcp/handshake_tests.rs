@@ -2,9 +2,9 @@
 
 use super::*;
 use crate::event::FlowTimer;
+use crate::outbox::Outbox;
 use crate::packet::{Packet, PacketKind, FLAG_RETX, FLAG_SYN, HEADER_BYTES};
 use crate::time::{Duration, Time};
-use crate::traffic::Outbox;
 
 fn cfg() -> TcpConfig {
     TcpConfig { handshake: true, initial_cwnd_pkts: 4, ..TcpConfig::default() }

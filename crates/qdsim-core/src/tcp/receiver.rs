@@ -8,11 +8,11 @@
 //! delayed-ACK timer expires. With delayed ACKs off, every segment is ACKed.
 
 use crate::event::FlowTimer;
+use crate::outbox::Outbox;
 use crate::packet::{
     Ecn, FlowId, NodeId, Packet, PacketKind, SackBlocks, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN, HEADER_BYTES,
 };
 use crate::time::{Duration, Time};
-use crate::traffic::Outbox;
 
 use super::config::TcpConfig;
 use super::stream::Stream;

@@ -2,9 +2,9 @@
 
 use super::*;
 use crate::event::FlowTimer;
+use crate::outbox::Outbox;
 use crate::packet::{Packet, PacketKind, FLAG_RETX};
 use crate::time::{Duration, Time};
-use crate::traffic::Outbox;
 
 fn cfg(cc: CcKind) -> TcpConfig {
     TcpConfig { cc, initial_cwnd_pkts: 10, ..TcpConfig::default() }

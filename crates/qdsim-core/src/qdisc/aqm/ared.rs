@@ -19,10 +19,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::red::{validate_common, RedCore, RedQueue};
-use crate::config::ConfigError;
+use super::red::{RedCore, RedQueue, Shared};
+use crate::catalog::{AlgorithmInfo, ParamInfo};
+use crate::error::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{AlgorithmInfo, ParamInfo, Qdisc, QdiscCtx};
+use crate::qdisc::{Qdisc, QdiscCtx, QdiscParams};
 use crate::time::{Duration, Time};
 
 /// ARED parameters. Defaults: the paper and ns-2 `ns-default.tcl` / `red.cc`.
@@ -82,12 +83,9 @@ const TOP: f64 = 0.5;
 /// The paper's multiplicative decrease.
 const BETA: f64 = 0.9;
 
-impl AredParams {
+impl QdiscParams for AredParams {
     /// Checks the link rate is given and every parameter is in range.
-    ///
-    /// # Errors
-    /// The first parameter out of range, by its experiment-file key.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self) -> Result<(), ConfigError> {
         if self.link_rate_bps.is_none() {
             return Err(ConfigError::new(
                 "link_rate",
@@ -95,14 +93,7 @@ impl AredParams {
                 "the link's rate (ARED derives w_q and thresholds from it)",
             ));
         }
-        validate_common(
-            self.w_q,
-            self.max_p,
-            self.mean_pktsize_bytes,
-            self.link_rate_bps,
-            self.limit_pkts,
-            self.limit_bytes,
-        )?;
+        self.shared().validate()?;
         if self.interval_ns == 0 {
             return Err(ConfigError::new("interval", 0, "a duration > 0"));
         }
@@ -114,6 +105,26 @@ impl AredParams {
             return Err(ConfigError::new("max_th", hi, format!("more than min_th ({lo})")));
         }
         Ok(())
+    }
+
+    /// Takes the link's rate, from which ARED derives C, `w_q`, thresholds and `bottom`.
+    fn on_link(&mut self, rate_bps: u64) {
+        self.link_rate_bps.get_or_insert(rate_bps);
+    }
+}
+
+impl AredParams {
+    /// Returns the parameters ARED shares with RED.
+    fn shared(&self) -> Shared {
+        Shared {
+            w_q: self.w_q,
+            max_p: self.max_p,
+            mean_pktsize_bytes: self.mean_pktsize_bytes,
+            link_rate_bps: self.link_rate_bps,
+            ecn: self.ecn,
+            limit_pkts: self.limit_pkts,
+            limit_bytes: self.limit_bytes,
+        }
     }
 
     /// Returns C, the link capacity in typical packets per second.
@@ -195,7 +206,7 @@ impl Ared {
     pub fn new(params: AredParams) -> Self {
         let bottom = params.link_rate_bps.map_or(0.01, |r| (80_000.0 / r as f64).min(0.01));
         Ared {
-            inner: RedQueue::new(params.core(), params.ecn, params.limit_pkts, params.limit_bytes),
+            inner: RedQueue::new(params.core(), &params.shared()),
             interval: Duration::from_ns(params.interval_ns),
             bottom,
             next_update: None,

@@ -23,9 +23,10 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::config::ConfigError;
+use crate::catalog::{AlgorithmInfo, ParamInfo};
+use crate::error::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{AlgorithmInfo, DropReason, MarkReason, PacketFifo, ParamInfo, Qdisc, QdiscCtx};
+use crate::qdisc::{DropReason, MarkReason, PacketFifo, Qdisc, QdiscCtx, QdiscParams};
 use crate::time::{Duration, Time};
 
 /// PIE parameters. Defaults: RFC 8033 §4–§5 (and Linux `sch_pie.c` where the RFC gives none).
@@ -74,12 +75,8 @@ impl Default for PieParams {
     }
 }
 
-impl PieParams {
-    /// Checks every parameter's range.
-    ///
-    /// # Errors
-    /// The first parameter out of range, by its experiment-file key.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+impl QdiscParams for PieParams {
+    fn validate(&self) -> Result<(), ConfigError> {
         if self.target_ns == 0 {
             return Err(ConfigError::new("target", 0, "a duration > 0"));
         }

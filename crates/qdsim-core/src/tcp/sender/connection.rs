@@ -3,9 +3,9 @@
 //! idle).
 
 use super::TcpSender;
+use crate::outbox::Outbox;
 use crate::packet::{Ecn, Packet, PacketKind, FLAG_RETX, FLAG_SYN, HEADER_BYTES};
 use crate::time::{Duration, Time};
-use crate::traffic::Outbox;
 
 impl TcpSender {
     /// Whether the connection is still waiting for its SYN-ACK.

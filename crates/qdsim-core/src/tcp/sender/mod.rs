@@ -35,9 +35,9 @@
 //! a fixed bound).
 
 use crate::event::FlowTimer;
+use crate::outbox::Outbox;
 use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN, HEADER_BYTES};
 use crate::time::{Duration, Time};
-use crate::traffic::Outbox;
 
 use super::cc::{AnyCc, CongestionControl, Window};
 use super::config::{CcKind, TcpConfig};
