@@ -28,6 +28,7 @@ use super::{DropReason, Qdisc, QdiscCtx, QdiscParams};
 use crate::catalog::{AlgorithmInfo, ParamInfo};
 use crate::error::ConfigError;
 use crate::packet::Packet;
+use crate::rng::mix64;
 use crate::time::Time;
 
 /// FQ-CoDel parameters. Defaults: Linux `fq_codel_init` and `codel_params_init` (RFC 8290 §5).
@@ -209,10 +210,7 @@ impl FqCodel {
     /// `[0, flows)` (Linux `reciprocal_scale` of a perturbed hash).
     fn classify(&mut self, flow: u32, ctx: &mut QdiscCtx) -> usize {
         let salt = *self.salt.get_or_insert_with(|| ctx.rng.random());
-        let mut z = (flow as u64) ^ salt;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
+        let z = mix64(flow as u64 ^ salt);
         (((z >> 32) * self.flows.len() as u64) >> 32) as usize
     }
 

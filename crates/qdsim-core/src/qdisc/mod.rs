@@ -173,7 +173,7 @@ impl QdiscCtx {
 /// A queue discipline.
 ///
 /// Every method receives the current time; a qdisc never reads a clock of its own, so the
-/// same code can later drive a real interface (see ROADMAP "Emulation").
+/// same code could drive a real interface.
 pub trait Qdisc {
     /// Offers `pkt` (its `enq_time` already stamped). The qdisc queues it, or reports it
     /// (and/or queued packets) as dropped through `ctx`.

@@ -1,6 +1,7 @@
 //! Adaptive RED (Floyd, Gummadi, Shenker, "Adaptive RED: An Algorithm for Increasing the
 //! Robustness of RED's Active Queue Management", 2001), as ns-2's `queue/red.cc` with
-//! `adaptive_ 1` (the implementation paper 002 used).
+//! `adaptive_ 1` (the implementation the CoDel data-center study used; see
+//! `docs/reproductions/codel-dc.md`).
 //!
 //! Principles (paper §4–§5, Fig. 3):
 //! - RED in gentle mode (`red.rs`'s estimator and decision, reused), whose `max_p` is
@@ -20,6 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::red::{RedCore, RedQueue, Shared};
+use super::Periodic;
 use crate::catalog::{AlgorithmInfo, ParamInfo};
 use crate::error::ConfigError;
 use crate::packet::Packet;
@@ -196,9 +198,9 @@ pub(crate) fn info() -> AlgorithmInfo {
 #[derive(Debug)]
 pub struct Ared {
     inner: RedQueue,
-    interval: Duration,
+    /// The adaptation timer, every `interval`, started by the first arrival.
+    timer: Periodic,
     bottom: f64,
-    next_update: Option<Time>,
 }
 
 impl Ared {
@@ -207,9 +209,8 @@ impl Ared {
         let bottom = params.link_rate_bps.map_or(0.01, |r| (80_000.0 / r as f64).min(0.01));
         Ared {
             inner: RedQueue::new(params.core(), &params.shared()),
-            interval: Duration::from_ns(params.interval_ns),
+            timer: Periodic::new(Duration::from_ns(params.interval_ns)),
             bottom,
-            next_update: None,
         }
     }
 
@@ -243,11 +244,7 @@ impl Ared {
 
 impl Qdisc for Ared {
     fn enqueue(&mut self, pkt: Packet, now: Time, ctx: &mut QdiscCtx) {
-        if self.next_update.is_none() {
-            let at = now + self.interval;
-            self.next_update = Some(at);
-            ctx.request_timer(at);
-        }
+        self.timer.start(now, ctx);
         self.inner.enqueue(pkt, now, ctx);
     }
     fn dequeue(&mut self, now: Time, _ctx: &mut QdiscCtx) -> Option<Packet> {
@@ -260,15 +257,8 @@ impl Qdisc for Ared {
         self.inner.queue.len_bytes()
     }
     fn on_timer(&mut self, now: Time, ctx: &mut QdiscCtx) {
-        match self.next_update {
-            Some(at) if now >= at => {
-                self.adapt();
-                let next = now + self.interval;
-                self.next_update = Some(next);
-                ctx.request_timer(next);
-            }
-            Some(at) => ctx.request_timer(at), // early wake-up: keep the schedule
-            None => {}
+        if self.timer.fire(now, ctx) {
+            self.adapt();
         }
     }
 }
@@ -283,7 +273,8 @@ mod tests {
     const SEC: u64 = 1_000_000_000;
 
     fn params() -> AredParams {
-        // Paper 002's setting: 1 Gb/s, 1 kB packets, min_th 25, max_th 51.
+        // The CoDel data-center study's setting (docs/reproductions/codel-dc.md): 1 Gb/s,
+        // 1 kB packets, min_th 25, max_th 51.
         AredParams {
             link_rate_bps: Some(1_000_000_000),
             mean_pktsize_bytes: 1000,

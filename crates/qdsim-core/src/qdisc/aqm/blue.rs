@@ -21,7 +21,7 @@ use crate::packet::Packet;
 use crate::qdisc::{DropReason, MarkReason, PacketFifo, Qdisc, QdiscCtx, QdiscParams};
 use crate::time::{Duration, Time};
 
-/// Blue parameters. Defaults: Feng's ns-2 script and the NITK ns-3 port (ALGORITHM-NOTES §4).
+/// Blue parameters. Defaults: Feng's ns-2 script and the NITK ns-3 port (`docs/algorithms/blue.md`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct BlueParams {

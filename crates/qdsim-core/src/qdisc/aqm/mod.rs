@@ -17,6 +17,7 @@
 pub mod ared;
 pub mod blue;
 pub mod codel;
+mod periodic;
 pub mod pie;
 pub mod red;
 
@@ -25,6 +26,8 @@ pub use blue::{Blue, BlueParams};
 pub use codel::{Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars};
 pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams};
+
+use periodic::Periodic;
 
 use crate::catalog::ParamInfo;
 
