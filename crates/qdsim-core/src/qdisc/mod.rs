@@ -38,37 +38,35 @@ use crate::packet::{Ecn, Packet};
 use crate::rng::StreamRng;
 use crate::time::Time;
 
-/// Why a packet was dropped. Counted per link, per reason.
+/// Why a qdisc dropped a packet. Counted per link, per reason. (Losses on the wire are the
+/// link's own count, not a qdisc's reason; results list them as `random_loss`.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum DropReason {
     /// The queue (or its share of the buffer) was full when the packet arrived.
     Overflow = 0,
-    /// Lost on the wire by the link's random loss model (not a qdisc decision).
-    RandomLoss = 1,
     /// A probabilistic AQM decision on arrival (RED, ARED, Blue, PIE).
-    Early = 2,
+    Early = 1,
     /// RED's average queue above its maximum threshold: every arrival dropped.
-    Forced = 3,
+    Forced = 2,
     /// CoDel's sojourn time stayed above target for an interval (RFC 8289), at dequeue.
-    TargetExceeded = 4,
+    TargetExceeded = 3,
     /// FQ-CoDel's packet limit: dropped from the fattest flow (Linux `drop_overlimit`).
-    Overlimit = 5,
+    Overlimit = 4,
     /// FQ-CoDel's memory limit: dropped from the fattest flow (Linux `drop_overmemory`).
-    Overmemory = 6,
+    Overmemory = 5,
     /// McKenney's buffer stealing: the head of the longest queue made room for an arrival.
-    LongestQueue = 7,
+    LongestQueue = 6,
     /// Drop-on-dequeue: the head packet waited longer than the delay threshold `T_D`.
-    DelayThreshold = 8,
+    DelayThreshold = 7,
 }
 
 impl DropReason {
     /// Number of reasons (the length of per-reason counter arrays).
-    pub const COUNT: usize = 9;
+    pub const COUNT: usize = 8;
     /// Every reason, in index order.
     pub const ALL: [DropReason; Self::COUNT] = [
         DropReason::Overflow,
-        DropReason::RandomLoss,
         DropReason::Early,
         DropReason::Forced,
         DropReason::TargetExceeded,
@@ -82,7 +80,6 @@ impl DropReason {
     pub fn name(self) -> &'static str {
         match self {
             DropReason::Overflow => "overflow",
-            DropReason::RandomLoss => "random_loss",
             DropReason::Early => "early",
             DropReason::Forced => "forced",
             DropReason::TargetExceeded => "target_exceeded",

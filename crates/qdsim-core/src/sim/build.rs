@@ -185,7 +185,6 @@ impl Sim {
             group_delay: vec![Histogram::new(); group_names.len()],
             group_names,
             out: Outbox::default(),
-            dropped: Vec::new(),
             warmup: Time::from_ns(cfg.warmup_ns),
             end: Time::from_ns(cfg.duration_ns),
             in_window: false,

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use super::{Endpoints, Sim};
 use crate::config::SourceConfig;
 use crate::event::Event;
+use crate::net::WIRE_LOSS;
 use crate::qdisc::{DropReason, MarkReason};
 use crate::results::{FlowResult, GroupResult, LinkResult, RunResults, Transfers};
 use crate::stats::Counters;
@@ -177,12 +178,14 @@ impl Sim {
                 let lc = &cfg.links[i];
                 let c = l.counters.since(&l.at_warmup);
                 let p = l.port.counters.since(&l.port.at_warmup);
-                let mut drops_by_reason = BTreeMap::new();
-                for r in DropReason::ALL {
-                    let n = if r == DropReason::RandomLoss { c.wire_losses } else { p.drops[r as usize] };
-                    if n > 0 {
-                        drops_by_reason.insert(r.name().to_string(), n);
-                    }
+                // The qdisc's drops by reason, and the wire's losses beside them.
+                let mut drops_by_reason: BTreeMap<String, u64> = DropReason::ALL
+                    .iter()
+                    .filter(|r| p.drops[**r as usize] > 0)
+                    .map(|r| (r.name().to_string(), p.drops[*r as usize]))
+                    .collect();
+                if c.wire_losses > 0 {
+                    drops_by_reason.insert(WIRE_LOSS.to_string(), c.wire_losses);
                 }
                 let drops = p.total_drops() + c.wire_losses;
                 let marks_by_reason: BTreeMap<String, u64> = MarkReason::ALL
