@@ -20,6 +20,4 @@ pub use sack::Scoreboard;
 pub use sender::{SenderStats, TcpSender};
 
 #[cfg(test)]
-mod handshake_tests;
-#[cfg(test)]
-mod tests;
+pub(crate) mod testing;
