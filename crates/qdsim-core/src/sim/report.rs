@@ -73,13 +73,30 @@ impl Sim {
     /// Returns the results of the run so far (call after [`Sim::run`]).
     pub fn results(&self) -> RunResults {
         let end = if self.finished { self.end } else { self.q.now() };
-        let window_ns = end.saturating_since(self.warmup).as_ns().max(1);
-        let window_s = ns_to_s(window_ns);
+        let window_s = ns_to_s(end.saturating_since(self.warmup).as_ns().max(1));
         let cfg = &self.cfg;
+        let flows = self.flow_results(window_s);
+        let groups = self.group_results(&flows);
+        let links = self.link_results(end, window_s);
+        RunResults {
+            seed: cfg.seed,
+            duration_s: ns_to_s(cfg.duration_ns),
+            warmup_s: ns_to_s(cfg.warmup_ns),
+            events: self.events(),
+            packets_forwarded: self.packets_forwarded,
+            flows,
+            groups,
+            links,
+            transfers: self.transfer_table(),
+            series: self.series.clone(),
+        }
+    }
 
+    /// Returns the sender counters of each configured flow, summed over the connections its
+    /// applications opened.
+    fn sender_stats(&self) -> Vec<SenderStats> {
         // Connections opened by applications report to their configured flow.
-        let configured = cfg.flows.len();
-        let mut stats = vec![SenderStats::default(); configured];
+        let mut stats = vec![SenderStats::default(); self.cfg.flows.len()];
         for f in &self.flows {
             let t = &mut stats[f.root as usize];
             match &f.ep {
@@ -95,7 +112,15 @@ impl Sim {
                 Endpoints::Generator(_) => {}
             }
         }
-        let flows: Vec<FlowResult> = self.flows[..configured]
+        stats
+    }
+
+    /// Returns the results of the configured flows over a window of `window_s` seconds.
+    fn flow_results(&self, window_s: f64) -> Vec<FlowResult> {
+        let cfg = &self.cfg;
+        let configured = cfg.flows.len();
+        let stats = self.sender_stats();
+        self.flows[..configured]
             .iter()
             .enumerate()
             .map(|(i, f)| {
@@ -130,8 +155,12 @@ impl Sim {
                         .then(|| f.acc.delay_sum_ns as f64 / f.acc.delay_n as f64 / NS_PER_SEC as f64),
                 }
             })
-            .collect();
+            .collect()
+    }
 
+    /// Returns the results of each flow group, from its flows' results and its delay and
+    /// transfer records.
+    fn group_results(&self, flows: &[FlowResult]) -> Vec<GroupResult> {
         let mut groups: BTreeMap<&str, GroupResult> = BTreeMap::new();
         for (gi, name) in self.group_names.iter().enumerate() {
             let h = &self.group_delay[gi];
@@ -151,7 +180,7 @@ impl Sim {
                 },
             );
         }
-        for fr in &flows {
+        for fr in flows {
             let g = groups.get_mut(fr.group.as_str()).expect("group of every flow");
             g.flows += 1;
             g.goodput_bps += fr.goodput_bps;
@@ -170,8 +199,13 @@ impl Sim {
             g.mean_fct_s = (n > 0).then(|| sum / n as f64);
         }
 
-        let links = self
-            .links
+        groups.into_values().collect()
+    }
+
+    /// Returns the results of every link over the window ending at `end` (`window_s` long).
+    fn link_results(&self, end: Time, window_s: f64) -> Vec<LinkResult> {
+        let cfg = &self.cfg;
+        self.links
             .iter()
             .enumerate()
             .map(|(i, l)| {
@@ -219,20 +253,7 @@ impl Sim {
                     p99_delay_s: h.quantile(0.99).map(ns_to_s),
                 }
             })
-            .collect();
-
-        RunResults {
-            seed: cfg.seed,
-            duration_s: ns_to_s(cfg.duration_ns),
-            warmup_s: ns_to_s(cfg.warmup_ns),
-            events: self.events(),
-            packets_forwarded: self.packets_forwarded,
-            flows,
-            groups: groups.into_values().collect(),
-            links,
-            transfers: self.transfer_table(),
-            series: self.series.clone(),
-        }
+            .collect()
     }
 
     fn transfer_table(&self) -> Transfers {
