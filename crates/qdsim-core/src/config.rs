@@ -312,6 +312,23 @@ impl FlowConfig {
 }
 
 impl SourceConfig {
+    /// Returns the kind's name (the `kind` tag), as results report it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SourceConfig::Tcp { .. } => "tcp",
+            SourceConfig::ShortFlows { .. } => "short_flows",
+            SourceConfig::UdpCbr { .. } => "udp_cbr",
+        }
+    }
+
+    /// Returns the TCP configuration of the source's connections, if it opens any.
+    pub fn tcp(&self) -> Option<&TcpConfig> {
+        match self {
+            SourceConfig::Tcp { tcp, .. } | SourceConfig::ShortFlows { tcp, .. } => Some(tcp),
+            SourceConfig::UdpCbr { .. } => None,
+        }
+    }
+
     /// Checks the source's parameters.
     ///
     /// # Errors
@@ -412,5 +429,18 @@ mod tests {
             "flows[0].source.rate_bps"
         );
         assert_eq!(key(|v| v["sampling"] = serde_json::json!({"queues": true})), "sampling.interval_ns");
+    }
+
+    #[test]
+    fn a_source_s_kind_is_its_serde_tag() {
+        for source in [
+            serde_json::json!({"kind": "tcp"}),
+            serde_json::json!({"kind": "short_flows", "arrival_rate_per_s": 1.0, "size_min_bytes": 1, "size_max_bytes": 2}),
+            serde_json::json!({"kind": "udp_cbr", "rate_bps": 1}),
+        ] {
+            let s: SourceConfig = serde_json::from_value(source.clone()).unwrap();
+            assert_eq!(s.kind(), source["kind"]);
+            assert_eq!(s.tcp().is_some(), s.kind() != "udp_cbr");
+        }
     }
 }

@@ -8,24 +8,25 @@
 //! - [`time`]: integer-nanosecond [`Time`](time::Time) and [`Duration`](time::Duration),
 //!   integer bit/s [`Rate`](time::Rate). No floating-point clock.
 //! - [`error`]: [`ConfigError`], the one error (a configuration value refused); [`catalog`](mod@catalog):
-//!   the types in which every algorithm describes its parameters.
+//!   the types in which every algorithm and option describes its parameters.
+//! - [`packet`]: the `Copy` packet.
 //! - [`event`]: the event queue, ordered by `(time, scheduling sequence)`.
 //! - [`rng`]: named random streams derived from the run seed, and the SplitMix64 mixer.
-//! - [`packet`]: the `Copy` packet; [`outbox`]: the [`Outbox`](outbox::Outbox) through which
-//!   endpoints talk to the simulator.
+//! - [`outbox`]: the [`Outbox`](outbox::Outbox) through which endpoints talk to the simulator.
+//! - [`stats`]: counters, time-weighted means, delay histograms.
 //! - [`qdisc`]: the [`Qdisc`](qdisc::Qdisc) trait, drop reasons, and every discipline,
 //!   registered in one list.
-//! - [`net`]: links (transmitter, delay line, wire loss, a [`Port`](net::Port) that keeps a
+//! - [`net`]: links (transmitter, wire loss, delay line, a [`Port`](net::Port) that keeps a
 //!   qdisc's books) and static routing.
 //! - [`tcp`]: segment-level TCP sender (loss recovery in its own module) and receiver,
 //!   congestion controls, and the TCP options' catalog.
 //! - [`traffic`]: sources beside TCP (UDP CBR) and the traffic catalog.
-//! - [`stats`]: counters, time-weighted means, delay histograms.
 //! - [`sim`]: the event loop tying it together; [`config`] is its input and [`results`]
-//!   its output.
+//!   its output; [`scenario`] builds dumbbell configurations for tests and benchmarks.
 //!
-//! Each module imports only modules listed above it (and `config` the parameter types of
-//! `qdisc` and `tcp`), so the structure reads top-down.
+//! Each module imports only modules listed above it (`config` holds the parameter types of
+//! `qdisc` and `tcp`, so it sits with `sim`): the structure reads top-down, without import
+//! circles.
 //!
 //! ## The determinism contract
 //!

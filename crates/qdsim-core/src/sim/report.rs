@@ -126,10 +126,9 @@ impl Sim {
             .map(|(i, f)| {
                 let fc = &cfg.flows[i];
                 let delivered = f.acc.delivered_total - f.acc.delivered_at_warmup;
-                let (kind, cc, size) = match &fc.source {
-                    SourceConfig::Tcp { size_bytes, tcp, .. } => ("tcp", tcp.cc.name(), *size_bytes),
-                    SourceConfig::ShortFlows { tcp, .. } => ("short_flows", tcp.cc.name(), None),
-                    SourceConfig::UdpCbr { .. } => ("udp_cbr", "", None),
+                let size = match &fc.source {
+                    SourceConfig::Tcp { size_bytes, .. } => *size_bytes,
+                    _ => None,
                 };
                 let s = stats[i];
                 FlowResult {
@@ -137,8 +136,8 @@ impl Sim {
                     group: fc.group.clone(),
                     src: fc.src.clone(),
                     dst: fc.dst.clone(),
-                    kind: kind.into(),
-                    cc: cc.into(),
+                    kind: fc.source.kind().into(),
+                    cc: fc.source.tcp().map_or("", |t| t.cc.name()).into(),
                     start_s: f.start.as_secs_f64(),
                     size_bytes: size,
                     delivered_bytes: delivered,
