@@ -27,7 +27,7 @@ pub use codel::{Codel, CodelParams, CodelQdisc, CodelQueue, CodelVars};
 pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams};
 
-use periodic::Periodic;
+pub(crate) use periodic::Periodic;
 
 use crate::catalog::ParamInfo;
 
