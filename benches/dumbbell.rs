@@ -1,8 +1,8 @@
 //! Whole-run benchmark: 100 NewReno flows (half 43 ms, half 203 ms RTT) with 10 Mb/s access
 //! links through a 500 Mb/s bottleneck with a 1000-packet FIFO, 20 s simulated — the
-//! ROADMAP's speed scenario. Prints wall time, events/s and simulated packets/s.
+//! speed target of `docs/performance.md`. Prints wall time, events/s and simulated packets/s.
 //!
-//! Prints the process's peak resident memory too (Linux), the ROADMAP's other target.
+//! Prints the process's peak resident memory too (Linux), the target's other half.
 //!
 //! Run: `cargo run --release -p qdsim-benches --bin dumbbell [-- --repeat N --seconds S
 //! --flows F]` (`--flows`: the number of flows, half per RTT, default 100; e.g. 10 000 for a

@@ -35,10 +35,12 @@ def run(config_json: str) -> tuple[str, dict[str, dict[str, tuple[str, bytes]]]]
     """
 
 def catalog() -> str:
-    """Returns the catalog as JSON: ``{"qdiscs": [...], "cc": [...], "traffic": [...]}``.
+    """Returns the catalog as JSON: ``{"qdiscs": [...], "cc": [...], "traffic": [...], "tcp": [...]}``.
 
     Each qdisc and traffic kind has ``name``, ``summary`` and ``params`` (each with
-    ``name``, ``unit``, ``default``, ``help``); each congestion control ``name`` and ``summary``.
+    ``name``, ``unit``, ``default``, ``help``); each congestion control ``name`` and ``summary``;
+    each TCP option ``name``, ``field`` (its ``TcpConfig`` field), ``unit``, ``default``,
+    ``help`` and ``max`` (the largest value of a numeric option, else null).
     """
 
 def stream_seed(seed: int, name: str, index: int) -> int:

@@ -9,7 +9,9 @@ a parameter ``name`` with unit ``pkts`` becomes ``name_pkts`` (a packet count), 
 ``name_bps`` (a rate), and
 ``pkts|bytes`` becomes ``name_pkts`` or ``name_bytes`` depending on the unit written.
 Parameters with any other unit (``bool``, ``int``, ``float``, ...) pass through unchanged, so
-a new qdisc in the core needs no Python change as long as it follows this naming.
+a new qdisc in the core needs no Python change as long as it follows this naming. The TCP
+options (:func:`tcp_options`) name their core field explicitly; :mod:`qdsim.tcp_options`
+builds the experiment file's ``tcp = {...}`` model and translation from them.
 """
 
 from __future__ import annotations
@@ -23,22 +25,34 @@ from typing import Any
 from . import units
 from .errors import SpecError
 
-__all__ = ["DEFAULT_QDISC", "catalog", "cc_names", "qdisc_config", "qdisc_names"]
+__all__ = ["DEFAULT_QDISC", "catalog", "cc_names", "core_catalog", "qdisc_config", "qdisc_names", "tcp_options"]
 
 #: The queue of every link not under study: a FIFO that never drops.
 DEFAULT_QDISC: dict[str, Any] = {"kind": "fifo"}
 
 
 @functools.cache
-def catalog() -> dict[str, Any]:
-    """Returns the catalog: ``{"qdiscs": [...], "cc": [...], "traffic": [...]}``: the core's,
-    with the workload kinds resolved in Python (:data:`qdsim.workloads.CATALOG`) as traffic."""
+def core_catalog() -> dict[str, Any]:
+    """Returns the core's catalog: ``{"qdiscs": [...], "cc": [...], "traffic": [...], "tcp": [...]}``."""
     from . import _core
+
+    return json.loads(_core.catalog())
+
+
+@functools.cache
+def catalog() -> dict[str, Any]:
+    """Returns the catalog: the core's, with the workload kinds resolved in Python
+    (:data:`qdsim.workloads.CATALOG`) as traffic."""
     from .workloads import CATALOG
 
-    merged = json.loads(_core.catalog())
-    merged["traffic"] = merged["traffic"] + CATALOG
-    return merged
+    return {**core_catalog(), "traffic": core_catalog()["traffic"] + CATALOG}
+
+
+def tcp_options() -> list[dict[str, Any]]:
+    """Returns the TCP options of a flow group's ``tcp = {...}``, from the core: each with
+    ``name``, ``field`` (the core's ``TcpConfig`` field), ``unit``, ``default``, ``help`` and
+    ``max`` (the largest value of a numeric option, in the core's unit)."""
+    return core_catalog()["tcp"]
 
 
 def qdisc_names() -> list[str]:

@@ -25,7 +25,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, StrictBool, Tag, ValidationError
 
-from . import units
+from . import tcp_options, units
 from .errors import SpecError
 
 __all__ = [
@@ -184,29 +184,9 @@ class Star(_Strict):
     hosts: list[Name] = []
 
 
-class TcpOptions(_Strict):
-    """``tcp = {...}`` of a TCP flow group: overrides of the core's TCP defaults."""
-
-    packet_size: Annotated[PositiveBytes, Field(lt=2**32)] | None = None
-    initial_cwnd: Annotated[PositivePkts, Field(lt=2**32)] | None = None
-    initial_ssthresh: Annotated[PositivePkts, Field(lt=2**32)] | None = None
-    rwnd: PositiveBytes | None = None
-    min_rto: PositiveDuration | None = None
-    max_rto: PositiveDuration | None = None
-    initial_rto: PositiveDuration | None = None
-    dupack_threshold: int | None = Field(None, ge=1, lt=2**32)
-    delayed_ack: StrictBool | None = None
-    delayed_ack_count: int | None = Field(None, ge=1, lt=2**32)
-    delayed_ack_timeout: PositiveDuration | None = None
-    ecn: StrictBool | None = None
-    sack: StrictBool | None = None
-    hystart: StrictBool | None = None
-    limited_transmit: StrictBool | None = None
-    linux_rto: StrictBool | None = None
-    idle_restart: StrictBool | None = None
-    timestamps: StrictBool | None = None
-    byte_counting: StrictBool | None = None
-    handshake: StrictBool | None = None
+#: ``tcp = {...}`` of a TCP flow group: overrides of the core's TCP defaults, one optional key
+#: per TCP option of the core's catalog, typed by its unit (:mod:`qdsim.tcp_options`).
+TcpOptions = tcp_options.options_model(_Strict, {"bytes": PositiveBytes, "pkts": PositivePkts, "time": PositiveDuration, "bool": StrictBool})
 
 
 class _FlowGroup(_Strict):

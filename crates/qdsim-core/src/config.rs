@@ -11,8 +11,12 @@
 //! All types deserialize from JSON with `deny_unknown_fields`, so a misspelt key is an error,
 //! not a silently ignored option.
 
+use std::collections::BTreeSet;
+
 use serde::{Deserialize, Serialize};
 
+use crate::error::ConfigError;
+use crate::packet::HEADER_BYTES;
 use crate::qdisc::QdiscConfig;
 use crate::tcp::TcpConfig;
 
@@ -192,31 +196,6 @@ pub struct SamplingConfig {
     pub tcp_events: bool,
 }
 
-/// A configuration value the core refuses, with the key path, the value and what is allowed.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{key}: {value} is not allowed; {allowed}")]
-pub struct ConfigError {
-    /// Dotted key path, e.g. `links[2].rate_bps`.
-    pub key: String,
-    /// The offending value, rendered.
-    pub value: String,
-    /// What is allowed, as a sentence fragment.
-    pub allowed: String,
-}
-
-impl ConfigError {
-    /// Builds an error for `key` with the rendered `value` and the `allowed` description.
-    pub fn new(key: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> Self {
-        ConfigError { key: key.into(), value: value.to_string(), allowed: allowed.into() }
-    }
-
-    /// Prefixes the key path with `prefix` (e.g. `links[3]`).
-    pub fn within(mut self, prefix: &str) -> Self {
-        self.key = if self.key.is_empty() { prefix.to_string() } else { format!("{prefix}.{}", self.key) };
-        self
-    }
-}
-
 impl RunConfig {
     /// Parses a run configuration from JSON and validates it.
     ///
@@ -244,125 +223,224 @@ impl RunConfig {
                 format!("must be < duration_ns ({})", self.duration_ns),
             ));
         }
-        if self.nodes.is_empty() {
-            return Err(ConfigError::new("nodes", "[]", "at least one node"));
-        }
-        let mut seen = std::collections::BTreeSet::new();
-        for (i, n) in self.nodes.iter().enumerate() {
-            if !seen.insert(n.as_str()) {
-                return Err(ConfigError::new(format!("nodes[{i}]"), n, "node names must be unique"));
-            }
-        }
-        let known = |key: String, name: &str| -> Result<(), ConfigError> {
-            if seen.contains(name) {
-                Ok(())
-            } else {
-                Err(ConfigError::new(key, name, "the name of a node in `nodes`"))
-            }
-        };
-        let mut link_names = std::collections::BTreeSet::new();
+        let nodes = self.node_names()?;
+        let mut link_names = BTreeSet::new();
         for (i, l) in self.links.iter().enumerate() {
             let p = format!("links[{i}]");
             if !link_names.insert(l.name.as_str()) {
                 return Err(ConfigError::new(format!("{p}.name"), &l.name, "link names must be unique"));
             }
-            known(format!("{p}.from"), &l.from)?;
-            known(format!("{p}.to"), &l.to)?;
-            if l.from == l.to {
-                return Err(ConfigError::new(format!("{p}.to"), &l.to, "a node other than `from`"));
-            }
-            if l.rate_bps == 0 {
-                return Err(ConfigError::new(format!("{p}.rate_bps"), 0, "a rate > 0 bit/s"));
-            }
-            if !(0.0..1.0).contains(&l.loss) {
-                return Err(ConfigError::new(format!("{p}.loss"), l.loss, "a probability in [0, 1)"));
-            }
-            if l.metric == 0 {
-                return Err(ConfigError::new(format!("{p}.metric"), 0, "a routing metric >= 1"));
-            }
-            l.qdisc.on_link(l.rate_bps).validate().map_err(|e| e.within(&format!("{p}.qdisc")))?;
+            l.validate(&nodes).map_err(|e| e.within(&p))?;
         }
         for (i, f) in self.flows.iter().enumerate() {
-            let p = format!("flows[{i}]");
-            known(format!("{p}.src"), &f.src)?;
-            known(format!("{p}.dst"), &f.dst)?;
-            if f.src == f.dst {
-                return Err(ConfigError::new(format!("{p}.dst"), &f.dst, "a node other than `src`"));
-            }
-            if f.start_ns >= self.duration_ns {
-                return Err(ConfigError::new(
-                    format!("{p}.start_ns"),
-                    f.start_ns,
-                    format!("a start before the end of the run ({} ns)", self.duration_ns),
-                ));
-            }
-            match &f.source {
-                SourceConfig::Tcp { size_bytes, tcp, repeat } => {
-                    if *size_bytes == Some(0) {
-                        return Err(ConfigError::new(
-                            format!("{p}.source.size_bytes"),
-                            0,
-                            "> 0 bytes, or absent for a saturated flow",
-                        ));
-                    }
-                    if let Some(r) = repeat {
-                        if size_bytes.is_none() {
-                            return Err(ConfigError::new(
-                                format!("{p}.source.repeat"),
-                                &r.barrier,
-                                "only with a finite size_bytes",
-                            ));
-                        }
-                        if r.rounds == Some(0) {
-                            return Err(ConfigError::new(
-                                format!("{p}.source.repeat.rounds"),
-                                0,
-                                "at least 1 round, or absent",
-                            ));
-                        }
-                    }
-                    tcp.validate().map_err(|e| e.within(&format!("{p}.source.tcp")))?;
-                }
-                SourceConfig::ShortFlows { arrival_rate_per_s, size_min_bytes, size_max_bytes, tcp, .. } => {
-                    if !(arrival_rate_per_s.is_finite() && *arrival_rate_per_s > 0.0) {
-                        return Err(ConfigError::new(
-                            format!("{p}.source.arrival_rate_per_s"),
-                            arrival_rate_per_s,
-                            "a finite rate > 0 per second",
-                        ));
-                    }
-                    if *size_min_bytes == 0 {
-                        return Err(ConfigError::new(format!("{p}.source.size_min_bytes"), 0, "> 0 bytes"));
-                    }
-                    if size_max_bytes < size_min_bytes {
-                        return Err(ConfigError::new(
-                            format!("{p}.source.size_max_bytes"),
-                            size_max_bytes,
-                            format!(">= size_min_bytes ({size_min_bytes})"),
-                        ));
-                    }
-                    tcp.validate().map_err(|e| e.within(&format!("{p}.source.tcp")))?;
-                }
-                SourceConfig::UdpCbr { rate_bps, packet_bytes, .. } => {
-                    if *rate_bps == 0 {
-                        return Err(ConfigError::new(format!("{p}.source.rate_bps"), 0, "a rate > 0 bit/s"));
-                    }
-                    if *packet_bytes < crate::packet::HEADER_BYTES + 1 {
-                        return Err(ConfigError::new(
-                            format!("{p}.source.packet_bytes"),
-                            packet_bytes,
-                            format!(
-                                "at least {} bytes (headers plus one payload byte)",
-                                crate::packet::HEADER_BYTES + 1
-                            ),
-                        ));
-                    }
-                }
-            }
+            f.validate(&nodes, self.duration_ns).map_err(|e| e.within(&format!("flows[{i}]")))?;
         }
         if self.sampling.interval_ns == 0 && (self.sampling.queues || self.sampling.tcp) {
             return Err(ConfigError::new("sampling.interval_ns", 0, "> 0 when sampling.queues or sampling.tcp is on"));
         }
         Ok(())
+    }
+
+    /// Returns the node names, checked to be unique and at least one.
+    fn node_names(&self) -> Result<BTreeSet<&str>, ConfigError> {
+        if self.nodes.is_empty() {
+            return Err(ConfigError::new("nodes", "[]", "at least one node"));
+        }
+        let mut seen = BTreeSet::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            if !seen.insert(n.as_str()) {
+                return Err(ConfigError::new(format!("nodes[{i}]"), n, "node names must be unique"));
+            }
+        }
+        Ok(seen)
+    }
+}
+
+/// Checks that `name`, the value of `key`, is one of the `nodes`.
+fn known_node(nodes: &BTreeSet<&str>, key: &str, name: &str) -> Result<(), ConfigError> {
+    if nodes.contains(name) {
+        Ok(())
+    } else {
+        Err(ConfigError::new(key, name, "the name of a node in `nodes`"))
+    }
+}
+
+impl LinkConfig {
+    /// Checks the link between two of `nodes`, and its qdisc as installed on it.
+    ///
+    /// # Errors
+    /// The first offending value, with its key (relative to the link).
+    pub fn validate(&self, nodes: &BTreeSet<&str>) -> Result<(), ConfigError> {
+        known_node(nodes, "from", &self.from)?;
+        known_node(nodes, "to", &self.to)?;
+        if self.from == self.to {
+            return Err(ConfigError::new("to", &self.to, "a node other than `from`"));
+        }
+        if self.rate_bps == 0 {
+            return Err(ConfigError::new("rate_bps", 0, "a rate > 0 bit/s"));
+        }
+        if !(0.0..1.0).contains(&self.loss) {
+            return Err(ConfigError::new("loss", self.loss, "a probability in [0, 1)"));
+        }
+        if self.metric == 0 {
+            return Err(ConfigError::new("metric", 0, "a routing metric >= 1"));
+        }
+        self.qdisc.on_link(self.rate_bps).validate().map_err(|e| e.within("qdisc"))
+    }
+}
+
+impl FlowConfig {
+    /// Checks the flow between two of `nodes`, starting in a run of `duration_ns`.
+    ///
+    /// # Errors
+    /// The first offending value, with its key (relative to the flow).
+    pub fn validate(&self, nodes: &BTreeSet<&str>, duration_ns: u64) -> Result<(), ConfigError> {
+        known_node(nodes, "src", &self.src)?;
+        known_node(nodes, "dst", &self.dst)?;
+        if self.src == self.dst {
+            return Err(ConfigError::new("dst", &self.dst, "a node other than `src`"));
+        }
+        if self.start_ns >= duration_ns {
+            return Err(ConfigError::new(
+                "start_ns",
+                self.start_ns,
+                format!("a start before the end of the run ({duration_ns} ns)"),
+            ));
+        }
+        self.source.validate().map_err(|e| e.within("source"))
+    }
+}
+
+impl SourceConfig {
+    /// Returns the kind's name (the `kind` tag), as results report it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SourceConfig::Tcp { .. } => "tcp",
+            SourceConfig::ShortFlows { .. } => "short_flows",
+            SourceConfig::UdpCbr { .. } => "udp_cbr",
+        }
+    }
+
+    /// Returns the TCP configuration of the source's connections, if it opens any.
+    pub fn tcp(&self) -> Option<&TcpConfig> {
+        match self {
+            SourceConfig::Tcp { tcp, .. } | SourceConfig::ShortFlows { tcp, .. } => Some(tcp),
+            SourceConfig::UdpCbr { .. } => None,
+        }
+    }
+
+    /// Checks the source's parameters.
+    ///
+    /// # Errors
+    /// The first offending value, with its key (relative to the source).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        match self {
+            SourceConfig::Tcp { size_bytes, tcp, repeat } => {
+                if *size_bytes == Some(0) {
+                    return Err(ConfigError::new("size_bytes", 0, "> 0 bytes, or absent for a saturated flow"));
+                }
+                if let Some(r) = repeat {
+                    if size_bytes.is_none() {
+                        return Err(ConfigError::new("repeat", &r.barrier, "only with a finite size_bytes"));
+                    }
+                    if r.rounds == Some(0) {
+                        return Err(ConfigError::new("repeat.rounds", 0, "at least 1 round, or absent"));
+                    }
+                }
+                tcp.validate().map_err(|e| e.within("tcp"))
+            }
+            SourceConfig::ShortFlows { arrival_rate_per_s, size_min_bytes, size_max_bytes, tcp, .. } => {
+                if !(arrival_rate_per_s.is_finite() && *arrival_rate_per_s > 0.0) {
+                    return Err(ConfigError::new(
+                        "arrival_rate_per_s",
+                        arrival_rate_per_s,
+                        "a finite rate > 0 per second",
+                    ));
+                }
+                if *size_min_bytes == 0 {
+                    return Err(ConfigError::new("size_min_bytes", 0, "> 0 bytes"));
+                }
+                if size_max_bytes < size_min_bytes {
+                    return Err(ConfigError::new(
+                        "size_max_bytes",
+                        size_max_bytes,
+                        format!(">= size_min_bytes ({size_min_bytes})"),
+                    ));
+                }
+                tcp.validate().map_err(|e| e.within("tcp"))
+            }
+            SourceConfig::UdpCbr { rate_bps, packet_bytes, .. } => {
+                if *rate_bps == 0 {
+                    return Err(ConfigError::new("rate_bps", 0, "a rate > 0 bit/s"));
+                }
+                if *packet_bytes < HEADER_BYTES + 1 {
+                    return Err(ConfigError::new(
+                        "packet_bytes",
+                        packet_bytes,
+                        format!("at least {} bytes (headers plus one payload byte)", HEADER_BYTES + 1),
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two nodes, a link each way, one TCP flow: valid.
+    fn base() -> serde_json::Value {
+        serde_json::json!({
+            "seed": 1, "duration_ns": 1_000_000_000u64, "nodes": ["a", "b"],
+            "links": [
+                {"name": "a->b", "from": "a", "to": "b", "rate_bps": 1_000_000, "delay_ns": 0, "qdisc": {"kind": "fifo"}},
+                {"name": "b->a", "from": "b", "to": "a", "rate_bps": 1_000_000, "delay_ns": 0, "qdisc": {"kind": "fifo"}}
+            ],
+            "flows": [{"group": "g", "src": "a", "dst": "b", "source": {"kind": "tcp"}}]
+        })
+    }
+
+    /// Returns the key of the error `base()` changed by `change` gives.
+    fn key(change: impl FnOnce(&mut serde_json::Value)) -> String {
+        let mut v = base();
+        change(&mut v);
+        RunConfig::from_json(&v.to_string()).unwrap_err().key
+    }
+
+    #[test]
+    fn errors_name_the_full_key_path() {
+        assert!(RunConfig::from_json(&base().to_string()).is_ok());
+        assert_eq!(key(|v| v["nodes"][1] = "a".into()), "nodes[1]");
+        assert_eq!(key(|v| v["links"][1]["name"] = "a->b".into()), "links[1].name");
+        assert_eq!(key(|v| v["links"][0]["to"] = "c".into()), "links[0].to");
+        assert_eq!(key(|v| v["links"][1]["loss"] = 1.0.into()), "links[1].loss");
+        assert_eq!(key(|v| v["links"][0]["qdisc"]["limit_pkts"] = 0.into()), "links[0].qdisc.limit_pkts");
+        assert_eq!(key(|v| v["flows"][0]["dst"] = "a".into()), "flows[0].dst");
+        assert_eq!(key(|v| v["flows"][0]["start_ns"] = 2_000_000_000u64.into()), "flows[0].start_ns");
+        assert_eq!(key(|v| v["flows"][0]["source"]["size_bytes"] = 0.into()), "flows[0].source.size_bytes");
+        assert_eq!(
+            key(|v| v["flows"][0]["source"]["tcp"] = serde_json::json!({"min_rto_ns": 0})),
+            "flows[0].source.tcp.min_rto_ns"
+        );
+        assert_eq!(
+            key(|v| v["flows"][0]["source"] = serde_json::json!({"kind": "udp_cbr", "rate_bps": 0})),
+            "flows[0].source.rate_bps"
+        );
+        assert_eq!(key(|v| v["sampling"] = serde_json::json!({"queues": true})), "sampling.interval_ns");
+    }
+
+    #[test]
+    fn a_source_s_kind_is_its_serde_tag() {
+        for source in [
+            serde_json::json!({"kind": "tcp"}),
+            serde_json::json!({"kind": "short_flows", "arrival_rate_per_s": 1.0, "size_min_bytes": 1, "size_max_bytes": 2}),
+            serde_json::json!({"kind": "udp_cbr", "rate_bps": 1}),
+        ] {
+            let s: SourceConfig = serde_json::from_value(source.clone()).unwrap();
+            assert_eq!(s.kind(), source["kind"]);
+            assert_eq!(s.tcp().is_some(), s.kind() != "udp_cbr");
+        }
     }
 }

@@ -7,18 +7,26 @@
 //!
 //! - [`time`]: integer-nanosecond [`Time`](time::Time) and [`Duration`](time::Duration),
 //!   integer bit/s [`Rate`](time::Rate). No floating-point clock.
-//! - [`event`]: the event queue, ordered by `(time, scheduling sequence)`.
-//! - [`rng`]: named random streams derived from the run seed.
+//! - [`error`]: [`ConfigError`], the one error (a configuration value refused); [`catalog`](mod@catalog):
+//!   the types in which every algorithm and option describes its parameters.
 //! - [`packet`]: the `Copy` packet.
-//! - [`qdisc`]: the [`Qdisc`](qdisc::Qdisc) trait, drop reasons, and every discipline.
-//! - [`net`]: links (transmitter, delay line, a [`Port`](net::Port) that keeps a qdisc's
-//!   books) and static routing.
-//! - [`tcp`]: segment-level TCP sender and receiver, congestion controls.
-//! - [`traffic`]: sources (TCP bulk/finite, UDP CBR) and the [`Outbox`](traffic::Outbox)
-//!   through which endpoints talk to the simulator.
+//! - [`event`]: the event queue, ordered by `(time, scheduling sequence)`.
+//! - [`rng`]: named random streams derived from the run seed, and the SplitMix64 mixer.
+//! - [`outbox`]: the [`Outbox`](outbox::Outbox) through which endpoints talk to the simulator.
 //! - [`stats`]: counters, time-weighted means, delay histograms.
+//! - [`qdisc`]: the [`Qdisc`](qdisc::Qdisc) trait, drop reasons, and every discipline,
+//!   registered in one list.
+//! - [`net`]: links (transmitter, wire loss, delay line, a [`Port`](net::Port) that keeps a
+//!   qdisc's books) and static routing.
+//! - [`tcp`]: segment-level TCP sender (loss recovery in its own module) and receiver,
+//!   congestion controls, and the TCP options' catalog.
+//! - [`traffic`]: sources beside TCP (UDP CBR) and the traffic catalog.
 //! - [`sim`]: the event loop tying it together; [`config`] is its input and [`results`]
-//!   its output.
+//!   its output; [`scenario`] builds dumbbell configurations for tests and benchmarks.
+//!
+//! Each module imports only modules listed above it (`config` holds the parameter types of
+//! `qdisc` and `tcp`, so it sits with `sim`): the structure reads top-down, without import
+//! circles.
 //!
 //! ## The determinism contract
 //!
@@ -36,9 +44,12 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod catalog;
 pub mod config;
+pub mod error;
 pub mod event;
 pub mod net;
+pub mod outbox;
 pub mod packet;
 pub mod qdisc;
 pub mod results;
@@ -50,11 +61,12 @@ pub mod tcp;
 pub mod time;
 pub mod traffic;
 
-pub use config::{ConfigError, RunConfig};
+pub use config::RunConfig;
+pub use error::ConfigError;
 pub use results::RunResults;
 pub use sim::Sim;
 
-use serde::Serialize;
+use catalog::{Catalog, CcInfo};
 
 /// Runs one simulation to the end.
 ///
@@ -64,31 +76,12 @@ pub fn run(cfg: &RunConfig) -> Result<RunResults, ConfigError> {
     sim::run_config(cfg)
 }
 
-/// Everything that can be selected by name in an experiment, with parameters and defaults.
-#[derive(Debug, Clone, Serialize)]
-pub struct Catalog {
-    /// Queue disciplines.
-    pub qdiscs: Vec<qdisc::AlgorithmInfo>,
-    /// Congestion controls.
-    pub cc: Vec<CcInfo>,
-    /// Traffic kinds.
-    pub traffic: Vec<qdisc::AlgorithmInfo>,
-}
-
-/// A congestion control's name and description.
-#[derive(Debug, Clone, Serialize)]
-pub struct CcInfo {
-    /// Name used as `cc` in experiment files.
-    pub name: &'static str,
-    /// Description with its source.
-    pub summary: &'static str,
-}
-
-/// Returns the catalog of algorithms for `qdsim list`.
+/// Returns the catalog of algorithms and options, for `qdsim list` and the Python package.
 pub fn catalog() -> Catalog {
     Catalog {
         qdiscs: qdisc::catalog(),
         cc: tcp::CcKind::ALL.iter().map(|(_, name, summary)| CcInfo { name, summary }).collect(),
         traffic: traffic::catalog(),
+        tcp: tcp::OPTIONS.to_vec(),
     }
 }

@@ -60,3 +60,22 @@ proptest! {
         prop_assert_eq!(sent, received + drops + data_in_network);
     }
 }
+
+#[test]
+fn wire_losses_are_the_link_s_own_drops_listed_beside_the_qdisc_s() {
+    // A lossy bottleneck with a small FIFO: the qdisc overflows and the wire loses packets.
+    let mut d = dumbbell(10_000_000, 5, 3, 4, 10);
+    d.loss = 0.01;
+    let r = qdsim_core::run(&d.config(3, 10 * S, 0)).unwrap();
+    let bottleneck = r.links.iter().find(|l| l.name == "bottleneck").unwrap();
+    let by_reason = &bottleneck.drops_by_reason;
+    assert!(by_reason["random_loss"] > 0 && by_reason["overflow"] > 0, "{by_reason:?}");
+    assert_eq!(bottleneck.drops, by_reason.values().sum::<u64>());
+    // About 1 % of the packets sent are lost on the wire (binomial: well within 3 sigma).
+    let expected = bottleneck.tx_pkts as f64 * 0.01;
+    assert!((by_reason["random_loss"] as f64 - expected).abs() < 3.0 * expected.sqrt() + 1.0, "{by_reason:?}");
+    // Every data packet lost, on the wire or in a queue, is charged to its flow (ACKs cross
+    // only lossless, unlimited links here).
+    let flow_drops: u64 = r.flows.iter().map(|f| f.drops).sum();
+    assert_eq!(flow_drops, r.links.iter().map(|l| l.drops).sum::<u64>());
+}

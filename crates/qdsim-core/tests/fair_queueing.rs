@@ -45,7 +45,7 @@ fn light_share(qdisc: QdiscConfig, heavy: usize) -> f64 {
 fn every_multi_queue_qdisc_conserves_packets_in_the_simulator() {
     for b in buffers() {
         for classifier in ["per_flow", "per_user", "hashed"] {
-            let p = FqParams { classifier: classifier.into(), buckets: Some(3), weights: vec![1, 2], ..b.clone() };
+            let p = FqParams { classifier: classifier.into(), buckets: 3, weights: vec![1, 2], ..b.clone() };
             for q in kinds(p) {
                 q.validate().unwrap();
                 let mut d = dumbbell(5_000_000, 5, 3, 4, 20);

@@ -126,8 +126,8 @@ fn run<'py>(py: Python<'py>, config_json: &str) -> PyResult<(String, Bound<'py, 
     }
 }
 
-/// Returns the catalog of queue disciplines, congestion controls and traffic kinds with
-/// their parameters and defaults, as JSON.
+/// Returns the catalog of queue disciplines, congestion controls, traffic kinds and TCP
+/// options with their parameters and defaults, as JSON.
 #[pyfunction]
 fn catalog() -> PyResult<String> {
     serde_json::to_string(&qdsim_core::catalog()).map_err(|e| SimulationError::new_err(e.to_string()))

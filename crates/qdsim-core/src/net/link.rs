@@ -1,15 +1,23 @@
-//! A unidirectional link: a port (qdisc + books), a transmitter, and a delay line.
+//! A unidirectional link: a port (qdisc + books), a transmitter, a lossy wire and a delay line.
+//!
+//! The link owns its state and its counters: it starts transmissions from its port, tosses
+//! the wire's loss coin when one ends (counting the loss as its own, not a qdisc's drop), and
+//! hands the head of its delay line over when it arrives. The simulator only schedules the
+//! events these steps ask for.
 
 use std::collections::VecDeque;
 
 use rand::Rng;
 
-use crate::packet::{NodeId, Packet};
+use crate::packet::{NodeId, Packet, PacketKind};
 use crate::rng::StreamRng;
 use crate::stats::Counters;
 use crate::time::{Duration, Rate, Time};
 
-use super::port::Port;
+use super::port::{Drops, Port};
+
+/// The name results give the link's wire losses among the drop reasons of its qdisc.
+pub const WIRE_LOSS: &str = "random_loss";
 
 /// Monotone counters of the transmitter and the wire.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -54,13 +62,24 @@ pub struct Link {
     /// The qdisc and its books.
     pub port: Port,
     /// The packet being serialised, if any.
-    pub transmitting: Option<Packet>,
+    transmitting: Option<Packet>,
     /// Packets propagating, with their arrival times (non-decreasing).
-    pub delay_line: VecDeque<(Time, Packet)>,
+    delay_line: VecDeque<(Time, Packet)>,
     /// Counters since the start of the run.
     pub counters: LinkCounters,
     /// Counters at the start of the measurement window.
     pub at_warmup: LinkCounters,
+}
+
+/// What happened to a packet whose transmission finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxOutcome {
+    /// Lost on the wire.
+    Lost,
+    /// Entered an empty delay line: its arrival at this time must be scheduled.
+    NewHead(Time),
+    /// Entered behind other propagating packets.
+    Queued,
 }
 
 impl Link {
@@ -89,6 +108,26 @@ impl Link {
         }
     }
 
+    /// Returns whether the transmitter is free.
+    pub fn is_idle(&self) -> bool {
+        self.transmitting.is_none()
+    }
+
+    /// Starts sending the port's next packet at `now`, if the transmitter is free; returns
+    /// when the transmission ends (`None`: busy, or nothing to send) and the packets the
+    /// qdisc dropped on the way.
+    pub fn start_tx(&mut self, now: Time) -> (Option<Time>, Drops<'_>) {
+        if self.transmitting.is_some() {
+            return (None, &[]);
+        }
+        let (pkt, drops) = self.port.dequeue(now);
+        let done = pkt.map(|p| {
+            self.transmitting = Some(p);
+            now + self.rate.tx_time(p.size_bytes)
+        });
+        (done, drops)
+    }
+
     /// Finishes the current transmission at `now`. Returns the packet and whether it was lost
     /// on the wire, or `None` if nothing was being sent. A packet that survives enters the
     /// delay line; the return says whether it became the line's head (so its arrival must be
@@ -109,19 +148,54 @@ impl Link {
         Some((pkt, if head { TxOutcome::NewHead(now + self.delay) } else { TxOutcome::Queued }))
     }
 
+    /// Hands over the head of the delay line, arriving at `now`; returns it with the arrival
+    /// time of the next head, whose event must be scheduled.
+    ///
+    /// # Panics
+    /// An empty delay line (an arrival event without a packet: a simulator bug).
+    pub fn deliver_head(&mut self, now: Time) -> (Packet, Option<Time>) {
+        let (t, pkt) = self.delay_line.pop_front().expect("arrival event with an empty delay line");
+        debug_assert_eq!(t, now);
+        self.counters.delivered += 1;
+        (pkt, self.delay_line.front().map(|&(next, _)| next))
+    }
+
+    /// Starts the measurement window at `now`: snapshots the counters, the port's included.
+    pub fn start_window(&mut self, now: Time) {
+        self.at_warmup = self.counters.clone();
+        self.port.start_window(now);
+    }
+
     /// Packets held by the link itself (on the transmitter or propagating).
     pub fn in_flight(&self) -> u64 {
         self.transmitting.is_some() as u64 + self.delay_line.len() as u64
     }
-}
 
-/// What happened to a packet whose transmission finished.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TxOutcome {
-    /// Lost on the wire.
-    Lost,
-    /// Entered an empty delay line: its arrival at this time must be scheduled.
-    NewHead(Time),
-    /// Entered behind other propagating packets.
-    Queued,
+    /// Returns the data (non-ACK) packets inside the link: queued, on the transmitter or
+    /// propagating.
+    pub fn data_pkts_inside(&self) -> u64 {
+        let on_link = self.transmitting.iter().chain(self.delay_line.iter().map(|(_, p)| p));
+        self.port.data_pkts_queued() + on_link.filter(|p| p.kind != PacketKind::Ack).count() as u64
+    }
+
+    /// Checks the port's identities and the link's: dequeued = transmitted + on the
+    /// transmitter, transmitted = lost + delivered + propagating; returns the first violation.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        self.port.check_conservation()?;
+        let c = &self.counters;
+        let departures = self.port.counters.departures;
+        if departures != c.tx_pkts + self.transmitting.is_some() as u64 {
+            return Err(format!("dequeued {departures} != transmitted {} + on the wire", c.tx_pkts));
+        }
+        if c.tx_pkts != c.wire_losses + c.delivered + self.delay_line.len() as u64 {
+            return Err(format!(
+                "transmitted {} != lost {} + delivered {} + propagating {}",
+                c.tx_pkts,
+                c.wire_losses,
+                c.delivered,
+                self.delay_line.len()
+            ));
+        }
+        Ok(())
+    }
 }

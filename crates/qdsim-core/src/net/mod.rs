@@ -5,10 +5,10 @@
 //! packets arrive in the order they were sent, so only the head of each line needs an event
 //! in the global queue — the heap stays O(links), not O(packets in flight).
 
-pub(crate) mod link;
+mod link;
 mod port;
 mod routing;
 
-pub use link::{Link, LinkCounters};
-pub use port::{Port, PortCounters};
+pub use link::{Link, LinkCounters, TxOutcome, WIRE_LOSS};
+pub use port::{Drops, Port, PortCounters};
 pub use routing::{Routes, NO_ROUTE};

@@ -5,7 +5,9 @@
 //! departures and drops by reason (separating drops of the arriving packet from drops of
 //! queued packets, as ns-3's `QueueDisc` separates "before enqueue" and "after dequeue"),
 //! integrates the queue length over time, and measures each packet's sojourn time — so no
-//! algorithm can forget to. Identities (checked by [`Port::check_conservation`]):
+//! algorithm can forget to. Each call hands back the packets the qdisc dropped during it
+//! ([`Drops`]), for the simulator's per-flow books. Identities (checked by
+//! [`Port::check_conservation`]):
 //!
 //! - arrivals = departures + drops + queued, in packets and in bytes;
 //! - drops = drops of arrivals + drops of queued packets.
@@ -76,6 +78,10 @@ impl Counters for PortCounters {
     }
 }
 
+/// The packets a qdisc dropped during one call: each with its reason and whether it was the
+/// arriving packet (`true`) or one already queued (`false`). Valid until the port's next call.
+pub type Drops<'a> = &'a [(Packet, DropReason, bool)];
+
 /// A qdisc with its books.
 #[derive(Debug)]
 pub struct Port {
@@ -137,25 +143,28 @@ impl Port {
         self.in_window = true;
     }
 
-    fn account_drops(&mut self, dropped: &mut Vec<(Packet, DropReason)>) {
-        // Nearly every enqueue and dequeue drops and marks nothing: skip the two drains.
-        if self.ctx.marks.is_empty() && self.ctx.drops.is_empty() {
-            return;
-        }
-        for reason in self.ctx.marks.drain(..) {
+    /// Forgets the drops and marks of the previous call (handed out by then).
+    fn begin_call(&mut self) {
+        self.ctx.drops.clear();
+        self.ctx.marks.clear();
+    }
+
+    /// Counts the drops and marks of this call; returns the drops.
+    fn account_drops(&mut self) -> Drops<'_> {
+        for &reason in &self.ctx.marks {
             self.counters.marks[reason as usize] += 1;
         }
-        for (p, reason, arrival) in self.ctx.drops.drain(..) {
-            self.counters.drops[reason as usize] += 1;
-            self.counters.drop_bytes[reason as usize] += p.size_bytes as u64;
-            if arrival {
+        for (p, reason, arrival) in &self.ctx.drops {
+            self.counters.drops[*reason as usize] += 1;
+            self.counters.drop_bytes[*reason as usize] += p.size_bytes as u64;
+            if *arrival {
                 self.counters.drops_of_arrivals += 1;
             } else {
                 self.counters.drops_of_queued += 1;
             }
             self.acks_queued -= (p.kind == PacketKind::Ack) as u64;
-            dropped.push((p, reason));
         }
+        &self.ctx.drops
     }
 
     fn track_len(&mut self, now: Time) {
@@ -163,44 +172,47 @@ impl Port {
         self.queue_bytes.set(now, self.qdisc.len_bytes());
     }
 
-    /// Offers `pkt` at `now`; appends every packet the qdisc dropped to `dropped`.
-    pub fn enqueue(&mut self, mut pkt: Packet, now: Time, dropped: &mut Vec<(Packet, DropReason)>) {
+    /// Offers `pkt` at `now`; returns the packets the qdisc dropped.
+    pub fn enqueue(&mut self, mut pkt: Packet, now: Time) -> Drops<'_> {
+        self.begin_call();
         pkt.enq_time = now;
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += pkt.size_bytes as u64;
         self.acks_queued += (pkt.kind == PacketKind::Ack) as u64;
         self.qdisc.enqueue(pkt, now, &mut self.ctx);
-        self.account_drops(dropped);
         self.track_len(now);
+        self.account_drops()
     }
 
     /// Takes the next packet to transmit, adding its sojourn time to its path queueing
-    /// delay; appends packets dropped on the way to `dropped`.
-    pub fn dequeue(&mut self, now: Time, dropped: &mut Vec<(Packet, DropReason)>) -> Option<Packet> {
+    /// delay; returns it with the packets dropped on the way.
+    pub fn dequeue(&mut self, now: Time) -> (Option<Packet>, Drops<'_>) {
+        self.begin_call();
         let out = self.qdisc.dequeue(now, &mut self.ctx);
-        self.account_drops(dropped);
-        let mut pkt = out?;
-        self.acks_queued -= (pkt.kind == PacketKind::Ack) as u64;
-        self.counters.departures += 1;
-        self.counters.departure_bytes += pkt.size_bytes as u64;
-        let sojourn = (now - pkt.enq_time).as_ns();
-        pkt.queue_delay_ns += sojourn;
-        if self.in_window {
-            self.sojourn.record(sojourn);
-        }
-        self.track_len(now);
-        Some(pkt)
+        let pkt = out.map(|mut pkt| {
+            self.acks_queued -= (pkt.kind == PacketKind::Ack) as u64;
+            self.counters.departures += 1;
+            self.counters.departure_bytes += pkt.size_bytes as u64;
+            let sojourn = (now - pkt.enq_time).as_ns();
+            pkt.queue_delay_ns += sojourn;
+            if self.in_window {
+                self.sojourn.record(sojourn);
+            }
+            self.track_len(now);
+            pkt
+        });
+        (pkt, self.account_drops())
     }
 
-    /// Runs the qdisc's timer; appends drops to `dropped`.
-    pub fn on_timer(&mut self, now: Time, dropped: &mut Vec<(Packet, DropReason)>) {
-        if self.timer_at != Some(now) {
-            return; // superseded
+    /// Runs the qdisc's timer (unless a newer request superseded it); returns the drops.
+    pub fn on_timer(&mut self, now: Time) -> Drops<'_> {
+        self.begin_call();
+        if self.timer_at == Some(now) {
+            self.timer_at = None;
+            self.qdisc.on_timer(now, &mut self.ctx);
+            self.track_len(now);
         }
-        self.timer_at = None;
-        self.qdisc.on_timer(now, &mut self.ctx);
-        self.account_drops(dropped);
-        self.track_len(now);
+        self.account_drops()
     }
 
     /// Returns a timer the simulator must schedule, if the qdisc asked for one earlier than

@@ -1,6 +1,6 @@
 //! Classifiers: which queue of a multi-queue qdisc a packet joins.
 //!
-//! Principles (DESIGN.md's classifier × scheduler × buffer policy):
+//! Principles (the classifier of a multi-queue qdisc's classifier × scheduler × buffer policy):
 //! - `per_flow`: queue = the packet's flow id (fair queueing per connection).
 //! - `per_user`: queue = the packet's user id, `Packet::class` (Menth et al. §2.5: one queue
 //!   per user, each user holding several flows).
@@ -15,7 +15,7 @@
 use rand::RngCore;
 
 use crate::packet::Packet;
-use crate::rng::StreamRng;
+use crate::rng::{splitmix64, StreamRng};
 
 /// Upper bound on the number of queues a classifier can address.
 pub const MAX_QUEUES: usize = 1 << 16;
@@ -44,18 +44,10 @@ impl Classifier {
             Classifier::PerUser => pkt.class as usize % MAX_QUEUES,
             Classifier::Hashed { buckets, salt } => {
                 let s = *salt.get_or_insert_with(|| rng.next_u64());
-                (mix(pkt.flow as u64 ^ s) % (*buckets).max(1) as u64) as usize % MAX_QUEUES
+                (splitmix64(pkt.flow as u64 ^ s) % (*buckets).max(1) as u64) as usize % MAX_QUEUES
             }
         }
     }
-}
-
-/// SplitMix64's finaliser: a cheap, well-spread 64-bit hash.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 #[cfg(test)]

@@ -7,8 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AlgorithmInfo, DropReason, PacketFifo, ParamInfo, Qdisc, QdiscCtx};
-use crate::config::ConfigError;
+use super::{DropReason, PacketFifo, Qdisc, QdiscCtx, QdiscParams};
+use crate::catalog::{AlgorithmInfo, ParamInfo};
+use crate::error::ConfigError;
 use crate::packet::Packet;
 use crate::time::Time;
 
@@ -24,12 +25,9 @@ pub struct FifoParams {
     pub limit_bytes: Option<u64>,
 }
 
-impl FifoParams {
+impl QdiscParams for FifoParams {
     /// Checks that limits, when given, are at least one packet / one byte.
-    ///
-    /// # Errors
-    /// A zero limit.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self) -> Result<(), ConfigError> {
         if self.limit_pkts == Some(0) {
             return Err(ConfigError::new("limit_pkts", 0, "at least 1 packet, or absent for no limit"));
         }

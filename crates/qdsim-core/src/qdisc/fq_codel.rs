@@ -22,12 +22,14 @@ use std::collections::VecDeque;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::aqm::{Codel, CodelQueue, CodelVars};
+use super::aqm::{codel, Codel, CodelParams, CodelQueue, CodelVars};
 use super::sched::Queues;
-use super::{AlgorithmInfo, DropReason, ParamInfo, Qdisc, QdiscCtx};
-use crate::config::ConfigError;
+use super::{DropReason, Qdisc, QdiscCtx, QdiscParams};
+use crate::catalog::{AlgorithmInfo, ParamInfo};
+use crate::error::ConfigError;
 use crate::packet::Packet;
-use crate::time::{Duration, Time};
+use crate::rng::mix64;
+use crate::time::Time;
 
 /// FQ-CoDel parameters. Defaults: Linux `fq_codel_init` and `codel_params_init` (RFC 8290 §5).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -47,7 +49,7 @@ pub struct FqCodelParams {
     pub mtu_bytes: u64,
     /// Capacity in packets. Default 10240 (Linux, RFC 8290 §5.1).
     pub limit_pkts: u64,
-    /// Capacity in bytes. Default 32 MB (Linux `memory_limit`).
+    /// Capacity in bytes. Default 32 MiB (Linux `memory_limit`, `32 << 20`).
     pub memory_limit_bytes: u64,
     /// Most packets dropped from the fattest queue per overflow. Default 64 (Linux).
     pub drop_batch_size: u64,
@@ -70,29 +72,28 @@ impl Default for FqCodelParams {
 }
 
 impl FqCodelParams {
-    /// Checks every parameter's range.
-    ///
-    /// # Errors
-    /// The first parameter out of range, by its experiment-file key.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    /// Returns the CoDel parameters of every flow queue, with the qdisc's packet limit: the
+    /// keys FQ-CoDel shares with CoDel mean the same and are checked by CoDel's rules.
+    pub fn codel(&self) -> CodelParams {
+        CodelParams {
+            target_ns: self.target_ns,
+            interval_ns: self.interval_ns,
+            ecn: self.ecn,
+            mtu_bytes: self.mtu_bytes,
+            limit_pkts: self.limit_pkts,
+        }
+    }
+}
+
+impl QdiscParams for FqCodelParams {
+    fn validate(&self) -> Result<(), ConfigError> {
         if self.flows == 0 || self.flows > 65536 {
             return Err(ConfigError::new("flows", self.flows, "1 to 65536 (Linux)"));
         }
         if self.quantum_bytes == 0 {
             return Err(ConfigError::new("quantum", 0, "at least 1 byte"));
         }
-        if self.target_ns == 0 {
-            return Err(ConfigError::new("target", 0, "a duration > 0"));
-        }
-        if self.interval_ns <= self.target_ns {
-            return Err(ConfigError::new("interval", format!("{} ns", self.interval_ns), "a duration > target"));
-        }
-        if self.mtu_bytes == 0 {
-            return Err(ConfigError::new("mtu", 0, "at least 1 byte"));
-        }
-        if self.limit_pkts == 0 {
-            return Err(ConfigError::new("limit", 0, "at least 1 packet"));
-        }
+        self.codel().validate()?;
         if self.memory_limit_bytes == 0 {
             return Err(ConfigError::new("memory_limit", 0, "at least 1 byte"));
         }
@@ -104,26 +105,22 @@ impl FqCodelParams {
 }
 
 pub(super) fn info() -> AlgorithmInfo {
+    let [target, interval, mtu] = codel::LAW_PARAMS;
     AlgorithmInfo {
         name: "fq_codel",
         summary: "FQ-CoDel: hashed flow queues, DRR with new-flow priority, CoDel per queue (RFC 8290)",
         params: vec![
             ParamInfo { name: "flows", unit: "int", default: "1024", help: "number of flow queues (hash buckets)" },
             ParamInfo { name: "quantum", unit: "bytes", default: "1514B", help: "DRR quantum" },
-            ParamInfo { name: "target", unit: "time", default: "5ms", help: "CoDel target per queue" },
-            ParamInfo { name: "interval", unit: "time", default: "100ms", help: "CoDel interval; > target" },
+            ParamInfo { help: "CoDel target of each flow queue", ..target },
+            interval,
             ParamInfo {
                 name: "ecn",
                 unit: "bool",
                 default: "true",
                 help: "mark ECN-capable packets instead of CoDel drops",
             },
-            ParamInfo {
-                name: "mtu",
-                unit: "bytes",
-                default: "1500B",
-                help: "CoDel never drops with no more than this queued",
-            },
+            mtu,
             ParamInfo {
                 name: "limit",
                 unit: "pkts",
@@ -133,7 +130,7 @@ pub(super) fn info() -> AlgorithmInfo {
             ParamInfo {
                 name: "memory_limit",
                 unit: "bytes",
-                default: "32MB",
+                default: "32MiB",
                 help: "capacity in bytes; beyond, drop from the fattest queue",
             },
             ParamInfo {
@@ -201,12 +198,7 @@ pub struct FqCodel {
 impl FqCodel {
     /// Returns an empty FQ-CoDel qdisc.
     pub fn new(params: FqCodelParams) -> Self {
-        let codel = Codel {
-            target: Duration::from_ns(params.target_ns),
-            interval: Duration::from_ns(params.interval_ns),
-            ecn: params.ecn,
-            mtu_bytes: params.mtu_bytes,
-        };
+        let codel = params.codel().controller();
         let flows =
             (0..params.flows).map(|_| Flow { deficit: 0, list: List::None, cvars: CodelVars::default() }).collect();
         let mut queues = Queues::default();
@@ -218,10 +210,7 @@ impl FqCodel {
     /// `[0, flows)` (Linux `reciprocal_scale` of a perturbed hash).
     fn classify(&mut self, flow: u32, ctx: &mut QdiscCtx) -> usize {
         let salt = *self.salt.get_or_insert_with(|| ctx.rng.random());
-        let mut z = (flow as u64) ^ salt;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
+        let z = mix64(flow as u64 ^ salt);
         (((z >> 32) * self.flows.len() as u64) >> 32) as usize
     }
 

@@ -14,7 +14,6 @@
 //! [`QdiscConfig::validate`], before a qdisc is built.
 
 mod aqm;
-pub mod buffer;
 pub mod classify;
 mod fifo;
 mod fq_codel;
@@ -33,42 +32,41 @@ pub use queue::PacketFifo;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ConfigError;
+use crate::catalog::AlgorithmInfo;
+use crate::error::ConfigError;
 use crate::packet::{Ecn, Packet};
 use crate::rng::StreamRng;
 use crate::time::Time;
 
-/// Why a packet was dropped. Counted per link, per reason.
+/// Why a qdisc dropped a packet. Counted per link, per reason. (Losses on the wire are the
+/// link's own count, not a qdisc's reason; results list them as `random_loss`.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum DropReason {
     /// The queue (or its share of the buffer) was full when the packet arrived.
     Overflow = 0,
-    /// Lost on the wire by the link's random loss model (not a qdisc decision).
-    RandomLoss = 1,
     /// A probabilistic AQM decision on arrival (RED, ARED, Blue, PIE).
-    Early = 2,
+    Early = 1,
     /// RED's average queue above its maximum threshold: every arrival dropped.
-    Forced = 3,
+    Forced = 2,
     /// CoDel's sojourn time stayed above target for an interval (RFC 8289), at dequeue.
-    TargetExceeded = 4,
+    TargetExceeded = 3,
     /// FQ-CoDel's packet limit: dropped from the fattest flow (Linux `drop_overlimit`).
-    Overlimit = 5,
+    Overlimit = 4,
     /// FQ-CoDel's memory limit: dropped from the fattest flow (Linux `drop_overmemory`).
-    Overmemory = 6,
+    Overmemory = 5,
     /// McKenney's buffer stealing: the head of the longest queue made room for an arrival.
-    LongestQueue = 7,
+    LongestQueue = 6,
     /// Drop-on-dequeue: the head packet waited longer than the delay threshold `T_D`.
-    DelayThreshold = 8,
+    DelayThreshold = 7,
 }
 
 impl DropReason {
     /// Number of reasons (the length of per-reason counter arrays).
-    pub const COUNT: usize = 9;
+    pub const COUNT: usize = 8;
     /// Every reason, in index order.
     pub const ALL: [DropReason; Self::COUNT] = [
         DropReason::Overflow,
-        DropReason::RandomLoss,
         DropReason::Early,
         DropReason::Forced,
         DropReason::TargetExceeded,
@@ -82,7 +80,6 @@ impl DropReason {
     pub fn name(self) -> &'static str {
         match self {
             DropReason::Overflow => "overflow",
-            DropReason::RandomLoss => "random_loss",
             DropReason::Early => "early",
             DropReason::Forced => "forced",
             DropReason::TargetExceeded => "target_exceeded",
@@ -173,7 +170,7 @@ impl QdiscCtx {
 /// A queue discipline.
 ///
 /// Every method receives the current time; a qdisc never reads a clock of its own, so the
-/// same code can later drive a real interface (see ROADMAP "Emulation").
+/// same code could drive a real interface.
 pub trait Qdisc {
     /// Offers `pkt` (its `enq_time` already stamped). The qdisc queues it, or reports it
     /// (and/or queued packets) as dropped through `ctx`.
@@ -189,209 +186,238 @@ pub trait Qdisc {
     fn on_timer(&mut self, _now: Time, _ctx: &mut QdiscCtx) {}
 }
 
-/// Configuration of a link's queue discipline, tagged by `kind` (the algorithm's name).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum QdiscConfig {
-    /// First-in first-out with tail drop.
-    Fifo(FifoParams),
-    /// Deficit Round Robin over a classifier and a buffer policy.
-    Drr(FqParams),
-    /// DRR with Limited Deficit Savings.
-    #[serde(rename = "drr_lds")]
-    DrrLds(FqParams),
-    /// Weighted Fair Queueing (SCFQ virtual time).
-    Wfq(FqParams),
-    /// WF2Q+.
-    #[serde(rename = "wf2q_plus")]
-    Wf2qPlus(FqParams),
-    /// CoDel (RFC 8289).
-    Codel(CodelParams),
-    /// FQ-CoDel (RFC 8290).
-    FqCodel(FqCodelParams),
-    /// Blue (Feng et al.).
-    Blue(BlueParams),
-    /// PIE (RFC 8033).
-    Pie(PieParams),
-    /// RED (Floyd & Jacobson 1993).
-    Red(RedParams),
-    /// Adaptive RED (Floyd, Gummadi, Shenker 2001).
-    Ared(AredParams),
-}
-
-impl QdiscConfig {
+/// What the registry needs of every qdisc's parameters (besides serde and `Default`).
+pub trait QdiscParams {
     /// Checks every parameter's range.
     ///
     /// # Errors
-    /// The first parameter out of range, by its key.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        match self {
-            QdiscConfig::Fifo(p) => p.validate(),
-            QdiscConfig::Drr(p) | QdiscConfig::DrrLds(p) | QdiscConfig::Wfq(p) | QdiscConfig::Wf2qPlus(p) => {
-                p.validate()
-            }
-            QdiscConfig::Codel(p) => p.validate(),
-            QdiscConfig::FqCodel(p) => p.validate(),
-            QdiscConfig::Blue(p) => p.validate(),
-            QdiscConfig::Pie(p) => p.validate(),
-            QdiscConfig::Red(p) => p.validate(),
-            QdiscConfig::Ared(p) => p.validate(),
-        }
-    }
-
-    /// Returns this configuration as installed on a link of `rate_bps`: algorithms that need
-    /// the link's rate (RED's idle-time correction, ARED's automatic parameters) get it unless
-    /// the experiment set `link_rate` explicitly. Without it RED's average would not decay
-    /// while the queue is idle, and a flow that lost its window could be starved.
-    pub fn on_link(&self, rate_bps: u64) -> QdiscConfig {
-        let mut q = self.clone();
-        match &mut q {
-            QdiscConfig::Red(p) => {
-                p.link_rate_bps.get_or_insert(rate_bps);
-            }
-            QdiscConfig::Ared(p) => {
-                p.link_rate_bps.get_or_insert(rate_bps);
-            }
-            _ => {}
-        }
-        q
-    }
-
-    /// Returns the algorithm's name (the `kind` tag).
-    pub fn kind(&self) -> &'static str {
-        match self {
-            QdiscConfig::Fifo(_) => "fifo",
-            QdiscConfig::Drr(_) => "drr",
-            QdiscConfig::DrrLds(_) => "drr_lds",
-            QdiscConfig::Wfq(_) => "wfq",
-            QdiscConfig::Wf2qPlus(_) => "wf2q_plus",
-            QdiscConfig::Codel(_) => "codel",
-            QdiscConfig::FqCodel(_) => "fq_codel",
-            QdiscConfig::Blue(_) => "blue",
-            QdiscConfig::Pie(_) => "pie",
-            QdiscConfig::Red(_) => "red",
-            QdiscConfig::Ared(_) => "ared",
-        }
-    }
-
-    /// Builds the qdisc.
-    pub fn build(&self) -> AnyQdisc {
-        match self {
-            QdiscConfig::Fifo(p) => AnyQdisc::Fifo(Fifo::new(p.clone())),
-            QdiscConfig::Drr(p) => AnyQdisc::Drr(Multi::drr(p)),
-            QdiscConfig::DrrLds(p) => AnyQdisc::DrrLds(Multi::drr_lds(p)),
-            QdiscConfig::Wfq(p) => AnyQdisc::Wfq(Multi::wfq(p)),
-            QdiscConfig::Wf2qPlus(p) => AnyQdisc::Wfq(Multi::wf2q_plus(p)),
-            QdiscConfig::Codel(p) => AnyQdisc::Codel(CodelQdisc::new(p.clone())),
-            QdiscConfig::FqCodel(p) => AnyQdisc::FqCodel(FqCodel::new(p.clone())),
-            QdiscConfig::Blue(p) => AnyQdisc::Blue(Blue::new(p.clone())),
-            QdiscConfig::Pie(p) => AnyQdisc::Pie(Pie::new(p.clone())),
-            QdiscConfig::Red(p) => AnyQdisc::Red(Red::new(p.clone())),
-            QdiscConfig::Ared(p) => AnyQdisc::Ared(Ared::new(p.clone())),
-        }
-    }
+    /// The first parameter out of range, by its experiment-file key.
+    fn validate(&self) -> Result<(), ConfigError>;
+    /// Fills in what the parameters take from the link the qdisc is installed on, a link of
+    /// `rate_bps`, unless the experiment set it. Default: nothing.
+    fn on_link(&mut self, _rate_bps: u64) {}
 }
 
-/// Static dispatch over every qdisc (no `dyn` on the per-packet path).
-#[derive(Debug)]
-pub enum AnyQdisc {
-    /// See [`Fifo`].
-    Fifo(Fifo),
-    /// See [`sched::Drr`].
-    Drr(Multi<sched::Drr>),
-    /// See [`sched::DrrLds`].
-    DrrLds(Multi<sched::DrrLds>),
-    /// See [`sched::Wfq`] (WFQ and WF2Q+).
-    Wfq(Multi<sched::Wfq>),
-    /// See [`CodelQdisc`].
-    Codel(CodelQdisc),
-    /// See [`FqCodel`].
-    FqCodel(FqCodel),
-    /// See [`Blue`].
-    Blue(Blue),
-    /// See [`Pie`].
-    Pie(Pie),
-    /// See [`Red`].
-    Red(Red),
-    /// See [`Ared`].
-    Ared(Ared),
-}
+/// Declares every queue discipline once: each line names the [`QdiscConfig`] variant and its
+/// parameters, the [`AnyQdisc`] variant's qdisc type and the constructor that builds it from
+/// the parameters, the `kind` (the experiment file's name and the serde tag) and the catalog
+/// entry. The enums, their dispatch and the catalog are generated from this one list.
+macro_rules! registry {
+    ($($(#[$doc:meta])* $variant:ident($params:ty) => $qdisc:ty = $new:path, $kind:literal, $info:path;)*) => {
+        /// Configuration of a link's queue discipline, tagged by `kind` (the algorithm's name).
+        #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+        #[serde(tag = "kind", deny_unknown_fields)]
+        pub enum QdiscConfig {
+            $($(#[$doc])* #[serde(rename = $kind)] $variant($params),)*
+        }
 
-macro_rules! dispatch {
-    ($self:ident, $q:ident => $e:expr) => {
-        match $self {
-            AnyQdisc::Fifo($q) => $e,
-            AnyQdisc::Drr($q) => $e,
-            AnyQdisc::DrrLds($q) => $e,
-            AnyQdisc::Wfq($q) => $e,
-            AnyQdisc::Codel($q) => $e,
-            AnyQdisc::FqCodel($q) => $e,
-            AnyQdisc::Blue($q) => $e,
-            AnyQdisc::Pie($q) => $e,
-            AnyQdisc::Red($q) => $e,
-            AnyQdisc::Ared($q) => $e,
+        /// Static dispatch over every qdisc (no `dyn` on the per-packet path).
+        #[derive(Debug)]
+        pub enum AnyQdisc {
+            $($(#[$doc])* $variant($qdisc),)*
+        }
+
+        impl QdiscConfig {
+            /// Every `kind`, in catalog order.
+            pub const KINDS: &'static [&'static str] = &[$($kind),*];
+
+            /// Returns the algorithm's name (the `kind` tag).
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(QdiscConfig::$variant(_) => $kind,)*
+                }
+            }
+
+            /// Checks every parameter's range.
+            ///
+            /// # Errors
+            /// The first parameter out of range, by its key.
+            pub fn validate(&self) -> Result<(), ConfigError> {
+                match self {
+                    $(QdiscConfig::$variant(p) => p.validate(),)*
+                }
+            }
+
+            /// Returns this configuration as installed on a link of `rate_bps`: algorithms
+            /// that need the link's rate (RED's idle-time correction, ARED's automatic
+            /// parameters) get it unless the experiment set it ([`QdiscParams::on_link`]).
+            pub fn on_link(&self, rate_bps: u64) -> QdiscConfig {
+                let mut q = self.clone();
+                match &mut q {
+                    $(QdiscConfig::$variant(p) => p.on_link(rate_bps),)*
+                }
+                q
+            }
+
+            /// Builds the qdisc.
+            pub fn build(&self) -> AnyQdisc {
+                match self {
+                    $(QdiscConfig::$variant(p) => AnyQdisc::$variant($new(p.clone())),)*
+                }
+            }
+        }
+
+        impl Qdisc for AnyQdisc {
+            fn enqueue(&mut self, pkt: Packet, now: Time, ctx: &mut QdiscCtx) {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.enqueue(pkt, now, ctx),)*
+                }
+            }
+            fn dequeue(&mut self, now: Time, ctx: &mut QdiscCtx) -> Option<Packet> {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.dequeue(now, ctx),)*
+                }
+            }
+            fn len_pkts(&self) -> u64 {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.len_pkts(),)*
+                }
+            }
+            fn len_bytes(&self) -> u64 {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.len_bytes(),)*
+                }
+            }
+            fn on_timer(&mut self, now: Time, ctx: &mut QdiscCtx) {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.on_timer(now, ctx),)*
+                }
+            }
+        }
+
+        /// Returns every qdisc with its parameters, in registry order.
+        pub fn catalog() -> Vec<AlgorithmInfo> {
+            vec![$($info()),*]
         }
     };
 }
 
-impl Qdisc for AnyQdisc {
-    fn enqueue(&mut self, pkt: Packet, now: Time, ctx: &mut QdiscCtx) {
-        dispatch!(self, q => q.enqueue(pkt, now, ctx))
-    }
-    fn dequeue(&mut self, now: Time, ctx: &mut QdiscCtx) -> Option<Packet> {
-        dispatch!(self, q => q.dequeue(now, ctx))
-    }
-    fn len_pkts(&self) -> u64 {
-        dispatch!(self, q => q.len_pkts())
-    }
-    fn len_bytes(&self) -> u64 {
-        dispatch!(self, q => q.len_bytes())
-    }
-    fn on_timer(&mut self, now: Time, ctx: &mut QdiscCtx) {
-        dispatch!(self, q => q.on_timer(now, ctx))
-    }
-}
-
-/// One parameter of an algorithm, for `qdsim list` and generated docs.
-#[derive(Debug, Clone, Serialize)]
-pub struct ParamInfo {
-    /// Key in the experiment file.
-    pub name: &'static str,
-    /// Unit or type (`"pkts"`, `"bytes"`, `"ns"`, `"bool"`, ...).
-    pub unit: &'static str,
-    /// Default, rendered; `"none"` when absent means "not set".
-    pub default: &'static str,
-    /// One-line description.
-    pub help: &'static str,
-}
-
-/// One algorithm and its parameters, for `qdsim list`.
-#[derive(Debug, Clone, Serialize)]
-pub struct AlgorithmInfo {
-    /// Name used as `kind` in experiment files.
-    pub name: &'static str,
-    /// One-line description with its source.
-    pub summary: &'static str,
-    /// Its parameters.
-    pub params: Vec<ParamInfo>,
-}
-
-/// Returns every qdisc with its parameters.
-pub fn catalog() -> Vec<AlgorithmInfo> {
-    vec![
-        fifo::info(),
-        multi::info_drr(),
-        multi::info_drr_lds(),
-        multi::info_wfq(),
-        multi::info_wf2q_plus(),
-        aqm::codel::info(),
-        aqm::red::info(),
-        aqm::ared::info(),
-        aqm::pie::info(),
-        aqm::blue::info(),
-        fq_codel::info(),
-    ]
+registry! {
+    /// First-in first-out with tail drop.
+    Fifo(FifoParams) => Fifo = Fifo::new, "fifo", fifo::info;
+    /// Deficit Round Robin over a classifier and a buffer policy.
+    Drr(FqParams) => Multi<sched::Drr> = Multi::drr, "drr", multi::info_drr;
+    /// DRR with Limited Deficit Savings.
+    DrrLds(FqParams) => Multi<sched::DrrLds> = Multi::drr_lds, "drr_lds", multi::info_drr_lds;
+    /// Weighted Fair Queueing (SCFQ virtual time).
+    Wfq(FqParams) => Multi<sched::Wfq> = Multi::wfq, "wfq", multi::info_wfq;
+    /// WF2Q+.
+    Wf2qPlus(FqParams) => Multi<sched::Wfq> = Multi::wf2q_plus, "wf2q_plus", multi::info_wf2q_plus;
+    /// CoDel (RFC 8289).
+    Codel(CodelParams) => CodelQdisc = CodelQdisc::new, "codel", aqm::codel::info;
+    /// RED (Floyd & Jacobson 1993).
+    Red(RedParams) => Red = Red::new, "red", aqm::red::info;
+    /// Adaptive RED (Floyd, Gummadi, Shenker 2001).
+    Ared(AredParams) => Ared = Ared::new, "ared", aqm::ared::info;
+    /// PIE (RFC 8033).
+    Pie(PieParams) => Pie = Pie::new, "pie", aqm::pie::info;
+    /// Blue (Feng et al.).
+    Blue(BlueParams) => Blue = Blue::new, "blue", aqm::blue::info;
+    /// FQ-CoDel (RFC 8290).
+    FqCodel(FqCodelParams) => FqCodel = FqCodel::new, "fq_codel", fq_codel::info;
 }
 
 #[cfg(test)]
 pub(crate) mod testing;
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+    use crate::catalog::check;
+
+    /// The defaults of `kind` as the core's JSON (every field, `null` when absent).
+    fn defaults(kind: &str) -> Value {
+        let c: QdiscConfig = serde_json::from_str(&format!(r#"{{"kind":"{kind}"}}"#)).unwrap();
+        serde_json::to_value(c).unwrap()
+    }
+
+    /// The names of a JSON object's fields but `kind`.
+    fn fields(v: &Value) -> Vec<String> {
+        v.as_object().unwrap().keys().filter(|k| *k != "kind").cloned().collect()
+    }
+
+    #[test]
+    fn the_catalog_lists_every_kind_under_its_name() {
+        let names: Vec<&str> = catalog().iter().map(|i| i.name).collect();
+        assert_eq!(names, QdiscConfig::KINDS);
+    }
+
+    #[test]
+    fn every_catalog_default_is_the_params_default() {
+        for info in catalog() {
+            check::defaults_match(info.name, &info.params, &defaults(info.name));
+        }
+    }
+
+    #[test]
+    fn catalog_keys_map_to_params_fields_by_the_unit_contract() {
+        // The Python side turns key + unit into the core's field (python/qdsim/algorithms.py):
+        // each field a parameter names must parse, with a value of its unit.
+        for info in catalog() {
+            for p in &info.params {
+                let name_default = defaults(info.name)[p.name].to_string();
+                let value = match p.unit {
+                    "time" | "int" => "16",
+                    "pkts" | "pkts|bytes" | "bytes" => "1500",
+                    "bit/s" => "1000000",
+                    "float" => "0.5",
+                    "bool" => "true",
+                    "list" => "[1]",
+                    "name" => name_default.as_str(),
+                    u => panic!("{}: {} has an unexpected unit {u}", info.name, p.name),
+                };
+                for field in check::fields(p) {
+                    let j = format!(r#"{{"kind":"{}","{field}":{value}}}"#, info.name);
+                    let c: QdiscConfig = serde_json::from_str(&j).unwrap_or_else(|e| panic!("{j}: {e}"));
+                    assert_eq!(c.kind(), info.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_params_field_is_in_a_catalog_entry() {
+        // The reverse of the unit contract: a field no catalog entry names cannot be set from
+        // an experiment file. Kinds sharing one Params type (drr, wfq, ...) may each leave out
+        // the fields they ignore (WFQ has no quantum), as long as one of them lists it.
+        let catalog = catalog();
+        for info in &catalog {
+            let own = fields(&defaults(info.name));
+            let covered: Vec<String> = catalog
+                .iter()
+                .filter(|other| fields(&defaults(other.name)) == own)
+                .flat_map(|other| other.params.iter().flat_map(check::fields))
+                .collect();
+            for field in &own {
+                assert!(covered.contains(field), "{}: field {field} has no catalog entry", info.name);
+            }
+        }
+    }
+
+    #[test]
+    fn defaults_are_valid_except_ared_which_needs_the_link_rate() {
+        for kind in QdiscConfig::KINDS {
+            let c: QdiscConfig = serde_json::from_str(&format!(r#"{{"kind":"{kind}"}}"#)).unwrap();
+            assert_eq!(c.validate().is_ok(), *kind != "ared", "{kind}");
+            assert!(c.on_link(1_000_000_000).validate().is_ok(), "{kind} on a link");
+        }
+        assert!(
+            serde_json::from_str::<QdiscConfig>(r#"{"kind":"codel","target":5}"#).is_err(),
+            "unknown keys are refused"
+        );
+    }
+
+    #[test]
+    fn on_link_gives_red_and_ared_the_link_rate_unless_set() {
+        let rate = |j: &str| match serde_json::from_str::<QdiscConfig>(j).unwrap().on_link(10) {
+            QdiscConfig::Red(p) => p.link_rate_bps,
+            QdiscConfig::Ared(p) => p.link_rate_bps,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(rate(r#"{"kind":"red"}"#), Some(10));
+        assert_eq!(rate(r#"{"kind":"ared"}"#), Some(10));
+        assert_eq!(rate(r#"{"kind":"red","link_rate_bps":7}"#), Some(7));
+    }
+}

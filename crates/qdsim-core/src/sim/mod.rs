@@ -13,16 +13,14 @@ mod report;
 
 use crate::config::RunConfig;
 use crate::event::{Event, EventQueue, FlowTimer};
-use crate::net::{Link, Routes, NO_ROUTE};
+use crate::net::{Drops, Link, Routes, TxOutcome, NO_ROUTE};
+use crate::outbox::Outbox;
 use crate::packet::{NodeId, Packet, PacketKind, HEADER_BYTES};
-use crate::qdisc::DropReason;
 use crate::results::Series;
 use crate::stats::Histogram;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{Duration, Time};
-use crate::traffic::{CbrSource, Outbox};
-
-use crate::net::link::TxOutcome;
+use crate::traffic::CbrSource;
 
 /// The endpoints of one flow.
 // TCP endpoints dominate (one per flow); boxing them would add a pointer chase to every
@@ -79,7 +77,6 @@ pub struct Sim {
     group_names: Vec<String>,
     group_delay: Vec<Histogram>,
     out: Outbox,
-    dropped: Vec<(Packet, DropReason)>,
     warmup: Time,
     end: Time,
     in_window: bool,
@@ -126,12 +123,10 @@ impl Sim {
             Event::Arrival(l) => self.on_arrival(l, now),
             Event::Flow(f, timer) => self.on_flow_timer(f, timer, now),
             Event::QdiscTimer(l) => {
-                let mut dropped = std::mem::take(&mut self.dropped);
-                self.links[l as usize].port.on_timer(now, &mut dropped);
-                self.account_drops(&mut dropped);
-                self.dropped = dropped;
+                let drops = self.links[l as usize].port.on_timer(now);
+                note_drops(&mut self.flows, drops);
                 self.poll_qdisc_timer(l);
-                if self.links[l as usize].transmitting.is_none() {
+                if self.links[l as usize].is_idle() {
                     self.start_tx(l, now);
                 }
             }
@@ -206,27 +201,21 @@ impl Sim {
     fn forward(&mut self, node: NodeId, pkt: Packet, now: Time) {
         let l = self.routes.next_link(node, pkt.dst);
         assert!(l != NO_ROUTE, "no route from node {node} to node {} (validated at build)", pkt.dst);
-        let mut dropped = std::mem::take(&mut self.dropped);
-        self.links[l as usize].port.enqueue(pkt, now, &mut dropped);
-        self.account_drops(&mut dropped);
-        self.dropped = dropped;
+        let drops = self.links[l as usize].port.enqueue(pkt, now);
+        note_drops(&mut self.flows, drops);
         self.poll_qdisc_timer(l);
-        if self.links[l as usize].transmitting.is_none() {
+        if self.links[l as usize].is_idle() {
             self.start_tx(l, now);
         }
     }
 
+    /// Starts link `l`'s next transmission, if it is free and has a packet.
     fn start_tx(&mut self, l: u32, now: Time) {
-        let mut dropped = std::mem::take(&mut self.dropped);
-        let link = &mut self.links[l as usize];
-        let next = link.port.dequeue(now, &mut dropped);
-        if let Some(pkt) = next {
-            let done = now + link.rate.tx_time(pkt.size_bytes);
-            link.transmitting = Some(pkt);
+        let (done, drops) = self.links[l as usize].start_tx(now);
+        if let Some(done) = done {
             self.q.schedule(done, Event::TxDone(l));
         }
-        self.account_drops(&mut dropped);
-        self.dropped = dropped;
+        note_drops(&mut self.flows, drops);
         self.poll_qdisc_timer(l);
     }
 
@@ -243,7 +232,7 @@ impl Sim {
                 self.packets_forwarded += 1;
             }
             match outcome {
-                TxOutcome::Lost => self.note_drop(&pkt),
+                TxOutcome::Lost => note_drop(&mut self.flows, &pkt),
                 TxOutcome::NewHead(at) => self.q.schedule(at, Event::Arrival(l)),
                 TxOutcome::Queued => {}
             }
@@ -253,11 +242,9 @@ impl Sim {
 
     fn on_arrival(&mut self, l: u32, now: Time) {
         let link = &mut self.links[l as usize];
-        let (t, pkt) = link.delay_line.pop_front().expect("arrival event with an empty delay line");
-        debug_assert_eq!(t, now);
-        link.counters.delivered += 1;
+        let (pkt, next) = link.deliver_head(now);
         let to = link.to;
-        if let Some(&(next, _)) = link.delay_line.front() {
+        if let Some(next) = next {
             self.q.schedule(next, Event::Arrival(l));
         }
         if pkt.dst == to {
@@ -314,24 +301,10 @@ impl Sim {
         }
     }
 
-    fn account_drops(&mut self, dropped: &mut Vec<(Packet, DropReason)>) {
-        for (p, _) in dropped.drain(..) {
-            self.note_drop(&p);
-        }
-    }
-
-    fn note_drop(&mut self, p: &Packet) {
-        if p.kind != PacketKind::Ack {
-            let root = self.flows[p.flow as usize].root;
-            self.flows[root as usize].acc.drops += 1;
-        }
-    }
-
     fn on_warmup_end(&mut self, now: Time) {
         self.in_window = true;
         for link in &mut self.links {
-            link.at_warmup = link.counters.clone();
-            link.port.start_window(now);
+            link.start_window(now);
         }
         for flow in &mut self.flows {
             flow.acc.delivered_at_warmup = flow.acc.delivered_total;
@@ -344,21 +317,7 @@ impl Sim {
     /// Checks packet and byte conservation on every port; returns the first violation.
     pub fn check_conservation(&self) -> Result<(), String> {
         for (i, l) in self.links.iter().enumerate() {
-            l.port.check_conservation().map_err(|e| format!("link {} ({}): {e}", i, self.cfg.links[i].name))?;
-            let c = &l.counters;
-            let departures = l.port.counters.departures;
-            if departures != c.tx_pkts + l.transmitting.is_some() as u64 {
-                return Err(format!("link {i}: dequeued {departures} != transmitted {} + on the wire", c.tx_pkts));
-            }
-            if c.tx_pkts != c.wire_losses + c.delivered + l.delay_line.len() as u64 {
-                return Err(format!(
-                    "link {i}: transmitted {} != lost {} + delivered {} + propagating {}",
-                    c.tx_pkts,
-                    c.wire_losses,
-                    c.delivered,
-                    l.delay_line.len()
-                ));
-            }
+            l.check_conservation().map_err(|e| format!("link {i} ({}): {e}", self.cfg.links[i].name))?;
         }
         Ok(())
     }
@@ -374,14 +333,7 @@ impl Sim {
     /// Returns the number of data and UDP packets currently inside the network (queued,
     /// being transmitted or propagating).
     pub fn data_packets_in_network(&self) -> u64 {
-        let is_data = |p: &Packet| p.kind != PacketKind::Ack;
-        self.links
-            .iter()
-            .map(|l| {
-                let on_link = l.transmitting.iter().chain(l.delay_line.iter().map(|(_, p)| p));
-                l.port.data_pkts_queued() + on_link.filter(|p| is_data(p)).count() as u64
-            })
-            .sum()
+        self.links.iter().map(Link::data_pkts_inside).sum()
     }
 
     /// Returns the number of data and UDP packets that reached their receiver.
@@ -395,12 +347,27 @@ impl Sim {
     }
 }
 
+/// Charges the data packets in `drops` to their flows' drop counts.
+fn note_drops(flows: &mut [Flow], drops: Drops<'_>) {
+    for (p, _, _) in drops {
+        note_drop(flows, p);
+    }
+}
+
+/// Charges a lost data packet to its flow (the configured flow it reports to).
+fn note_drop(flows: &mut [Flow], p: &Packet) {
+    if p.kind != PacketKind::Ack {
+        let root = flows[p.flow as usize].root;
+        flows[root as usize].acc.drops += 1;
+    }
+}
+
 /// Runs the configuration to the end and returns its results.
 ///
 /// # Errors
 /// A configuration the core refuses (see [`RunConfig::validate`]) or a flow whose
 /// destination cannot be reached.
-pub fn run_config(cfg: &RunConfig) -> Result<crate::results::RunResults, crate::config::ConfigError> {
+pub fn run_config(cfg: &RunConfig) -> Result<crate::results::RunResults, crate::error::ConfigError> {
     let mut sim = Sim::new(cfg)?;
     sim.run();
     if let Err(e) = sim.check_conservation() {

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use super::{Endpoints, Sim};
 use crate::config::SourceConfig;
 use crate::event::Event;
+use crate::net::WIRE_LOSS;
 use crate::qdisc::{DropReason, MarkReason};
 use crate::results::{FlowResult, GroupResult, LinkResult, RunResults, Transfers};
 use crate::stats::Counters;
@@ -72,13 +73,30 @@ impl Sim {
     /// Returns the results of the run so far (call after [`Sim::run`]).
     pub fn results(&self) -> RunResults {
         let end = if self.finished { self.end } else { self.q.now() };
-        let window_ns = end.saturating_since(self.warmup).as_ns().max(1);
-        let window_s = ns_to_s(window_ns);
+        let window_s = ns_to_s(end.saturating_since(self.warmup).as_ns().max(1));
         let cfg = &self.cfg;
+        let flows = self.flow_results(window_s);
+        let groups = self.group_results(&flows);
+        let links = self.link_results(end, window_s);
+        RunResults {
+            seed: cfg.seed,
+            duration_s: ns_to_s(cfg.duration_ns),
+            warmup_s: ns_to_s(cfg.warmup_ns),
+            events: self.events(),
+            packets_forwarded: self.packets_forwarded,
+            flows,
+            groups,
+            links,
+            transfers: self.transfer_table(),
+            series: self.series.clone(),
+        }
+    }
 
+    /// Returns the sender counters of each configured flow, summed over the connections its
+    /// applications opened.
+    fn sender_stats(&self) -> Vec<SenderStats> {
         // Connections opened by applications report to their configured flow.
-        let configured = cfg.flows.len();
-        let mut stats = vec![SenderStats::default(); configured];
+        let mut stats = vec![SenderStats::default(); self.cfg.flows.len()];
         for f in &self.flows {
             let t = &mut stats[f.root as usize];
             match &f.ep {
@@ -94,16 +112,23 @@ impl Sim {
                 Endpoints::Generator(_) => {}
             }
         }
-        let flows: Vec<FlowResult> = self.flows[..configured]
+        stats
+    }
+
+    /// Returns the results of the configured flows over a window of `window_s` seconds.
+    fn flow_results(&self, window_s: f64) -> Vec<FlowResult> {
+        let cfg = &self.cfg;
+        let configured = cfg.flows.len();
+        let stats = self.sender_stats();
+        self.flows[..configured]
             .iter()
             .enumerate()
             .map(|(i, f)| {
                 let fc = &cfg.flows[i];
                 let delivered = f.acc.delivered_total - f.acc.delivered_at_warmup;
-                let (kind, cc, size) = match &fc.source {
-                    SourceConfig::Tcp { size_bytes, tcp, .. } => ("tcp", tcp.cc.name(), *size_bytes),
-                    SourceConfig::ShortFlows { tcp, .. } => ("short_flows", tcp.cc.name(), None),
-                    SourceConfig::UdpCbr { .. } => ("udp_cbr", "", None),
+                let size = match &fc.source {
+                    SourceConfig::Tcp { size_bytes, .. } => *size_bytes,
+                    _ => None,
                 };
                 let s = stats[i];
                 FlowResult {
@@ -111,8 +136,8 @@ impl Sim {
                     group: fc.group.clone(),
                     src: fc.src.clone(),
                     dst: fc.dst.clone(),
-                    kind: kind.into(),
-                    cc: cc.into(),
+                    kind: fc.source.kind().into(),
+                    cc: fc.source.tcp().map_or("", |t| t.cc.name()).into(),
                     start_s: f.start.as_secs_f64(),
                     size_bytes: size,
                     delivered_bytes: delivered,
@@ -129,8 +154,12 @@ impl Sim {
                         .then(|| f.acc.delay_sum_ns as f64 / f.acc.delay_n as f64 / NS_PER_SEC as f64),
                 }
             })
-            .collect();
+            .collect()
+    }
 
+    /// Returns the results of each flow group, from its flows' results and its delay and
+    /// transfer records.
+    fn group_results(&self, flows: &[FlowResult]) -> Vec<GroupResult> {
         let mut groups: BTreeMap<&str, GroupResult> = BTreeMap::new();
         for (gi, name) in self.group_names.iter().enumerate() {
             let h = &self.group_delay[gi];
@@ -150,7 +179,7 @@ impl Sim {
                 },
             );
         }
-        for fr in &flows {
+        for fr in flows {
             let g = groups.get_mut(fr.group.as_str()).expect("group of every flow");
             g.flows += 1;
             g.goodput_bps += fr.goodput_bps;
@@ -169,20 +198,27 @@ impl Sim {
             g.mean_fct_s = (n > 0).then(|| sum / n as f64);
         }
 
-        let links = self
-            .links
+        groups.into_values().collect()
+    }
+
+    /// Returns the results of every link over the window ending at `end` (`window_s` long).
+    fn link_results(&self, end: Time, window_s: f64) -> Vec<LinkResult> {
+        let cfg = &self.cfg;
+        self.links
             .iter()
             .enumerate()
             .map(|(i, l)| {
                 let lc = &cfg.links[i];
                 let c = l.counters.since(&l.at_warmup);
                 let p = l.port.counters.since(&l.port.at_warmup);
-                let mut drops_by_reason = BTreeMap::new();
-                for r in DropReason::ALL {
-                    let n = if r == DropReason::RandomLoss { c.wire_losses } else { p.drops[r as usize] };
-                    if n > 0 {
-                        drops_by_reason.insert(r.name().to_string(), n);
-                    }
+                // The qdisc's drops by reason, and the wire's losses beside them.
+                let mut drops_by_reason: BTreeMap<String, u64> = DropReason::ALL
+                    .iter()
+                    .filter(|r| p.drops[**r as usize] > 0)
+                    .map(|r| (r.name().to_string(), p.drops[*r as usize]))
+                    .collect();
+                if c.wire_losses > 0 {
+                    drops_by_reason.insert(WIRE_LOSS.to_string(), c.wire_losses);
                 }
                 let drops = p.total_drops() + c.wire_losses;
                 let marks_by_reason: BTreeMap<String, u64> = MarkReason::ALL
@@ -216,20 +252,7 @@ impl Sim {
                     p99_delay_s: h.quantile(0.99).map(ns_to_s),
                 }
             })
-            .collect();
-
-        RunResults {
-            seed: cfg.seed,
-            duration_s: ns_to_s(cfg.duration_ns),
-            warmup_s: ns_to_s(cfg.warmup_ns),
-            events: self.events(),
-            packets_forwarded: self.packets_forwarded,
-            flows,
-            groups: groups.into_values().collect(),
-            links,
-            transfers: self.transfer_table(),
-            series: self.series.clone(),
-        }
+            .collect()
     }
 
     fn transfer_table(&self) -> Transfers {

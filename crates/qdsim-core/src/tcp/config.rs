@@ -1,8 +1,11 @@
-//! TCP endpoint parameters, with defaults and their sources.
+//! TCP endpoint parameters, with defaults and their sources, and their catalog entries
+//! ([`OPTIONS`]: the experiment file's names, units and defaults, checked against
+//! [`TcpConfig::default`] by this file's tests).
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ConfigError;
+use crate::catalog::TcpOptionInfo;
+use crate::error::ConfigError;
 use crate::packet::HEADER_BYTES;
 
 /// Congestion control (and loss-recovery flavour) of a TCP sender, by the name papers use.
@@ -145,6 +148,174 @@ impl Default for TcpConfig {
     }
 }
 
+const U32: Option<u64> = Some(u32::MAX as u64);
+const U64: Option<u64> = Some(u64::MAX);
+
+/// Every option of a flow group's `tcp = {...}`, with the `TcpConfig` field it sets (all but
+/// `cc`, a key of the flow group itself), in `qdsim list` order.
+pub const OPTIONS: &[TcpOptionInfo] = &[
+    TcpOptionInfo {
+        name: "packet_size",
+        field: "packet_bytes",
+        unit: "bytes",
+        default: "1500B",
+        help: "wire size of a full segment (MSS = size - 40)",
+        max: U32,
+    },
+    TcpOptionInfo {
+        name: "initial_cwnd",
+        field: "initial_cwnd_pkts",
+        unit: "pkts",
+        default: "10",
+        help: "initial window (RFC 6928, Linux)",
+        max: U32,
+    },
+    TcpOptionInfo {
+        name: "initial_ssthresh",
+        field: "initial_ssthresh_pkts",
+        unit: "pkts",
+        default: "none",
+        help: "initial slow-start threshold; none = unlimited",
+        max: U32,
+    },
+    TcpOptionInfo {
+        name: "rwnd",
+        field: "rwnd_bytes",
+        unit: "bytes",
+        default: "6MiB",
+        help: "receiver window (Linux tcp_rmem max)",
+        max: U64,
+    },
+    TcpOptionInfo {
+        name: "min_rto",
+        field: "min_rto_ns",
+        unit: "time",
+        default: "200ms",
+        help: "minimum RTO (Linux; RFC 6298 says 1 s)",
+        max: U64,
+    },
+    TcpOptionInfo {
+        name: "max_rto",
+        field: "max_rto_ns",
+        unit: "time",
+        default: "60s",
+        help: "maximum RTO (RFC 6298)",
+        max: U64,
+    },
+    TcpOptionInfo {
+        name: "initial_rto",
+        field: "initial_rto_ns",
+        unit: "time",
+        default: "1s",
+        help: "RTO before the first RTT sample (RFC 6298)",
+        max: U64,
+    },
+    TcpOptionInfo {
+        name: "dupack_threshold",
+        field: "dupack_threshold",
+        unit: "pkts",
+        default: "3",
+        help: "duplicate ACKs that trigger fast retransmit",
+        max: U32,
+    },
+    TcpOptionInfo {
+        name: "delayed_ack",
+        field: "delayed_ack",
+        unit: "bool",
+        default: "false",
+        help: "delayed ACKs at the receiver (off as in ns-2)",
+        max: None,
+    },
+    TcpOptionInfo {
+        name: "delayed_ack_count",
+        field: "delayed_ack_count",
+        unit: "pkts",
+        default: "2",
+        help: "segments per delayed ACK",
+        max: U32,
+    },
+    TcpOptionInfo {
+        name: "delayed_ack_timeout",
+        field: "delayed_ack_timeout_ns",
+        unit: "time",
+        default: "40ms",
+        help: "delayed-ACK timer (Linux)",
+        max: U64,
+    },
+    TcpOptionInfo {
+        name: "ecn",
+        field: "ecn",
+        unit: "bool",
+        default: "false",
+        help: "ECN (RFC 3168): ECT data, ECE/CWR, one reduction per RTT",
+        max: None,
+    },
+    TcpOptionInfo {
+        name: "sack",
+        field: "sack",
+        unit: "bool",
+        default: "false",
+        help: "SACK blocks (RFC 2018) and RFC 6675 loss recovery",
+        max: None,
+    },
+    TcpOptionInfo {
+        name: "hystart",
+        field: "hystart",
+        unit: "bool",
+        default: "false",
+        help: "HyStart++ delay-increase exit from slow start (RFC 9406)",
+        max: None,
+    },
+    TcpOptionInfo {
+        name: "limited_transmit",
+        field: "limited_transmit",
+        unit: "bool",
+        default: "false",
+        help: "RFC 3042: a new segment on each of the first two duplicate ACKs",
+        max: None,
+    },
+    TcpOptionInfo {
+        name: "linux_rto",
+        field: "linux_rto",
+        unit: "bool",
+        default: "false",
+        help: "RTO = SRTT + max(4 RTTVAR, min_rto) as Linux, not RFC 6298's max(SRTT + 4 RTTVAR, min_rto)",
+        max: None,
+    },
+    TcpOptionInfo {
+        name: "timestamps",
+        field: "timestamps",
+        unit: "bool",
+        default: "false",
+        help: "RFC 7323 RTT measurement: the ACK of a retransmission is a sample (Linux)",
+        max: None,
+    },
+    TcpOptionInfo {
+        name: "byte_counting",
+        field: "byte_counting",
+        unit: "bool",
+        default: "true",
+        help: "RFC 3465 growth per segment ACKed (at most 2 per ACK); false = per ACK (Linux < 3.0, ns-2)",
+        max: None,
+    },
+    TcpOptionInfo {
+        name: "idle_restart",
+        field: "idle_restart",
+        unit: "bool",
+        default: "true",
+        help: "RFC 5681 4.1: restart from min(IW, cwnd) after idling longer than the RTO",
+        max: None,
+    },
+    TcpOptionInfo {
+        name: "handshake",
+        field: "handshake",
+        unit: "bool",
+        default: "false",
+        help: "SYN / SYN-ACK before data; a lost SYN costs initial_rto",
+        max: None,
+    },
+];
+
 impl TcpConfig {
     /// Returns the maximum segment size (payload bytes of a full segment).
     pub fn mss(&self) -> u32 {
@@ -203,5 +374,48 @@ impl TcpConfig {
             return Err(ConfigError::new("delayed_ack_timeout_ns", 0, "> 0"));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::check::core_value;
+
+    #[test]
+    fn every_option_default_is_the_rust_default() {
+        let defaults = serde_json::to_value(TcpConfig::default()).unwrap();
+        for o in OPTIONS {
+            let actual = &defaults[o.field];
+            match core_value(o.unit, o.default) {
+                None => assert!(actual.is_null(), "{}: catalog says {}, Default has {actual}", o.name, o.default),
+                Some(v) => assert_eq!(&v, actual, "{}: catalog says {}", o.name, o.default),
+            }
+        }
+    }
+
+    #[test]
+    fn every_field_but_cc_has_exactly_one_option() {
+        let defaults = serde_json::to_value(TcpConfig::default()).unwrap();
+        let mut fields: Vec<&str> = defaults.as_object().unwrap().keys().map(String::as_str).collect();
+        fields.retain(|f| *f != "cc");
+        let mut listed: Vec<&str> = OPTIONS.iter().map(|o| o.field).collect();
+        fields.sort();
+        listed.sort();
+        assert_eq!(fields, listed);
+    }
+
+    #[test]
+    fn max_is_the_largest_value_the_field_takes() {
+        for o in OPTIONS {
+            let parse = |v: u128| serde_json::from_str::<TcpConfig>(&format!(r#"{{"{}": {v}}}"#, o.field));
+            match o.max {
+                Some(max) => {
+                    assert!(parse(max as u128).is_ok(), "{}: {max} refused", o.name);
+                    assert!(parse(max as u128 + 1).is_err(), "{}: {} accepted", o.name, max as u128 + 1);
+                }
+                None => assert_eq!(o.unit, "bool", "{}: a numeric option needs its max", o.name),
+            }
+        }
     }
 }

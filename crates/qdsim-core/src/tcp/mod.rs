@@ -2,7 +2,7 @@
 //!
 //! The model follows the RFCs named in each file and Linux where they leave room; the
 //! choices are listed in `docs/tcp.md`. Both endpoints talk to the rest of the simulator only
-//! through an [`Outbox`](crate::traffic::Outbox) (packets to send, timers to set), so they
+//! through an [`Outbox`](crate::outbox::Outbox) (packets to send, timers to set), so they
 //! can be tested by hand-feeding packets.
 
 pub mod cc;
@@ -13,13 +13,11 @@ mod sack;
 mod sender;
 mod stream;
 
-pub use config::{CcKind, TcpConfig};
+pub use config::{CcKind, TcpConfig, OPTIONS};
 pub use receiver::{Delivery, TcpReceiver};
 pub use rtt::RttEstimator;
 pub use sack::Scoreboard;
 pub use sender::{SenderStats, TcpSender};
 
 #[cfg(test)]
-mod handshake_tests;
-#[cfg(test)]
-mod tests;
+pub(crate) mod testing;

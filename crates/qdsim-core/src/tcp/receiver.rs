@@ -8,11 +8,11 @@
 //! delayed-ACK timer expires. With delayed ACKs off, every segment is ACKed.
 
 use crate::event::FlowTimer;
+use crate::outbox::Outbox;
 use crate::packet::{
     Ecn, FlowId, NodeId, Packet, PacketKind, SackBlocks, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN, HEADER_BYTES,
 };
 use crate::time::{Duration, Time};
-use crate::traffic::Outbox;
 
 use super::config::TcpConfig;
 use super::stream::Stream;
@@ -209,5 +209,108 @@ impl TcpReceiver {
         if gen == self.delack_gen && self.delack_armed && self.unacked_segs > 0 {
             self.send_ack(now, out);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::testing::*;
+    use crate::tcp::CcKind;
+
+    #[test]
+    fn receiver_buffers_out_of_order_segments_and_jumps_when_the_hole_fills() {
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig::default(), None);
+        let mut out = Outbox::default();
+        let mut delivered = 0;
+        for seq in [0, 2, 3, 5, 1, 4] {
+            delivered += r.on_data(&data(seq), T, &mut out).bytes;
+        }
+        assert_eq!(acks(&mut out), vec![1, 1, 1, 1, 4, 6]);
+        assert_eq!(delivered, 6 * 1460);
+        assert!(r.out_of_order().is_empty());
+    }
+
+    #[test]
+    fn delayed_acks_ack_every_second_segment_or_on_the_timer() {
+        let c = TcpConfig { delayed_ack: true, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &c, None);
+        let mut out = Outbox::default();
+        r.on_data(&data(0), T, &mut out);
+        assert_eq!(acks(&mut out), Vec::<u64>::new());
+        let (at, gen) = match out.timers.pop() {
+            Some((at, FlowTimer::DelayedAck(g))) => (at, g),
+            other => panic!("delayed-ACK timer not armed: {other:?}"),
+        };
+        assert_eq!(at - T, Duration::from_ms(40));
+        r.on_data(&data(1), T, &mut out);
+        assert_eq!(acks(&mut out), vec![2]);
+        // The stale timer does nothing; a lone segment is ACKed when its timer fires.
+        r.on_delack_timer(gen, at, &mut out);
+        assert_eq!(acks(&mut out), Vec::<u64>::new());
+        r.on_data(&data(2), T, &mut out);
+        let (at, gen) = match out.timers.pop() {
+            Some((at, FlowTimer::DelayedAck(g))) => (at, g),
+            other => panic!("{other:?}"),
+        };
+        r.on_delack_timer(gen, at, &mut out);
+        assert_eq!(acks(&mut out), vec![3]);
+        // Out of order: ACKed at once.
+        r.on_data(&data(5), T, &mut out);
+        assert_eq!(acks(&mut out), vec![3]);
+    }
+
+    #[test]
+    fn receiver_reports_completion_of_a_finite_transfer_once() {
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig::default(), Some(2000));
+        let mut out = Outbox::default();
+        let d1 = r.on_data(&data(1), T, &mut out);
+        assert!(!d1.completed);
+        let d0 = r.on_data(&data(0), T, &mut out);
+        assert!(d0.completed);
+        assert_eq!(d0.bytes, 2000);
+        assert!(!r.on_data(&data(1), T, &mut out).completed);
+    }
+
+    #[test]
+    fn receiver_echoes_ce_until_cwr() {
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig { ecn: true, ..TcpConfig::default() }, None);
+        let mut out = Outbox::default();
+        let ce = Packet { ecn: crate::packet::Ecn::Ce, ..data(0) };
+        r.on_data(&ce, T, &mut out);
+        r.on_data(&data(1), T, &mut out);
+        let cwr = Packet { flags: crate::packet::FLAG_CWR, ..data(2) };
+        r.on_data(&cwr, T, &mut out);
+        let echoed: Vec<bool> = out.pkts.iter().map(|p| p.has(crate::packet::FLAG_ECE)).collect();
+        assert_eq!(echoed, vec![true, true, false]);
+    }
+
+    #[test]
+    fn receiver_reports_the_latest_block_first() {
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig { sack: true, ..TcpConfig::default() }, None);
+        let mut out = Outbox::default();
+        for seq in [0, 2, 5, 6, 3] {
+            r.on_data(&data(seq), T, &mut out);
+        }
+        let last = out.pkts.last().unwrap();
+        let blocks: Vec<(u64, u64)> = last.sack.ranges(last.ack).collect();
+        assert_eq!(last.ack, 1);
+        assert_eq!(blocks, vec![(2, 4), (5, 7)]);
+    }
+
+    #[test]
+    fn receiver_reports_each_chunk_of_a_persistent_connection_complete() {
+        // 2500-byte chunks of 1460 + 1040 bytes.
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &cfg(CcKind::Newreno), Some(2500));
+        let mut out = Outbox::default();
+        let d0 = r.on_data(&data(0), T, &mut out);
+        let d1 = r.on_data(&data(1), T, &mut out);
+        assert_eq!((d0.bytes, d0.completed, d1.bytes, d1.completed), (1460, false, 1040, true));
+        r.write_chunk();
+        // The second chunk arrives out of order: completion only when its hole fills.
+        let d3 = r.on_data(&data(3), T, &mut out);
+        assert_eq!((d3.bytes, d3.completed), (0, false));
+        let d2 = r.on_data(&data(2), T, &mut out);
+        assert_eq!((d2.bytes, d2.completed), (2500, true));
     }
 }

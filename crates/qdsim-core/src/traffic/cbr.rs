@@ -6,7 +6,7 @@ use crate::event::FlowTimer;
 use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind};
 use crate::time::{Duration, Rate, Time};
 
-use super::Outbox;
+use crate::outbox::Outbox;
 
 /// A CBR source.
 #[derive(Debug)]

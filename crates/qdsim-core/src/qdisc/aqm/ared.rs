@@ -1,6 +1,7 @@
 //! Adaptive RED (Floyd, Gummadi, Shenker, "Adaptive RED: An Algorithm for Increasing the
 //! Robustness of RED's Active Queue Management", 2001), as ns-2's `queue/red.cc` with
-//! `adaptive_ 1` (the implementation paper 002 used).
+//! `adaptive_ 1` (the implementation the CoDel data-center study used; see
+//! `docs/reproductions/codel-dc.md`).
 //!
 //! Principles (paper §4–§5, Fig. 3):
 //! - RED in gentle mode (`red.rs`'s estimator and decision, reused), whose `max_p` is
@@ -19,10 +20,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::red::{validate_common, RedCore, RedQueue};
-use crate::config::ConfigError;
+use super::red::{RedCore, RedQueue, Shared};
+use super::Periodic;
+use crate::catalog::{AlgorithmInfo, ParamInfo};
+use crate::error::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{AlgorithmInfo, ParamInfo, Qdisc, QdiscCtx};
+use crate::qdisc::{Qdisc, QdiscCtx, QdiscParams};
 use crate::time::{Duration, Time};
 
 /// ARED parameters. Defaults: the paper and ns-2 `ns-default.tcl` / `red.cc`.
@@ -82,12 +85,9 @@ const TOP: f64 = 0.5;
 /// The paper's multiplicative decrease.
 const BETA: f64 = 0.9;
 
-impl AredParams {
+impl QdiscParams for AredParams {
     /// Checks the link rate is given and every parameter is in range.
-    ///
-    /// # Errors
-    /// The first parameter out of range, by its experiment-file key.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self) -> Result<(), ConfigError> {
         if self.link_rate_bps.is_none() {
             return Err(ConfigError::new(
                 "link_rate",
@@ -95,14 +95,7 @@ impl AredParams {
                 "the link's rate (ARED derives w_q and thresholds from it)",
             ));
         }
-        validate_common(
-            self.w_q,
-            self.max_p,
-            self.mean_pktsize_bytes,
-            self.link_rate_bps,
-            self.limit_pkts,
-            self.limit_bytes,
-        )?;
+        self.shared().validate()?;
         if self.interval_ns == 0 {
             return Err(ConfigError::new("interval", 0, "a duration > 0"));
         }
@@ -114,6 +107,26 @@ impl AredParams {
             return Err(ConfigError::new("max_th", hi, format!("more than min_th ({lo})")));
         }
         Ok(())
+    }
+
+    /// Takes the link's rate, from which ARED derives C, `w_q`, thresholds and `bottom`.
+    fn on_link(&mut self, rate_bps: u64) {
+        self.link_rate_bps.get_or_insert(rate_bps);
+    }
+}
+
+impl AredParams {
+    /// Returns the parameters ARED shares with RED.
+    fn shared(&self) -> Shared {
+        Shared {
+            w_q: self.w_q,
+            max_p: self.max_p,
+            mean_pktsize_bytes: self.mean_pktsize_bytes,
+            link_rate_bps: self.link_rate_bps,
+            ecn: self.ecn,
+            limit_pkts: self.limit_pkts,
+            limit_bytes: self.limit_bytes,
+        }
     }
 
     /// Returns C, the link capacity in typical packets per second.
@@ -185,9 +198,9 @@ pub(crate) fn info() -> AlgorithmInfo {
 #[derive(Debug)]
 pub struct Ared {
     inner: RedQueue,
-    interval: Duration,
+    /// The adaptation timer, every `interval`, started by the first arrival.
+    timer: Periodic,
     bottom: f64,
-    next_update: Option<Time>,
 }
 
 impl Ared {
@@ -195,10 +208,9 @@ impl Ared {
     pub fn new(params: AredParams) -> Self {
         let bottom = params.link_rate_bps.map_or(0.01, |r| (80_000.0 / r as f64).min(0.01));
         Ared {
-            inner: RedQueue::new(params.core(), params.ecn, params.limit_pkts, params.limit_bytes),
-            interval: Duration::from_ns(params.interval_ns),
+            inner: RedQueue::new(params.core(), &params.shared()),
+            timer: Periodic::new(Duration::from_ns(params.interval_ns)),
             bottom,
-            next_update: None,
         }
     }
 
@@ -232,11 +244,7 @@ impl Ared {
 
 impl Qdisc for Ared {
     fn enqueue(&mut self, pkt: Packet, now: Time, ctx: &mut QdiscCtx) {
-        if self.next_update.is_none() {
-            let at = now + self.interval;
-            self.next_update = Some(at);
-            ctx.request_timer(at);
-        }
+        self.timer.start(now, ctx);
         self.inner.enqueue(pkt, now, ctx);
     }
     fn dequeue(&mut self, now: Time, _ctx: &mut QdiscCtx) -> Option<Packet> {
@@ -249,15 +257,8 @@ impl Qdisc for Ared {
         self.inner.queue.len_bytes()
     }
     fn on_timer(&mut self, now: Time, ctx: &mut QdiscCtx) {
-        match self.next_update {
-            Some(at) if now >= at => {
-                self.adapt();
-                let next = now + self.interval;
-                self.next_update = Some(next);
-                ctx.request_timer(next);
-            }
-            Some(at) => ctx.request_timer(at), // early wake-up: keep the schedule
-            None => {}
+        if self.timer.fire(now, ctx) {
+            self.adapt();
         }
     }
 }
@@ -272,7 +273,8 @@ mod tests {
     const SEC: u64 = 1_000_000_000;
 
     fn params() -> AredParams {
-        // Paper 002's setting: 1 Gb/s, 1 kB packets, min_th 25, max_th 51.
+        // The CoDel data-center study's setting (docs/reproductions/codel-dc.md): 1 Gb/s,
+        // 1 kB packets, min_th 25, max_th 51.
         AredParams {
             link_rate_bps: Some(1_000_000_000),
             mean_pktsize_bytes: 1000,

@@ -15,12 +15,13 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::config::ConfigError;
+use crate::catalog::{AlgorithmInfo, ParamInfo};
+use crate::error::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{AlgorithmInfo, DropReason, MarkReason, PacketFifo, ParamInfo, Qdisc, QdiscCtx};
+use crate::qdisc::{DropReason, MarkReason, PacketFifo, Qdisc, QdiscCtx, QdiscParams};
 use crate::time::{Duration, Time};
 
-/// Blue parameters. Defaults: Feng's ns-2 script and the NITK ns-3 port (ALGORITHM-NOTES §4).
+/// Blue parameters. Defaults: Feng's ns-2 script and the NITK ns-3 port (`docs/algorithms/blue.md`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct BlueParams {
@@ -43,12 +44,9 @@ impl Default for BlueParams {
     }
 }
 
-impl BlueParams {
+impl QdiscParams for BlueParams {
     /// Checks the steps are probabilities and the limit is positive.
-    ///
-    /// # Errors
-    /// The first parameter out of range, by its experiment-file key.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self) -> Result<(), ConfigError> {
         if !(self.d1 > 0.0 && self.d1 <= 1.0) {
             return Err(ConfigError::new("d1", self.d1, "a step in (0, 1]"));
         }

@@ -22,9 +22,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ConfigError;
+use crate::catalog::{AlgorithmInfo, ParamInfo};
+use crate::error::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{AlgorithmInfo, DropReason, MarkReason, PacketFifo, ParamInfo, Qdisc, QdiscCtx};
+use crate::qdisc::{DropReason, MarkReason, PacketFifo, Qdisc, QdiscCtx, QdiscParams};
 use crate::time::{Duration, Time};
 
 /// A queue the CoDel control law can run against (Linux `codel_impl.h`'s callbacks).
@@ -189,12 +190,9 @@ impl Default for CodelParams {
     }
 }
 
-impl CodelParams {
+impl QdiscParams for CodelParams {
     /// Checks that every parameter is positive and target < interval.
-    ///
-    /// # Errors
-    /// The first parameter out of range, by its experiment-file key.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self) -> Result<(), ConfigError> {
         if self.target_ns == 0 {
             return Err(ConfigError::new("target", "0", "a duration > 0"));
         }
@@ -209,7 +207,9 @@ impl CodelParams {
         }
         Ok(())
     }
+}
 
+impl CodelParams {
     /// Returns the control law these parameters configure.
     pub fn controller(&self) -> Codel {
         Codel {
@@ -221,25 +221,24 @@ impl CodelParams {
     }
 }
 
+/// The catalog entries of the control law's parameters, shared with FQ-CoDel (whose
+/// defaults are the same: RFC 8289 §4.4 and RFC 8290 §5 both take Linux's).
+pub(crate) const LAW_PARAMS: [ParamInfo; 3] = [
+    ParamInfo { name: "target", unit: "time", default: "5ms", help: "acceptable standing sojourn time" },
+    ParamInfo { name: "interval", unit: "time", default: "100ms", help: "time above target before dropping; > target" },
+    ParamInfo { name: "mtu", unit: "bytes", default: "1500B", help: "never drop with no more than this queued" },
+];
+
 pub(crate) fn info() -> AlgorithmInfo {
+    let [target, interval, mtu] = LAW_PARAMS;
     AlgorithmInfo {
         name: "codel",
         summary: "CoDel, drops at dequeue on sojourn time (RFC 8289)",
         params: vec![
-            ParamInfo { name: "target", unit: "time", default: "5ms", help: "acceptable standing sojourn time" },
-            ParamInfo {
-                name: "interval",
-                unit: "time",
-                default: "100ms",
-                help: "time above target before dropping; > target",
-            },
+            target,
+            interval,
             super::ECN_PARAM,
-            ParamInfo {
-                name: "mtu",
-                unit: "bytes",
-                default: "1500B",
-                help: "never drop with no more than this queued",
-            },
+            mtu,
             ParamInfo { name: "limit", unit: "pkts", default: "1000", help: "capacity; tail drop (overflow) beyond" },
         ],
     }

@@ -23,10 +23,13 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::config::ConfigError;
+use crate::catalog::{AlgorithmInfo, ParamInfo};
+use crate::error::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{AlgorithmInfo, DropReason, MarkReason, PacketFifo, ParamInfo, Qdisc, QdiscCtx};
+use crate::qdisc::{DropReason, MarkReason, PacketFifo, Qdisc, QdiscCtx, QdiscParams};
 use crate::time::{Duration, Time};
+
+use super::Periodic;
 
 /// PIE parameters. Defaults: RFC 8033 §4–§5 (and Linux `sch_pie.c` where the RFC gives none).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -74,12 +77,8 @@ impl Default for PieParams {
     }
 }
 
-impl PieParams {
-    /// Checks every parameter's range.
-    ///
-    /// # Errors
-    /// The first parameter out of range, by its experiment-file key.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+impl QdiscParams for PieParams {
+    fn validate(&self) -> Result<(), ConfigError> {
         if self.target_ns == 0 {
             return Err(ConfigError::new("target", 0, "a duration > 0"));
         }
@@ -167,14 +166,15 @@ pub struct Pie {
     burst_allowance: Duration,
     /// De-randomisation accumulator.
     accu_prob: f64,
-    /// When the next update is due; `None` until the first arrival.
-    next_update: Option<Time>,
+    /// The `t_update` timer, started by the first arrival.
+    timer: Periodic,
 }
 
 impl Pie {
     /// Returns an empty PIE queue.
     pub fn new(params: PieParams) -> Self {
         let burst = Duration::from_ns(params.max_burst_ns);
+        let timer = Periodic::new(Duration::from_ns(params.t_update_ns));
         Pie {
             params,
             queue: PacketFifo::default(),
@@ -182,7 +182,7 @@ impl Pie {
             qdelay_old: Duration::ZERO,
             burst_allowance: burst,
             accu_prob: 0.0,
-            next_update: None,
+            timer,
         }
     }
 
@@ -267,11 +267,7 @@ impl Pie {
 
 impl Qdisc for Pie {
     fn enqueue(&mut self, mut pkt: Packet, now: Time, ctx: &mut QdiscCtx) {
-        if self.next_update.is_none() {
-            let at = now + Duration::from_ns(self.params.t_update_ns);
-            self.next_update = Some(at);
-            ctx.request_timer(at);
-        }
+        self.timer.start(now, ctx);
         if !self.queue.fits(pkt.size_bytes, Some(self.params.limit_pkts), None) {
             ctx.drop_arrival(pkt, DropReason::Overflow);
             return;
@@ -300,15 +296,8 @@ impl Qdisc for Pie {
     }
 
     fn on_timer(&mut self, now: Time, ctx: &mut QdiscCtx) {
-        match self.next_update {
-            Some(at) if now >= at => {
-                self.update(now);
-                let next = now + Duration::from_ns(self.params.t_update_ns);
-                self.next_update = Some(next);
-                ctx.request_timer(next);
-            }
-            Some(at) => ctx.request_timer(at), // early wake-up: keep the schedule
-            None => {}
+        if self.timer.fire(now, ctx) {
+            self.update(now);
         }
     }
 }

@@ -22,9 +22,10 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::config::ConfigError;
+use crate::catalog::{AlgorithmInfo, ParamInfo};
+use crate::error::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{AlgorithmInfo, DropReason, MarkReason, PacketFifo, ParamInfo, Qdisc, QdiscCtx};
+use crate::qdisc::{DropReason, MarkReason, PacketFifo, Qdisc, QdiscCtx, QdiscParams};
 use crate::rng::StreamRng;
 use crate::time::Time;
 
@@ -158,8 +159,15 @@ pub(crate) struct RedQueue {
 }
 
 impl RedQueue {
-    pub fn new(core: RedCore, ecn: bool, limit_pkts: Option<u64>, limit_bytes: Option<u64>) -> Self {
-        RedQueue { core, ecn, limit_pkts, limit_bytes, queue: PacketFifo::default() }
+    /// Returns an empty queue deciding by `core`, with the shared parameters' ECN and limits.
+    pub fn new(core: RedCore, shared: &Shared) -> Self {
+        RedQueue {
+            core,
+            ecn: shared.ecn,
+            limit_pkts: shared.limit_pkts,
+            limit_bytes: shared.limit_bytes,
+            queue: PacketFifo::default(),
+        }
     }
 
     pub fn enqueue(&mut self, mut pkt: Packet, now: Time, ctx: &mut QdiscCtx) {
@@ -260,44 +268,59 @@ impl Default for RedParams {
     }
 }
 
-/// Checks the parameters RED and ARED share.
-pub(crate) fn validate_common(
-    w_q: Option<f64>,
-    max_p: f64,
-    mean_pktsize: u64,
-    link_rate: Option<u64>,
-    limit_pkts: Option<u64>,
-    limit_bytes: Option<u64>,
-) -> Result<(), ConfigError> {
-    if let Some(w) = w_q {
-        if !(w > 0.0 && w <= 1.0) {
-            return Err(ConfigError::new("w_q", w, "a weight in (0, 1]"));
-        }
-    }
-    if !(max_p > 0.0 && max_p <= 1.0) {
-        return Err(ConfigError::new("max_p", max_p, "a probability in (0, 1]"));
-    }
-    if mean_pktsize == 0 {
-        return Err(ConfigError::new("mean_pktsize", 0, "at least 1 byte"));
-    }
-    if link_rate == Some(0) {
-        return Err(ConfigError::new("link_rate", 0, "a rate > 0"));
-    }
-    if limit_pkts == Some(0) {
-        return Err(ConfigError::new("limit", 0, "at least 1 packet, or absent for no limit"));
-    }
-    if limit_bytes == Some(0) {
-        return Err(ConfigError::new("limit", "0B", "at least 1 byte, or absent for no limit"));
-    }
-    Ok(())
+/// The parameters RED and ARED share, with one meaning and one check (ARED reads them from
+/// its own keys of the same names; its `w_q` may be left to the automatic rule).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Shared {
+    /// EWMA weight; `None` = ARED's automatic weight.
+    pub w_q: Option<f64>,
+    /// `p_b` at `max_th` (ARED: the initial value).
+    pub max_p: f64,
+    /// Typical packet size, bytes.
+    pub mean_pktsize_bytes: u64,
+    /// The link's rate, for the idle-time correction (and ARED's automatic parameters).
+    pub link_rate_bps: Option<u64>,
+    /// Mark ECN-capable packets instead of early drops.
+    pub ecn: bool,
+    /// Hard limit in packets.
+    pub limit_pkts: Option<u64>,
+    /// Hard limit in bytes.
+    pub limit_bytes: Option<u64>,
 }
 
-impl RedParams {
-    /// Checks thresholds (0 < min_th < max_th), probabilities and weights.
+impl Shared {
+    /// Checks the shared parameters.
     ///
     /// # Errors
     /// The first parameter out of range, by its experiment-file key.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(w) = self.w_q {
+            if !(w > 0.0 && w <= 1.0) {
+                return Err(ConfigError::new("w_q", w, "a weight in (0, 1]"));
+            }
+        }
+        if !(self.max_p > 0.0 && self.max_p <= 1.0) {
+            return Err(ConfigError::new("max_p", self.max_p, "a probability in (0, 1]"));
+        }
+        if self.mean_pktsize_bytes == 0 {
+            return Err(ConfigError::new("mean_pktsize", 0, "at least 1 byte"));
+        }
+        if self.link_rate_bps == Some(0) {
+            return Err(ConfigError::new("link_rate", 0, "a rate > 0"));
+        }
+        if self.limit_pkts == Some(0) {
+            return Err(ConfigError::new("limit", 0, "at least 1 packet, or absent for no limit"));
+        }
+        if self.limit_bytes == Some(0) {
+            return Err(ConfigError::new("limit", "0B", "at least 1 byte, or absent for no limit"));
+        }
+        Ok(())
+    }
+}
+
+impl QdiscParams for RedParams {
+    /// Checks thresholds (0 < min_th < max_th), probabilities and weights.
+    fn validate(&self) -> Result<(), ConfigError> {
         if self.max_th_pkts <= self.min_th_pkts {
             return Err(ConfigError::new(
                 "max_th",
@@ -305,14 +328,28 @@ impl RedParams {
                 format!("more than min_th ({})", self.min_th_pkts),
             ));
         }
-        validate_common(
-            Some(self.w_q),
-            self.max_p,
-            self.mean_pktsize_bytes,
-            self.link_rate_bps,
-            self.limit_pkts,
-            self.limit_bytes,
-        )
+        self.shared().validate()
+    }
+
+    /// Takes the link's rate for the idle-time correction: without it RED's average would
+    /// not decay while the queue is idle, and a flow that lost its window could be starved.
+    fn on_link(&mut self, rate_bps: u64) {
+        self.link_rate_bps.get_or_insert(rate_bps);
+    }
+}
+
+impl RedParams {
+    /// Returns the parameters RED shares with ARED.
+    pub(crate) fn shared(&self) -> Shared {
+        Shared {
+            w_q: Some(self.w_q),
+            max_p: self.max_p,
+            mean_pktsize_bytes: self.mean_pktsize_bytes,
+            link_rate_bps: self.link_rate_bps,
+            ecn: self.ecn,
+            limit_pkts: self.limit_pkts,
+            limit_bytes: self.limit_bytes,
+        }
     }
 
     pub(crate) fn core(&self) -> RedCore {
@@ -414,7 +451,7 @@ pub struct Red {
 impl Red {
     /// Returns an empty RED queue.
     pub fn new(params: RedParams) -> Self {
-        Red { inner: RedQueue::new(params.core(), params.ecn, params.limit_pkts, params.limit_bytes) }
+        Red { inner: RedQueue::new(params.core(), &params.shared()) }
     }
 
     /// Returns the average queue (packets, or bytes in byte mode).

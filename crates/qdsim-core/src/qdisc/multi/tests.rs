@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::qdisc::testing::{conserves, pkt, Harness};
+use crate::qdisc::{DropReason, QdiscParams};
 use proptest::prelude::*;
 
 fn params(f: impl FnOnce(&mut FqParams)) -> FqParams {
@@ -23,7 +24,7 @@ fn drain<Q: Qdisc>(h: &mut Harness<Q>) -> Vec<u32> {
 
 #[test]
 fn drr_sends_quantum_sized_rounds() {
-    let mut h = Harness::new(Multi::drr(&params(|p| p.quantum_bytes = Some(1500))));
+    let mut h = Harness::new(Multi::drr(params(|p| p.quantum_bytes = 1500)));
     for _ in 0..6 {
         h.enqueue(pkt(0, 500));
         h.enqueue(pkt(1, 500));
@@ -34,7 +35,7 @@ fn drr_sends_quantum_sized_rounds() {
 #[test]
 fn drr_carries_the_unused_deficit_to_the_next_round() {
     // Quantum 1000, 600-byte packets: round 1 sends 1 (400 left), round 2 sends 2 (200 left).
-    let mut h = Harness::new(Multi::drr(&params(|p| p.quantum_bytes = Some(1000))));
+    let mut h = Harness::new(Multi::drr(params(|p| p.quantum_bytes = 1000)));
     for _ in 0..4 {
         h.enqueue(pkt(0, 600));
         h.enqueue(pkt(1, 600));
@@ -44,7 +45,7 @@ fn drr_carries_the_unused_deficit_to_the_next_round() {
 
 #[test]
 fn drr_resets_the_deficit_when_a_queue_empties() {
-    let mut h = Harness::new(Multi::drr(&params(|p| p.quantum_bytes = Some(1500))));
+    let mut h = Harness::new(Multi::drr(params(|p| p.quantum_bytes = 1500)));
     h.enqueue(pkt(0, 100)); // leaves 1400 of deficit, then empties: reset to 0
     h.enqueue(pkt(1, 1500));
     assert_eq!(drain(&mut h), vec![0, 1]);
@@ -58,7 +59,7 @@ fn drr_resets_the_deficit_when_a_queue_empties() {
 
 #[test]
 fn drr_lds_serves_a_fresh_queues_first_packet_ahead_of_collecting_queues() {
-    let mut h = Harness::new(Multi::drr_lds(&params(|p| p.d_max = Some(10))));
+    let mut h = Harness::new(Multi::drr_lds(params(|p| p.d_max = 10)));
     for _ in 0..30 {
         h.enqueue(pkt(0, 1500));
         h.enqueue(pkt(1, 1500));
@@ -71,7 +72,7 @@ fn drr_lds_serves_a_fresh_queues_first_packet_ahead_of_collecting_queues() {
     assert_eq!(h.dequeue().map(|p| p.flow), Some(2));
 
     // Plain DRR puts the newcomer behind the active queues.
-    let mut d = Harness::new(Multi::drr(&FqParams::default()));
+    let mut d = Harness::new(Multi::drr(FqParams::default()));
     for _ in 0..30 {
         d.enqueue(pkt(0, 1500));
         d.enqueue(pkt(1, 1500));
@@ -86,7 +87,7 @@ fn drr_lds_serves_a_fresh_queues_first_packet_ahead_of_collecting_queues() {
 #[test]
 fn drr_lds_empty_queues_collect_deficit_only_up_to_d_max() {
     // d_max = 2 quanta = 3000 bytes: a returning queue may send two 1500-byte packets at once.
-    let mut h = Harness::new(Multi::drr_lds(&params(|p| p.d_max = Some(2))));
+    let mut h = Harness::new(Multi::drr_lds(params(|p| p.d_max = 2)));
     for _ in 0..6 {
         h.enqueue(pkt(0, 1500));
     }
@@ -101,7 +102,7 @@ fn drr_lds_empty_queues_collect_deficit_only_up_to_d_max() {
 
 #[test]
 fn longest_queue_drop_removes_the_head_of_the_longest_queue() {
-    let mut h = Harness::new(Multi::drr(&params(|p| p.limit_pkts = Some(5))));
+    let mut h = Harness::new(Multi::drr(params(|p| p.limit_pkts = Some(5))));
     for s in 0..3 {
         h.enqueue(spkt(0, 1000, s));
     }
@@ -115,7 +116,7 @@ fn longest_queue_drop_removes_the_head_of_the_longest_queue() {
 
 #[test]
 fn longest_queue_ties_go_to_the_queue_whose_head_is_oldest() {
-    let mut h = Harness::new(Multi::drr(&params(|p| p.limit_pkts = Some(4))));
+    let mut h = Harness::new(Multi::drr(params(|p| p.limit_pkts = Some(4))));
     for (t, flow, seq) in [(10, 1, 10), (20, 0, 0), (30, 0, 1), (40, 1, 11)] {
         h.now = Time(t);
         h.enqueue(spkt(flow, 1000, seq));
@@ -129,7 +130,7 @@ fn longest_queue_ties_go_to_the_queue_whose_head_is_oldest() {
 
 #[test]
 fn longest_queue_is_measured_in_bytes_for_a_byte_buffer() {
-    let mut h = Harness::new(Multi::drr(&params(|p| p.limit_bytes = Some(4000))));
+    let mut h = Harness::new(Multi::drr(params(|p| p.limit_bytes = Some(4000))));
     h.enqueue(spkt(0, 500, 0));
     h.enqueue(spkt(0, 500, 1));
     h.enqueue(spkt(0, 500, 2)); // flow 0: 3 packets, 1500 bytes
@@ -143,7 +144,7 @@ fn longest_queue_is_measured_in_bytes_for_a_byte_buffer() {
 #[test]
 fn drop_on_dequeue_drops_packets_older_than_t_d() {
     let t_d = 10_000_000;
-    let mut h = Harness::new(Multi::drr(&params(|p| {
+    let mut h = Harness::new(Multi::drr(params(|p| {
         p.buffer = "drop_on_dequeue".into();
         p.t_d_ns = Some(t_d);
     })));
@@ -162,7 +163,7 @@ fn drop_on_dequeue_drops_packets_older_than_t_d() {
 
 #[test]
 fn per_queue_limits_tail_drop_each_queue_separately() {
-    let mut h = Harness::new(Multi::wfq(&params(|p| {
+    let mut h = Harness::new(Multi::wfq(params(|p| {
         p.buffer = "per_queue".into();
         p.queue_limits = vec![3000, 1000];
     })));
@@ -186,7 +187,7 @@ fn per_queue_limits_tail_drop_each_queue_separately() {
 fn wfq_departure_order_matches_hand_computed_finish_tags() {
     // Weights 1, 1, 2. Finish tags (bytes / weight): flow 0: 1000, 2000; flow 1: 500;
     // flow 2: 450, 900. Smallest first: 2 (450), 1 (500), 2 (900), 0 (1000), 0 (2000).
-    let mut h = Harness::new(Multi::wfq(&params(|p| p.weights = vec![1, 1, 2])));
+    let mut h = Harness::new(Multi::wfq(params(|p| p.weights = vec![1, 1, 2])));
     h.enqueue(pkt(0, 1000));
     h.enqueue(pkt(0, 1000));
     h.enqueue(pkt(1, 500));
@@ -202,7 +203,7 @@ fn wf2q_plus_interleaves_a_heavy_queue_that_wfq_sends_in_a_burst() {
     // WF2Q+ holds queue 0 back until its start tag is eligible.
     let mk = |wf2q: bool| {
         let p = params(|p| p.weights = std::iter::once(10).chain(std::iter::repeat_n(1, 10)).collect());
-        let q = if wf2q { Multi::wf2q_plus(&p) } else { Multi::wfq(&p) };
+        let q = if wf2q { Multi::wf2q_plus(p.clone()) } else { Multi::wfq(p.clone()) };
         let mut h = Harness::new(q);
         for _ in 0..10 {
             h.enqueue(pkt(0, 1000));
@@ -235,16 +236,16 @@ fn byte_split<Q: Qdisc>(q: Q) -> (u64, u64) {
 fn weights_two_to_one_give_a_two_to_one_byte_split() {
     let p = params(|p| p.weights = vec![2, 1]);
     for (name, (a, b)) in [
-        ("drr", byte_split(Multi::drr(&p))),
+        ("drr", byte_split(Multi::drr(p.clone()))),
         (
             "drr_lds",
-            byte_split(Multi::drr_lds(&params(|q| {
+            byte_split(Multi::drr_lds(params(|q| {
                 q.weights = vec![2, 1];
-                q.d_max = Some(0);
+                q.d_max = 0;
             }))),
         ),
-        ("wfq", byte_split(Multi::wfq(&p))),
-        ("wf2q_plus", byte_split(Multi::wf2q_plus(&p))),
+        ("wfq", byte_split(Multi::wfq(p.clone()))),
+        ("wf2q_plus", byte_split(Multi::wf2q_plus(p.clone()))),
     ] {
         assert!((a as i64 - 2 * b as i64).abs() <= 3000, "{name}: {a} vs {b}");
     }
@@ -252,9 +253,9 @@ fn weights_two_to_one_give_a_two_to_one_byte_split() {
 
 #[test]
 fn hashed_classifier_spreads_flows_over_buckets() {
-    let mut h = Harness::new(Multi::drr(&params(|p| {
+    let mut h = Harness::new(Multi::drr(params(|p| {
         p.classifier = "hashed".into();
-        p.buckets = Some(4);
+        p.buckets = 4;
     })));
     for f in 0..40 {
         h.enqueue(pkt(f, 100));
@@ -267,16 +268,16 @@ fn hashed_classifier_spreads_flows_over_buckets() {
 fn bad_values_are_refused_by_key() {
     let key = |f: fn(&mut FqParams)| params(f).validate().unwrap_err().key;
     assert_eq!(key(|p| p.weights = vec![1, 0]), "weights[1]");
-    assert_eq!(key(|p| p.quantum_bytes = Some(0)), "quantum");
-    assert_eq!(key(|p| p.quantum_bytes = Some(-1500)), "quantum");
-    assert_eq!(key(|p| p.d_max = Some(-1)), "d_max");
+    assert_eq!(key(|p| p.quantum_bytes = 0), "quantum");
+    assert_eq!(key(|p| p.quantum_bytes = -1500), "quantum");
+    assert_eq!(key(|p| p.d_max = -1), "d_max");
     assert_eq!(key(|p| p.classifier = "per_packet".into()), "classifier");
     assert_eq!(key(|p| p.buffer = "infinite".into()), "buffer");
     assert_eq!(key(|p| p.buffer = "drop_on_dequeue".into()), "t_d");
     assert_eq!(key(|p| p.buffer = "per_queue".into()), "queue_limits");
     // A bad per-queue limit is refused even with a buffer that would ignore it.
     assert_eq!(key(|p| p.queue_limits = vec![1500, -1]), "queue_limits[1]");
-    assert_eq!(key(|p| p.buckets = Some(0)), "buckets");
+    assert_eq!(key(|p| p.buckets = 0), "buckets");
     assert_eq!(key(|p| p.limit_pkts = Some(0)), "limit");
     assert!(FqParams::default().validate().is_ok());
 }
@@ -291,29 +292,6 @@ fn configs_parse_by_the_papers_names() {
         assert_eq!(c.kind(), kind);
         c.validate().unwrap();
         let _ = c.build();
-    }
-}
-
-#[test]
-fn catalog_keys_map_to_params_fields_by_the_unit_contract() {
-    // The Python side turns key + unit into the core's field: time → _ns, bytes → _bytes,
-    // pkts|bytes → _pkts / _bytes, anything else unchanged.
-    for info in [info_drr(), info_drr_lds(), info_wfq(), info_wf2q_plus()] {
-        for p in &info.params {
-            let (field, value) = match (p.unit, p.name) {
-                ("time", n) => (format!("{n}_ns"), "1000".to_string()),
-                ("bytes", n) => (format!("{n}_bytes"), "1500".into()),
-                ("pkts|bytes", n) => (format!("{n}_pkts"), "10".into()),
-                ("int", n) => (n.to_string(), "1".into()),
-                ("list", n) => (n.to_string(), "[1]".into()),
-                ("name", "classifier") => ("classifier".into(), "\"per_user\"".into()),
-                ("name", "buffer") => ("buffer".into(), "\"shared\"".into()),
-                (u, n) => panic!("{}: {n} has an unexpected unit {u}", info.name),
-            };
-            let j = format!(r#"{{"kind":"{}","{field}":{value}}}"#, info.name);
-            let c: Result<crate::qdisc::QdiscConfig, _> = serde_json::from_str(&j);
-            assert!(c.is_ok(), "{j}: {c:?}");
-        }
     }
 }
 
@@ -364,12 +342,12 @@ proptest! {
     fn drr_lds_with_d_max_zero_is_drr_packet_for_packet(ops in ops(), b in 0u8..5, quantum in 100i64..3000,
                                                         w in proptest::collection::vec(1i64..4, 0..6)) {
         let mut p = params(|p| {
-            p.quantum_bytes = Some(quantum);
+            p.quantum_bytes = quantum;
             p.weights = w;
-            p.d_max = Some(0);
+            p.d_max = 0;
         });
         buffer_variant(b, &mut p);
-        prop_assert_eq!(trace(Multi::drr(&p), &ops), trace(Multi::drr_lds(&p), &ops));
+        prop_assert_eq!(trace(Multi::drr(p.clone()), &ops), trace(Multi::drr_lds(p.clone()), &ops));
     }
 
     #[test]
@@ -377,18 +355,18 @@ proptest! {
                                                      s in 0u8..4, b in 0u8..5, c in 0u8..3, d_max in 0i64..4) {
         let mut p = params(|p| {
             p.classifier = ["per_flow", "per_user", "hashed"][c as usize].into();
-            p.buckets = Some(3);
+            p.buckets = 3;
             p.weights = vec![1, 3, 2];
-            p.quantum_bytes = Some(700);
-            p.d_max = Some(d_max);
+            p.quantum_bytes = 700;
+            p.d_max = d_max;
         });
         buffer_variant(b, &mut p);
         p.validate().unwrap();
         match s {
-            0 => conserves(Multi::drr(&p), &ops),
-            1 => conserves(Multi::drr_lds(&p), &ops),
-            2 => conserves(Multi::wfq(&p), &ops),
-            _ => conserves(Multi::wf2q_plus(&p), &ops),
+            0 => conserves(Multi::drr(p.clone()), &ops),
+            1 => conserves(Multi::drr_lds(p.clone()), &ops),
+            2 => conserves(Multi::wfq(p.clone()), &ops),
+            _ => conserves(Multi::wf2q_plus(p.clone()), &ops),
         }
     }
 }

@@ -100,8 +100,8 @@ impl Queues {
     /// Returns the longest queue, in packets if `by_pkts` else in bytes; among equally long
     /// queues, the one whose head arrived first, so the victim is "the oldest packet of the
     /// longest queue" (Menth et al. §4.2) and never depends on how queues are numbered (with
-    /// a 20-packet buffer over 40 user queues, ties are the rule: a lowest-index rule always
-    /// robbed the users listed first). `None` when every queue is empty.
+    /// a 20-packet buffer over 40 user queues, ties are the rule: a lowest-index rule would
+    /// always rob the users listed first). `None` when every queue is empty.
     pub fn longest(&self, by_pkts: bool) -> Option<usize> {
         let mut best: Option<(u64, Time, usize)> = None;
         for (i, s) in self.qs.iter().enumerate() {

@@ -1,23 +1,12 @@
-//! The TCP sender: segments, the retransmission timer and loss recovery.
+//! The TCP sender: segments, the retransmission timer, ECN, and the window's growth.
 //!
 //! Sequence numbers count segments (segment `i` carries bytes `[i·mss, (i+1)·mss)`; only a
-//! finite transfer's last segment is shorter). Recovery follows the RFCs named by the
-//! congestion-control kind:
-//!
-//! - fast retransmit on the `dupack_threshold`-th duplicate ACK (RFC 5681 §3.2), with
-//!   `ssthresh` from the congestion control and window inflation by one segment per further
-//!   duplicate ACK;
-//! - **Reno** leaves fast recovery on the first new ACK (`cwnd = ssthresh`);
-//! - **Tahoe** retransmits and restarts slow start from one segment (no fast recovery);
-//! - **NewReno** (RFC 6582 §3.2, also used by Cubic and HighSpeed TCP) leaves only when the ACK covers `recover` (all data
-//!   outstanding at the loss); a partial ACK retransmits the next hole, deflates the window
-//!   by the amount acknowledged minus one segment, and — on the first partial ACK only, the
-//!   "Impatient" variant the RFC recommends — restarts the timer. A fast retransmit is
-//!   skipped if the duplicate ACKs do not cover `recover` (after a timeout, §3.2 step 2);
-//! - retransmission timeout (RFC 6298 §5): `ssthresh` from the congestion control (unless
-//!   the timeout ends a fast recovery or repeats a timeout: then it is kept, as in Linux's
-//!   `tcp_enter_loss` and RFC 5681 §3.1), `cwnd = 1`, go-back-N from the first
-//!   unacknowledged segment, the timer doubled (backoff).
+//! finite transfer's last segment is shorter). Loss recovery — fast retransmit and the
+//! Tahoe, Reno, NewReno and SACK schemes — lives in `recovery.rs`. A retransmission timeout
+//! (RFC 6298 §5) sets `ssthresh` by the same rule (unless the timeout ends a fast recovery
+//! or repeats a timeout: then it is kept, as in Linux's `tcp_enter_loss` and RFC 5681
+//! §3.1), `cwnd = 1`, goes back to the first unacknowledged segment (go-back-N) and doubles
+//! the timer (backoff).
 //!
 //! RTT samples come from the echoed transmit time of the segment that triggered each ACK
 //! that advances `snd_una` (like a timestamp echo, sampled on every such ACK as Linux does);
@@ -29,26 +18,27 @@
 //!
 //! Opening a connection (the optional handshake) and giving a persistent connection more
 //! data ([`TcpSender::write_chunk`], with RFC 5681 §4.1's restart after idle) live in
-//! `connection.rs`; HyStart++'s round state in `hystart.rs`.
+//! `connection.rs`; HyStart++'s round state in `hystart.rs`; loss recovery in `recovery.rs`.
 //!
 //! Not modelled (documented in `docs/tcp.md`): pacing, the receiver window's dynamics (it is
 //! a fixed bound).
 
 use crate::event::FlowTimer;
+use crate::outbox::Outbox;
 use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN, HEADER_BYTES};
 use crate::time::{Duration, Time};
-use crate::traffic::Outbox;
 
 use super::cc::{AnyCc, CongestionControl, Window};
-use super::config::{CcKind, TcpConfig};
+use super::config::TcpConfig;
 use super::rtt::RttEstimator;
-use super::sack::Scoreboard;
 use super::stream::Stream;
 
 mod connection;
 mod hystart;
+mod recovery;
 
 use hystart::HyStart;
+use recovery::LossRecovery;
 
 /// RFC 3465's L: the most segments one ACK may count toward window growth.
 pub const ABC_LIMIT: u32 = 2;
@@ -68,29 +58,6 @@ pub struct SenderStats {
     pub ecn_reductions: u64,
 }
 
-/// How the sender recovers from a loss detected by duplicate ACKs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Recovery {
-    /// Fast retransmit, then slow start from one segment (no fast recovery).
-    Tahoe,
-    /// RFC 5681 fast recovery, ended by any new ACK.
-    Reno,
-    /// RFC 6582 fast recovery, ended by an ACK covering `recover`.
-    NewReno,
-}
-
-impl Recovery {
-    /// Returns the recovery used with congestion control `kind`: Cubic and HighSpeed TCP
-    /// recover as NewReno (Linux recovers with SACK when it is negotiated).
-    pub fn of(kind: CcKind) -> Recovery {
-        match kind {
-            CcKind::Tahoe => Recovery::Tahoe,
-            CcKind::Reno => Recovery::Reno,
-            CcKind::Newreno | CcKind::Cubic | CcKind::Highspeed => Recovery::NewReno,
-        }
-    }
-}
-
 /// A TCP sender.
 #[derive(Debug)]
 pub struct TcpSender {
@@ -98,29 +65,18 @@ pub struct TcpSender {
     class: u32,
     src: NodeId,
     dst: NodeId,
-    recovery: Recovery,
     cc: AnyCc,
+    /// Loss recovery's state (`recovery.rs`).
+    rec: LossRecovery,
     ecn: bool,
     /// RFC 3168: no second ECN reduction until `snd_una` passes this (one past `snd_max` at
     /// the last reduction).
     ecn_recover: u64,
     cwr_pending: bool,
-    /// SACK-based loss recovery (RFC 6675) instead of NewReno's.
-    sack: bool,
-    /// What the receiver has SACKed.
-    pub scoreboard: Scoreboard,
-    /// RFC 6675 HighRxt, exclusive: one past the highest segment retransmitted in this recovery.
-    high_rxt: u64,
-    /// RFC 6675 rule 4: the rescue retransmission was sent in this recovery.
-    rescue_sent: bool,
-    /// Between a timeout and the ACK of everything outstanding at it.
-    rto_recovering: bool,
     /// An ECN reduction happened during this call (logged by `on_ack`).
     ecn_log_pending: bool,
     /// HyStart++ state when enabled.
     hystart: Option<HyStart>,
-    /// RFC 3042 limited transmit.
-    limited_transmit: bool,
     /// RFC 7323 timestamps: ACKs of retransmissions give RTT samples.
     timestamps: bool,
     /// Most segments one ACK may count for window growth: 2 with RFC 3465 byte counting,
@@ -137,7 +93,6 @@ pub struct TcpSender {
     initial_cwnd: u32,
     /// When a segment was last sent.
     last_send: Option<Time>,
-    dupack_threshold: u32,
     /// Window state (cwnd, ssthresh, clamp).
     pub win: Window,
     /// Oldest unacknowledged segment.
@@ -146,11 +101,6 @@ pub struct TcpSender {
     pub snd_nxt: u64,
     /// One past the highest segment ever sent.
     pub snd_max: u64,
-    dupacks: u32,
-    in_recovery: bool,
-    /// RFC 6582 `recover`, exclusive: one past the highest segment sent when recovery began.
-    recover: u64,
-    partial_acks: u32,
     /// The RTT estimator and RTO.
     pub rtt: RttEstimator,
     rto_deadline: Option<Time>,
@@ -171,16 +121,11 @@ impl TcpSender {
             class,
             src,
             dst,
-            recovery: Recovery::of(cfg.cc),
             cc: AnyCc::new(cfg.cc),
+            rec: LossRecovery::new(cfg),
             ecn: cfg.ecn,
             ecn_recover: 0,
             cwr_pending: false,
-            sack: cfg.sack,
-            scoreboard: Scoreboard::default(),
-            high_rxt: 0,
-            rescue_sent: false,
-            rto_recovering: false,
             ecn_log_pending: false,
             hystart: cfg.hystart.then_some(HyStart {
                 round_end: 0,
@@ -193,7 +138,6 @@ impl TcpSender {
             idle_restart: cfg.idle_restart,
             initial_cwnd: cfg.initial_cwnd_pkts.min(clamp),
             last_send: None,
-            dupack_threshold: cfg.dupack_threshold,
             win: Window {
                 cwnd: cfg.initial_cwnd_pkts.min(clamp),
                 cwnd_cnt: 0,
@@ -203,17 +147,12 @@ impl TcpSender {
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
-            dupacks: 0,
-            in_recovery: false,
-            recover: 0,
-            partial_acks: 0,
             rtt: RttEstimator::new(
                 Duration::from_ns(cfg.initial_rto_ns),
                 Duration::from_ns(cfg.min_rto_ns),
                 Duration::from_ns(cfg.max_rto_ns),
             )
             .with_linux_form(cfg.linux_rto),
-            limited_transmit: cfg.limited_transmit,
             timestamps: cfg.timestamps,
             growth_per_ack: if cfg.byte_counting { ABC_LIMIT } else { 1 },
             syn_pending: cfg.handshake.then_some(false),
@@ -236,7 +175,7 @@ impl TcpSender {
 
     /// Returns whether the sender is recovering from a retransmission timeout.
     pub fn in_timeout(&self) -> bool {
-        self.rto_recovering
+        self.rec.after_timeout
     }
 
     /// Returns the segments in flight (`snd_max − snd_una`, RFC 5681's FlightSize).
@@ -304,7 +243,7 @@ impl TcpSender {
             if !self.data.has(self.snd_nxt) {
                 break;
             }
-            if self.sack && self.snd_nxt < self.snd_max && self.scoreboard.is_sacked(self.snd_nxt) {
+            if self.rec.sack() && self.snd_nxt < self.snd_max && self.rec.scoreboard.is_sacked(self.snd_nxt) {
                 self.snd_nxt += 1; // go-back-N need not resend what the receiver holds
                 continue;
             }
@@ -342,8 +281,8 @@ impl TcpSender {
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore (cannot happen in the model)
         }
-        if self.sack {
-            self.scoreboard.update(ack.max(self.snd_una), ack_pkt.sack.ranges(ack));
+        if self.rec.sack() {
+            self.rec.scoreboard.update(ack.max(self.snd_una), ack_pkt.sack.ranges(ack));
         }
         let reduced = self.ecn && ack_pkt.has(FLAG_ECE) && self.on_ecn_echo(ack, now);
         if std::mem::take(&mut self.ecn_log_pending) {
@@ -366,7 +305,7 @@ impl TcpSender {
             if let Some(srtt) = self.rtt.srtt {
                 self.cc.on_rtt(srtt);
             }
-            let in_ss = self.win.in_slow_start() && !self.in_recovery;
+            let in_ss = self.win.in_slow_start() && !self.rec.in_recovery;
             if let Some(h) = self.hystart.as_mut().filter(|_| in_ss) {
                 if h.on_sample(rtt, ack, self.snd_max) {
                     self.win.ssthresh = self.win.cwnd;
@@ -375,45 +314,18 @@ impl TcpSender {
             }
         }
         self.snd_una = ack;
-        if self.rto_recovering && ack >= self.recover {
-            self.rto_recovering = false;
+        if self.rec.after_timeout && ack >= self.rec.recover {
+            self.rec.after_timeout = false;
         }
         if self.snd_nxt < self.snd_una {
             // The receiver had buffered what go-back-N was about to resend.
             self.snd_nxt = self.snd_una;
         }
         let mut restart_timer = true;
-        if self.in_recovery && self.sack {
-            if ack >= self.recover {
-                self.in_recovery = false;
-                self.win.cwnd = self.win.ssthresh;
-                self.win.cwnd_cnt = 0;
-                self.dupacks = 0;
-            } else {
-                self.sack_send(now, out);
-            }
-        } else if self.in_recovery {
-            if self.recovery == Recovery::Reno || ack >= self.recover {
-                // Full ACK (or any new ACK for Reno): deflate the window and leave recovery.
-                // RFC 6582 §3.2 step 3 option 1: min(ssthresh, max(FlightSize, SMSS) + SMSS).
-                self.win.cwnd = if self.recovery == Recovery::Reno {
-                    self.win.ssthresh
-                } else {
-                    self.win.ssthresh.min(self.flight().max(1) + 1)
-                };
-                self.win.cwnd_cnt = 0;
-                self.in_recovery = false;
-                self.dupacks = 0;
-            } else {
-                // Partial ACK: retransmit the next hole; deflate by what was acknowledged,
-                // then add back one segment (RFC 6582 §3.2 step 4).
-                self.transmit(self.snd_una, now, out);
-                self.win.cwnd = (self.win.cwnd.saturating_sub(acked) + 1).max(1);
-                self.partial_acks += 1;
-                restart_timer = self.partial_acks == 1;
-            }
+        if self.rec.in_recovery {
+            restart_timer = self.on_ack_in_recovery(ack, acked, now, out);
         } else {
-            self.dupacks = 0;
+            self.rec.dupacks = 0;
             if grow {
                 // Window growth counts at most L = 2 segments per ACK (RFC 3465 §2.2): a
                 // cumulative ACK that jumps over data the receiver already held (after
@@ -429,126 +341,14 @@ impl TcpSender {
         self.send_available(now, out);
     }
 
-    fn on_dupack(&mut self, now: Time, out: &mut Outbox) {
-        self.dupacks += 1;
-        if self.in_recovery && self.sack {
-            self.sack_send(now, out);
-        } else if self.in_recovery {
-            // Window inflation: each duplicate ACK means a segment has left the network.
-            self.win.cwnd += 1;
-            self.send_available(now, out);
-        } else if self.limited_transmit && self.dupacks < self.dupack_threshold && self.dupacks <= 2 {
-            // RFC 3042: one new segment per duplicate ACK, beyond cwnd by at most two
-            // segments, if the receiver window allows and there is new data.
-            let beyond = (self.win.cwnd + self.dupacks) as u64;
-            let allowed = self.snd_nxt == self.snd_max
-                && self.snd_nxt < self.snd_una + beyond
-                && self.snd_nxt < self.snd_una + self.win.cwnd_clamp as u64
-                && self.data.has(self.snd_nxt);
-            if allowed {
-                let seq = self.snd_nxt;
-                self.transmit(seq, now, out);
-                self.snd_nxt += 1;
-                self.snd_max = self.snd_nxt;
-            }
-        } else if self.dupacks == self.dupack_threshold
-            || (self.sack && self.scoreboard.sacked_above(self.snd_una) >= self.dupack_threshold as u64)
-        {
-            // NewReno (and Tahoe) skip a fast retransmit whose duplicate ACKs do not cover
-            // `recover`: they are for data sent before a timeout (RFC 6582 §3.2 step 2).
-            if self.recovery != Recovery::Reno && self.snd_una < self.recover {
-                return;
-            }
-            self.stats.fast_retransmits += 1;
-            out.event("fast_retransmit", self.snd_una);
-            let flight = self.flight();
-            self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight, now);
-            if self.sack {
-                // RFC 6675 §5: cwnd = ssthresh, retransmit the first hole, then let `pipe`
-                // decide what else goes out — every lost segment can be resent in this RTT.
-                self.recover = self.snd_max;
-                self.in_recovery = true;
-                self.win.cwnd = self.win.ssthresh;
-                self.win.cwnd_cnt = 0;
-                self.rescue_sent = false;
-                self.transmit(self.snd_una, now, out);
-                self.high_rxt = self.snd_una + 1;
-                self.arm_rto(now, out);
-                self.sack_send(now, out);
-                return;
-            }
-            if self.recovery == Recovery::Tahoe {
-                // Tahoe: retransmit, then slow start from one segment, go-back-N.
-                self.win.cwnd = 1;
-                self.win.cwnd_cnt = 0;
-                self.recover = self.snd_max;
-                self.snd_nxt = self.snd_una;
-                self.dupacks = 0;
-                self.send_available(now, out);
-                self.arm_rto(now, out);
-                return;
-            }
-            self.recover = self.snd_max;
-            self.in_recovery = true;
-            self.partial_acks = 0;
-            self.transmit(self.snd_una, now, out);
-            self.win.cwnd = self.win.ssthresh + self.dupack_threshold;
-            self.win.cwnd_cnt = 0;
-            self.arm_rto(now, out);
-            self.send_available(now, out);
-        }
-    }
-
-    /// Sends during SACK recovery while `cwnd > pipe` (RFC 6675 §5 step 4), choosing each
-    /// segment by `NextSeg`: a lost hole (rule 1), else new data (rule 2), else any unSACKed
-    /// hole below the highest SACK (rule 3), else once the rescue retransmission (rule 4).
-    fn sack_send(&mut self, now: Time, out: &mut Outbox) {
-        let thr = self.dupack_threshold as u64;
-        loop {
-            let pipe = self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, thr);
-            if self.win.cwnd as u64 <= pipe {
-                break;
-            }
-            let from = self.high_rxt.max(self.snd_una);
-            let seq = if let Some(hole) = self.scoreboard.next_hole(from, thr, true) {
-                hole
-            } else if self.snd_nxt == self.snd_max
-                && self.data.has(self.snd_nxt)
-                && self.snd_nxt < self.snd_una + self.win.cwnd_clamp as u64
-            {
-                let seq = self.snd_nxt;
-                self.transmit(seq, now, out);
-                self.snd_nxt += 1;
-                self.snd_max = self.snd_nxt;
-                continue;
-            } else if let Some(hole) = self.scoreboard.next_hole(from, thr, false) {
-                hole
-            } else {
-                // Rule 4, the rescue retransmission: once per recovery, resend the highest
-                // unSACKed segment, so a loss at the tail of a window (which no later segment
-                // can reveal) need not wait for the timer. HighRxt is not updated.
-                if !self.rescue_sent {
-                    if let Some(last) = (self.snd_una..self.snd_max).rev().find(|&s| !self.scoreboard.is_sacked(s)) {
-                        self.rescue_sent = true;
-                        self.transmit(last, now, out);
-                    }
-                }
-                break;
-            };
-            self.transmit(seq, now, out);
-            self.high_rxt = seq + 1;
-        }
-    }
-
     /// Reacts to an ECN echo on an ACK for `ack`: at most once per window of data, halve
     /// like a loss but retransmit nothing (RFC 3168 §6.1.2); returns whether it reduced.
     /// During loss recovery the loss reduction stands.
     fn on_ecn_echo(&mut self, ack: u64, now: Time) -> bool {
-        if self.in_recovery || ack < self.ecn_recover {
+        if self.rec.in_recovery || ack < self.ecn_recover {
             return false;
         }
-        let flight = self.flight();
-        self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight, now);
+        self.win.ssthresh = self.loss_ssthresh(now);
         self.win.cwnd = self.win.ssthresh;
         self.win.cwnd_cnt = 0;
         self.ecn_recover = self.snd_max + 1;
@@ -582,27 +382,150 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         out.event("timeout", self.snd_una);
-        self.rto_recovering = true;
         // Reduce ssthresh only for a new congestion episode. A timeout during fast recovery
         // belongs to the loss episode that already set ssthresh (Linux `tcp_enter_loss`), and
         // a repeated timeout of the same data holds it constant (RFC 5681 §3.1); recomputing
         // it from a flight inflated by recovery would *raise* it.
-        if !self.in_recovery && self.rtt.backoff == 0 {
-            let flight = self.flight();
-            self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight, now);
+        if !self.rec.in_recovery && self.rtt.backoff == 0 {
+            self.win.ssthresh = self.loss_ssthresh(now);
         }
         self.win.cwnd = 1;
         self.win.cwnd_cnt = 0;
         self.cc.on_timeout(&self.win, now);
-        self.in_recovery = false;
-        self.dupacks = 0;
-        self.recover = self.snd_max;
+        self.rec.on_timeout(self.snd_max);
         self.snd_nxt = self.snd_una;
         self.rtt.back_off();
         self.rto_deadline = None;
         self.send_available(now, out);
         if self.rto_deadline.is_none() && self.snd_una < self.snd_max {
             self.arm_rto(now, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::FLAG_RETX;
+    use crate::tcp::testing::*;
+    use crate::tcp::CcKind;
+
+    #[test]
+    fn timeout_collapses_the_window_goes_back_n_and_doubles_the_timer() {
+        let (mut s, mut out) = sender_with_window(CcKind::Newreno);
+        let (at, gen) = match out.timers.last() {
+            Some(&(at, FlowTimer::Rto(g))) => (at, g),
+            other => panic!("RTO not armed: {other:?}"),
+        };
+        assert_eq!(at, Time::ZERO + Duration::from_secs(1), "initial RTO is 1 s");
+        out.timers.clear();
+        s.on_rto_timer(gen, at, &mut out);
+        assert_eq!(s.stats.timeouts, 1);
+        assert_eq!(s.win.cwnd, 1);
+        assert_eq!(s.win.ssthresh, 5);
+        assert_eq!(sent(&mut out), vec![(0, true)]);
+        let (at2, _) = out.timers.last().copied().expect("re-armed");
+        assert_eq!(at2 - at, Duration::from_secs(2), "backed off to 2 s");
+        // After the timeout, duplicate ACKs for data sent before it do not trigger a fast
+        // retransmit (RFC 6582 recover check).
+        for _ in 0..3 {
+            s.on_ack(&ack(0, at), at, &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 0);
+    }
+
+    #[test]
+    fn an_ack_for_a_retransmission_gives_no_rtt_sample() {
+        let (mut s, mut out) = sender_with_window(CcKind::Newreno);
+        let mut a = ack(1, Time::ZERO);
+        a.flags = FLAG_RETX;
+        s.on_ack(&a, T, &mut out);
+        assert_eq!(s.rtt.srtt, None, "Karn's rule");
+        s.on_ack(&ack(2, Time::ZERO), T, &mut out);
+        assert_eq!(s.rtt.srtt, Some(Duration::from_ms(100)));
+    }
+
+    #[test]
+    fn finite_transfer_sends_exactly_its_segments() {
+        // 3000 bytes = 2 full segments of 1460 + one of 80.
+        let mut s = TcpSender::new(0, 0, 0, 1, &cfg(CcKind::Newreno), Some(3000));
+        let mut out = Outbox::default();
+        s.start(Time::ZERO, &mut out);
+        let sizes: Vec<u32> = out.pkts.iter().map(|p| p.size_bytes).collect();
+        assert_eq!(sizes, vec![1500, 1500, 120]);
+        out.pkts.clear();
+        s.on_ack(&ack(3, Time::ZERO), T, &mut out);
+        assert!(s.is_done());
+        assert!(out.pkts.is_empty());
+    }
+
+    #[test]
+    fn ecn_echo_halves_once_per_window_and_sets_cwr() {
+        let c = TcpConfig { ecn: true, ..cfg(CcKind::Newreno) };
+        let mut s = TcpSender::new(0, 0, 0, 1, &c, None);
+        let mut out = Outbox::default();
+        s.start(Time::ZERO, &mut out);
+        assert!(out.pkts.iter().all(|p| p.ecn == crate::packet::Ecn::Ect), "data is ECT(0)");
+        out.pkts.clear();
+        // ECE on the ACK of segment 0: FlightSize 10 -> ssthresh = cwnd = 5, nothing resent,
+        // and the window (5 from snd_una 1) has no room for new data yet.
+        s.on_ack(&ece(1), T, &mut out);
+        assert_eq!(s.stats.ecn_reductions, 1);
+        assert_eq!((s.win.cwnd, s.win.ssthresh), (5, 5));
+        assert_eq!(sent(&mut out), vec![]);
+        // ECE on ACKs for the rest of the window outstanding at the reduction: no new reduction.
+        for n in 2..=10 {
+            s.on_ack(&ece(n), T, &mut out);
+        }
+        assert_eq!(s.stats.ecn_reductions, 1);
+        assert_eq!(s.stats.retransmits, 0, "ECN retransmits nothing");
+        // The first new segment after the reduction (10) carried CWR, and only it.
+        let cwr: Vec<u64> = out.pkts.iter().filter(|p| p.has(crate::packet::FLAG_CWR)).map(|p| p.seq).collect();
+        assert_eq!(cwr, vec![10]);
+        // ECE on the ACK of segment 10, sent after the reduction: a new window, a new reduction.
+        s.on_ack(&ece(11), T, &mut out);
+        assert_eq!(s.stats.ecn_reductions, 2);
+    }
+
+    #[test]
+    fn with_timestamps_the_ack_of_a_retransmission_samples_the_rtt_and_ends_the_backoff() {
+        for timestamps in [false, true] {
+            let cfg = TcpConfig { timestamps, ..cfg(CcKind::Newreno) };
+            let mut s = TcpSender::new(0, 0, 0, 1, &cfg, None);
+            let mut out = Outbox::default();
+            s.start(Time::ZERO, &mut out);
+            let at = Time::ZERO + Duration::from_secs(1);
+            let gen = match out.timers.last() {
+                Some(&(_, FlowTimer::Rto(g))) => g,
+                other => panic!("RTO not armed: {other:?}"),
+            };
+            s.on_rto_timer(gen, at, &mut out); // retransmits 0 at 1 s, backoff 1
+            assert_eq!(s.rtt.backoff, 1);
+            // The ACK of the retransmission, 30 ms later, echoes its transmit time.
+            let mut a = ack(1, at);
+            a.flags = FLAG_RETX;
+            s.on_ack(&a, at + Duration::from_ms(30), &mut out);
+            if timestamps {
+                assert_eq!(s.rtt.srtt, Some(Duration::from_ms(30)), "RFC 7323: the echo identifies the transmission");
+                assert_eq!(s.rtt.backoff, 0);
+            } else {
+                assert_eq!(s.rtt.srtt, None, "Karn's rule");
+                assert_eq!(s.rtt.backoff, 1, "the doubled timer stays until a new segment is ACKed");
+            }
+        }
+    }
+
+    #[test]
+    fn without_byte_counting_an_ack_grows_the_window_by_one_segment_whatever_it_covers() {
+        for (byte_counting, grown) in [(true, 12), (false, 11)] {
+            let cfg = TcpConfig { byte_counting, ..cfg(CcKind::Newreno) };
+            let mut s = TcpSender::new(0, 0, 0, 1, &cfg, None);
+            let mut out = Outbox::default();
+            s.start(Time::ZERO, &mut out);
+            // A delayed ACK covering segments 0 and 1, in slow start: RFC 3465 (L = 2) counts
+            // two segments, Linux 2.6 and ns-2 count the ACK once.
+            s.on_ack(&ack(2, Time::ZERO), T, &mut out);
+            assert_eq!(s.win.cwnd, grown, "byte_counting = {byte_counting}");
         }
     }
 }

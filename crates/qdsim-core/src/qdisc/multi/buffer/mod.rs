@@ -1,0 +1,163 @@
+//! Buffer policies of the multi-queue qdiscs: which packets are dropped, and when.
+//!
+//! Combinable with any scheduler of [`crate::qdisc::sched`], one policy per file:
+//! - [`Shared`] (`shared`): one buffer of `S_B` packets or bytes with McKenney's buffer
+//!   stealing (Menth et al. §2.2, "drop-on-enqueue");
+//! - [`DropOnDequeue`] (`drop_on_dequeue`): heads older than `T_D` are dropped as they are
+//!   chosen to leave (Menth et al. §4.1);
+//! - [`PerQueue`] (`per_queue`): a static byte limit per queue, tail drop.
+//!
+//! A policy implements [`Policy`]: it is built (and its keys checked) from [`FqParams`],
+//! decides every arrival — possibly dropping queued packets first — and may drop the head
+//! the scheduler chose. Adding one is a file here plus a line in the `policies!` list below
+//! (its keys go into [`FqParams`], its name into the `buffer` key's help).
+//!
+//! A policy only ever drops the arriving packet or a queue's head, so the scheduler hears of
+//! every change through `enqueued`, `sent` and `head_dropped`.
+
+mod drop_on_dequeue;
+mod per_queue;
+mod shared;
+
+pub use drop_on_dequeue::DropOnDequeue;
+pub use per_queue::PerQueue;
+pub use shared::Shared;
+
+use super::FqParams;
+use crate::catalog::ParamInfo;
+use crate::error::ConfigError;
+use crate::packet::Packet;
+use crate::qdisc::sched::{Queues, Scheduler};
+use crate::qdisc::{DropReason, QdiscCtx};
+use crate::time::Time;
+
+/// A buffer policy.
+pub trait Policy: Sized {
+    /// The experiment-file keys the policy reads (beyond `buffer`), for the catalog; a key
+    /// another policy listed first (`limit`) is listed once.
+    const PARAMS: &'static [ParamInfo];
+
+    /// Builds the policy from the multi-queue parameters, checking the keys it needs.
+    ///
+    /// # Errors
+    /// A key the policy needs that is missing or out of range.
+    fn from_params(p: &FqParams) -> Result<Self, ConfigError>;
+
+    /// Decides an arrival `pkt` for queue `q`: `Ok` to queue it, or the reason it is dropped.
+    /// May drop queued heads first, reporting each through `ctx` and telling `sched`.
+    fn admit<S: Scheduler>(
+        &mut self,
+        q: usize,
+        pkt: &Packet,
+        queues: &mut Queues,
+        sched: &mut S,
+        ctx: &mut QdiscCtx,
+    ) -> Result<(), DropReason>;
+
+    /// Returns why the head `p`, chosen to leave at `now`, is dropped instead, if it is.
+    /// Default: never.
+    fn drop_at_dequeue(&self, _p: &Packet, _now: Time) -> Option<DropReason> {
+        None
+    }
+}
+
+/// Returns whether `pkt` fits within the total limits, given what is queued.
+pub(crate) fn fits_total(queues: &Queues, pkt: &Packet, limit_pkts: Option<u64>, limit_bytes: Option<u64>) -> bool {
+    limit_pkts.is_none_or(|l| queues.total_pkts() < l)
+        && limit_bytes.is_none_or(|l| queues.total_bytes() + pkt.size_bytes as u64 <= l)
+}
+
+/// Declares every buffer policy once — its [`BufferPolicy`] variant, type and `buffer` name —
+/// and generates the enum, the selection by name, the dispatch and the catalog keys.
+macro_rules! policies {
+    ($($(#[$doc:meta])* $variant:ident($policy:ty) = $name:literal;)*) => {
+        /// One of the buffer policies, for static dispatch.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum BufferPolicy {
+            $($(#[$doc])* $variant($policy),)*
+        }
+
+        /// Every policy's name, as the `buffer` key takes it.
+        pub const NAMES: &[&str] = &[$($name),*];
+
+        impl BufferPolicy {
+            /// Returns the catalog entries of every policy's keys, each key once.
+            pub fn params() -> Vec<ParamInfo> {
+                let mut v: Vec<ParamInfo> = Vec::new();
+                for p in [$(<$policy as Policy>::PARAMS),*].into_iter().flatten() {
+                    if !v.iter().any(|q| q.name == p.name) {
+                        v.push(p.clone());
+                    }
+                }
+                v
+            }
+        }
+
+        impl Policy for BufferPolicy {
+            const PARAMS: &'static [ParamInfo] = &[];
+
+            /// Builds the policy named by `buffer`.
+            fn from_params(p: &FqParams) -> Result<Self, ConfigError> {
+                match p.buffer.as_str() {
+                    $($name => Ok(BufferPolicy::$variant(<$policy>::from_params(p)?)),)*
+                    other => Err(ConfigError::new("buffer", other, one_of(NAMES))),
+                }
+            }
+
+            fn admit<S: Scheduler>(
+                &mut self,
+                q: usize,
+                pkt: &Packet,
+                queues: &mut Queues,
+                sched: &mut S,
+                ctx: &mut QdiscCtx,
+            ) -> Result<(), DropReason> {
+                match self {
+                    $(BufferPolicy::$variant(b) => b.admit(q, pkt, queues, sched, ctx),)*
+                }
+            }
+
+            fn drop_at_dequeue(&self, p: &Packet, now: Time) -> Option<DropReason> {
+                match self {
+                    $(BufferPolicy::$variant(b) => b.drop_at_dequeue(p, now),)*
+                }
+            }
+        }
+    };
+}
+
+policies! {
+    /// Shared buffer with longest-queue (buffer stealing) drop on enqueue.
+    Shared(Shared) = "shared";
+    /// Drop at dequeue of packets older than `T_D`.
+    DropOnDequeue(DropOnDequeue) = "drop_on_dequeue";
+    /// Static per-queue byte limits with tail drop.
+    PerQueue(PerQueue) = "per_queue";
+}
+
+/// Returns `"a, b or c"`.
+fn one_of(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_name_is_refused_with_every_known_one() {
+        let p = FqParams { buffer: "infinite".into(), ..FqParams::default() };
+        let e = BufferPolicy::from_params(&p).unwrap_err();
+        assert_eq!((e.key.as_str(), e.allowed.as_str()), ("buffer", "shared, drop_on_dequeue or per_queue"));
+    }
+
+    #[test]
+    fn every_key_is_listed_once_in_policy_order() {
+        let names: Vec<&str> = BufferPolicy::params().iter().map(|p| p.name).collect();
+        assert_eq!(names, ["limit", "t_d", "queue_limits"]);
+    }
+}

@@ -1,0 +1,209 @@
+//! The parameters of the multi-queue qdiscs (`drr`, `drr_lds`, `wfq`, `wf2q_plus`): one flat
+//! table of keys, the classifier and buffer policy named by `classifier` and `buffer`.
+
+use serde::{Deserialize, Serialize};
+
+use super::buffer::{BufferPolicy, Policy};
+use crate::catalog::{AlgorithmInfo, ParamInfo};
+use crate::error::ConfigError;
+use crate::qdisc::classify::{Classifier, MAX_QUEUES};
+use crate::qdisc::QdiscParams;
+
+/// Parameters shared by `drr`, `drr_lds`, `wfq` and `wf2q_plus` (flat, one key each).
+///
+/// Keys that an algorithm or buffer policy does not use (`quantum` for WFQ, `d_max` outside
+/// `drr_lds`, `t_d` outside drop-on-dequeue, ...) are accepted and ignored. Defaults: Menth,
+/// Mehl & Veith 2017 (DRR-LDS) where they give one, Linux `sfq` for the hashed classifier.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FqParams {
+    /// `per_flow`, `per_user` or `hashed`. Default `per_flow`.
+    pub classifier: String,
+    /// Buckets of the `hashed` classifier. Default 1024 (Linux `sfq` `divisor`).
+    pub buckets: i64,
+    /// Weight of queue i (queues beyond the list weigh 1); each at least 1.
+    pub weights: Vec<i64>,
+    /// DRR quantum in bytes (§2.2). Default 1500 (one Ethernet MTU; Menth et al. §4.1).
+    pub quantum_bytes: i64,
+    /// DRR-LDS deficit saving limit `D_max`, in quanta (§3). Default 10 (project choice: the
+    /// paper's findings need `D_max` ≥ 10 with drop-on-enqueue, §4).
+    pub d_max: i64,
+    /// The buffer policy: `shared`, `drop_on_dequeue` or `per_queue` (see `buffer/`).
+    /// Default `shared`.
+    pub buffer: String,
+    /// Buffer size `S_B` in packets (shared; optional for drop_on_dequeue).
+    pub limit_pkts: Option<u64>,
+    /// Buffer size `S_B` in bytes (shared; optional for drop_on_dequeue).
+    pub limit_bytes: Option<u64>,
+    /// Delay threshold `T_D` of drop-on-dequeue, ns.
+    pub t_d_ns: Option<u64>,
+    /// Per-queue byte limits of `per_queue` (the last repeats).
+    pub queue_limits: Vec<i64>,
+}
+
+impl Default for FqParams {
+    fn default() -> Self {
+        FqParams {
+            classifier: "per_flow".into(),
+            buckets: 1024,
+            weights: vec![],
+            quantum_bytes: 1500,
+            d_max: 10,
+            buffer: "shared".into(),
+            limit_pkts: None,
+            limit_bytes: None,
+            t_d_ns: None,
+            queue_limits: vec![],
+        }
+    }
+}
+
+impl QdiscParams for FqParams {
+    /// Checks every parameter's range and the names of classifier and buffer policy.
+    ///
+    /// The first bad key: an unknown classifier or buffer, buckets < 1, a weight < 1, a
+    /// quantum < 1 byte, a negative `d_max`, a zero limit, per-queue limits < 1 byte, or a
+    /// key the buffer policy needs but is missing.
+    fn validate(&self) -> Result<(), ConfigError> {
+        if !matches!(self.classifier.as_str(), "per_flow" | "per_user" | "hashed") {
+            return Err(ConfigError::new("classifier", &self.classifier, "per_flow, per_user or hashed"));
+        }
+        if self.buckets < 1 || self.buckets > MAX_QUEUES as i64 {
+            return Err(ConfigError::new("buckets", self.buckets, "between 1 and 65536"));
+        }
+        for (i, &w) in self.weights.iter().enumerate() {
+            if w < 1 {
+                return Err(ConfigError::new(format!("weights[{i}]"), w, "a weight of at least 1"));
+            }
+        }
+        if self.quantum_bytes < 1 {
+            return Err(ConfigError::new("quantum", self.quantum_bytes, "at least 1 byte"));
+        }
+        if self.d_max < 0 {
+            return Err(ConfigError::new("d_max", self.d_max, "0 or more quanta (0 = plain DRR)"));
+        }
+        if self.limit_pkts == Some(0) {
+            return Err(ConfigError::new("limit", "0pkt", "at least 1 packet, or absent for no limit"));
+        }
+        if self.limit_bytes == Some(0) {
+            return Err(ConfigError::new("limit", "0B", "at least 1 byte, or absent for no limit"));
+        }
+        // Checked whatever the buffer: a bad limit is a mistake even where it is not used.
+        for (i, &l) in self.queue_limits.iter().enumerate() {
+            if l < 1 {
+                return Err(ConfigError::new(format!("queue_limits[{i}]"), l, "at least 1 byte"));
+            }
+        }
+        BufferPolicy::from_params(self).map(|_| ())
+    }
+}
+
+impl FqParams {
+    /// Returns the DRR quantum in bytes.
+    pub(super) fn quantum(&self) -> u64 {
+        self.quantum_bytes.max(1) as u64
+    }
+
+    /// Returns DRR-LDS's `D_max` in quanta.
+    pub(super) fn d_max(&self) -> u64 {
+        self.d_max.max(0) as u64
+    }
+
+    /// Returns the classifier `classifier` names.
+    pub(super) fn classifier(&self) -> Classifier {
+        match self.classifier.as_str() {
+            "per_user" => Classifier::PerUser,
+            "hashed" => Classifier::Hashed { buckets: self.buckets.clamp(1, MAX_QUEUES as i64) as u32, salt: None },
+            _ => Classifier::PerFlow,
+        }
+    }
+}
+
+fn common_params(with_quantum: bool, with_d_max: bool) -> Vec<ParamInfo> {
+    let mut v = vec![
+        ParamInfo {
+            name: "classifier",
+            unit: "name",
+            default: "per_flow",
+            help: "queue per flow (per_flow), per user id (per_user) or hashed buckets (hashed)",
+        },
+        ParamInfo { name: "buckets", unit: "int", default: "1024", help: "number of queues of the hashed classifier" },
+        ParamInfo {
+            name: "weights",
+            unit: "list",
+            default: "[]",
+            help: "weight of queue i (integers >= 1); missing entries weigh 1",
+        },
+    ];
+    if with_quantum {
+        v.push(ParamInfo {
+            name: "quantum",
+            unit: "bytes",
+            default: "1500",
+            help: "bytes added to a queue's deficit per turn, times its weight",
+        });
+    }
+    if with_d_max {
+        v.push(ParamInfo {
+            name: "d_max",
+            unit: "int",
+            default: "10",
+            help: "deficit saving limit D_max in quanta (0 = plain DRR)",
+        });
+    }
+    v.push(ParamInfo {
+        name: "buffer",
+        unit: "name",
+        default: "shared",
+        help: "shared (longest-queue drop on enqueue), drop_on_dequeue or per_queue",
+    });
+    v.extend(BufferPolicy::params());
+    v
+}
+
+pub(crate) fn info_drr() -> AlgorithmInfo {
+    AlgorithmInfo {
+        name: "drr",
+        summary: "Deficit Round Robin (Shreedhar & Varghese 1995; Menth et al. 2017 §2.2)",
+        params: common_params(true, false),
+    }
+}
+
+pub(crate) fn info_drr_lds() -> AlgorithmInfo {
+    AlgorithmInfo {
+        name: "drr_lds",
+        summary: "DRR with Limited Deficit Savings (Menth, Mehl & Veith 2017 §3)",
+        params: common_params(true, true),
+    }
+}
+
+pub(crate) fn info_wfq() -> AlgorithmInfo {
+    AlgorithmInfo {
+        name: "wfq",
+        summary: "Weighted Fair Queueing, finish tags with self-clocked virtual time (SCFQ, Golestani 1994)",
+        params: common_params(false, false),
+    }
+}
+
+pub(crate) fn info_wf2q_plus() -> AlgorithmInfo {
+    AlgorithmInfo {
+        name: "wf2q_plus",
+        summary: "WF2Q+: smallest finish tag among eligible heads (Bennett & Zhang 1996)",
+        params: common_params(false, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::multi::buffer::NAMES;
+
+    #[test]
+    fn the_buffer_key_names_every_policy() {
+        let info = info_drr();
+        let buffer = info.params.iter().find(|p| p.name == "buffer").unwrap();
+        for name in NAMES {
+            assert!(buffer.help.contains(name), "`buffer` help does not mention {name}");
+        }
+    }
+}
