@@ -6,7 +6,8 @@ import pytest
 from conftest import SMALL_SPEC
 from qdsim import spec
 from qdsim.errors import SpecError
-from qdsim.resolve import resolve, user_of_flows
+from qdsim.resolve import resolve
+from qdsim.run import user_of_flows
 
 USERS_SPEC = """
 [experiment]

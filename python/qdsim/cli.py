@@ -92,7 +92,7 @@ def _check_seed(seed: int | None) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Runs one experiment: tables (or JSON) on stdout, Parquet and JSON in the results directory."""
-    from . import results as store
+    from . import store
     from .resolve import resolve
     from .run import run_config, summarize
     from .spec import load
@@ -107,7 +107,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     outcome = run_config(config)
-    summary = store.add_users(summarize(outcome), config)
+    summary = summarize(outcome)
     out = _out_dir(args, spec.experiment.name)
     store.write_json(out / "spec.json", raw)
     store.write_json(out / "config.json", config)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from . import dcmodel
-from .resolve import BOTTLENECK
+from .topologies import BOTTLENECK
 from .run import run_config, series_as_lists
 from .spec import load
 from .sweep import plan

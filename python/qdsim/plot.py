@@ -21,8 +21,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from . import results as store
-from . import units
+from . import store, units
 from .errors import SpecError
 from .spec import PlotDefaults, validate
 from .sweep import grid_cell

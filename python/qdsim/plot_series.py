@@ -14,7 +14,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from . import results as store
+from . import store
 from .errors import SpecError
 
 __all__ = ["UNLIMITED_SSTHRESH", "plot_cwnd", "plot_queue"]

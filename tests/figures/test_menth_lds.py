@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from qdsim.resolve import resolve
-from qdsim.results import add_users
 from qdsim.run import run_config, summarize
 from qdsim.spec import load
 
@@ -31,7 +30,7 @@ def _runs(figure: str, sets: list[str], seeds=SEEDS) -> list[dict]:
     summaries = []
     for seed in seeds:
         config = resolve(spec, seed=seed)
-        summaries.append(add_users(summarize(run_config(config)), config))
+        summaries.append(summarize(run_config(config)))
     return summaries
 
 
