@@ -228,8 +228,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if changed:
             raise SpecError("--docs", changed[0], "figures made from the files as they are (the committed copies): no --quick, --set, --seed or --repetitions")
         for figure in figures:
-            if figure.paper is None:
-                raise SpecError("--docs", str(figure.path), f"a figure of a paper (a file in {args.experiments}/<paper>/)")
+            rp.check_publishable(figure, args.experiments)
     todo = []
     for figure in figures:
         raw = rp.quick_raw(figure.raw, str(figure.path)) if args.quick else figure.raw
@@ -238,15 +237,17 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         rp.check_drawable(figure, raw)
         todo.append((figure, raw, args.out if args.out is not None else figure.results_dir(args.quick)))
     if args.list:
-        return _print_figures(todo, args.json)
+        return _print_figures(todo, args.experiments, args.json)
     done = []
     for figure, raw, out in todo:
         with _progress(f"{figure.paper or ''} {figure.stem}".strip(), quiet=args.json) as on_progress:
             result = rp.reproduce(figure, raw, out, jobs=args.jobs, seed=args.seed, png=args.figure, docs=args.docs, root=args.experiments, on_progress=on_progress)
         done.append(result)
         if not args.json:
-            published = f"; copied to {result.published}/" if result.published else ""
-            print(f"{figure.paper or '-'} {figure.label}: {result.sweep.ran} runs, {result.sweep.reused} reused -> {result.png} (+ .json){published}", flush=True)
+            reused = f" ({result.sweep.reused} stored before)" if result.sweep.reused else ""
+            print(f"{figure.paper or '-'} {figure.label}: {result.sweep.ran + result.sweep.reused} runs{reused} -> {result.png}", flush=True)
+            if result.published:
+                print(f"  copied with its .json to {result.published}/", flush=True)
     if args.json:
         rows = [
             {
@@ -266,17 +267,17 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_figures(todo: list[tuple[Any, dict[str, Any], Path]], as_json: bool) -> int:
+def _print_figures(todo: list[tuple[Any, dict[str, Any], Path]], root: Path, as_json: bool) -> int:
     """Prints one row per figure: paper, figure, file, runs and estimated CPU time."""
     from .reproduce import estimate_cpu_s
     from .sweep import runs
 
     rows = [(figure, runs(raw), estimate_cpu_s(raw, out)) for figure, raw, out in todo]
     if as_json:
-        print(json.dumps({"figures": [{"paper": f.paper, "figure": f.label, "file": str(f.path), "runs": n, "cpu_s": cpu} for f, n, cpu in rows]}))
+        print(json.dumps({"figures": [{"paper": f.paper, "figure": f.label, "file": f.shown(root), "runs": n, "cpu_s": cpu} for f, n, cpu in rows]}))
         return 0
     table = [("paper", "figure", "file", "runs", "est. CPU")]
-    table += [(f.paper or "-", _clip(f.label, 14), str(f.path), str(n), _duration(cpu)) for f, n, cpu in rows]
+    table += [(f.paper or "-", _clip(f.label, 14), f.shown(root), str(n), _duration(cpu)) for f, n, cpu in rows]
     widths = [max(len(row[i]) for row in table) for i in range(5)]
     for row in table:
         print("  ".join(cell.rjust(w) if i >= 3 else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip())
@@ -291,9 +292,11 @@ def _clip(text: str, width: int) -> str:
 
 
 def _duration(seconds: float | None) -> str:
-    """Returns a duration for people: ``45 s``, ``12 min``, ``3.4 h``; ``unknown`` for None."""
+    """Returns a duration for people: ``<1 s``, ``45 s``, ``12 min``, ``3.4 h``; ``unknown`` for None."""
     if seconds is None:
         return "unknown"
+    if seconds < 1:
+        return "<1 s"
     if seconds < 100:
         return f"{seconds:.0f} s"
     if seconds < 6000:

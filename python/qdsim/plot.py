@@ -141,6 +141,20 @@ def _axis_values(values: list[Any]) -> tuple[list[float] | None, str]:
     return None, ""
 
 
+def _in_unit(values: list[Any], unit: str) -> list[float]:
+    """Returns quantity values (``"150us"``, ``"1ms"``) as numbers of ``unit`` (``[plot].x_unit``)."""
+    for parse in (units.parse_duration, units.parse_bytes, units.parse_rate):
+        try:
+            one = parse(f"1{unit}")
+        except units.UnitError:
+            continue
+        try:
+            return [parse(v) / one for v in values]
+        except units.UnitError:
+            raise SpecError("plot.x_unit", unit, f"a unit the swept values are quantities of ({', '.join(map(str, values[:4]))})") from None
+    raise SpecError("plot.x_unit", unit, "a unit of durations (ns, us, ms, s), sizes (B, kB, MB) or rates (bps, Mbps, Gbps)")
+
+
 def _display(metric: str) -> tuple[float, str]:
     """Returns the scale and label of a metric for display (bit/s → Mb/s, delays → ms)."""
     if metric.endswith("_bps"):
@@ -235,7 +249,7 @@ def plot_sweep(
     x = x or defaults.x or (next(iter(grid)) if len(grid) == 1 else None)
     swept, axis = _swept_axis(grid, x)
     panels = _panels(y or defaults.y)
-    positions, unit = _axis_values(axis)
+    positions, unit = (_in_unit(axis, defaults.x_unit), defaults.x_unit) if defaults.x_unit else _axis_values(axis)
     xs_all = positions if positions is not None else list(range(len(axis)))
     # Result rows hold swept tables as canonical JSON text (sweep.grid_cell): match them so.
     order = {json_key(grid_cell(v)): i for i, v in enumerate(grid[swept])}
@@ -248,6 +262,7 @@ def plot_sweep(
         "panels": [],
     }
     fig, axes = plt.subplots(len(panels), 1, figsize=(6, 2.2 + 1.8 * len(panels)), sharex=True, squeeze=False)
+    shown: list[str] = []
     for index, (panel, ax) in enumerate(zip(panels, axes[:, 0], strict=True)):
         lines, label = _panel_lines(results_dir, panel, defaults, by, grid, swept, order, xs_all)
         for line in lines:
@@ -270,8 +285,11 @@ def plot_sweep(
         if panel.improvement_over is None:
             ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
-        if len(lines) > 1 or "model" in panel_data or any(ref.label for ref in references):
+        # One legend for panels with the same lines; again where they differ or add a curve.
+        names = [line["name"] for line in lines]
+        if (len(lines) > 1 and names != shown) or "model" in panel_data or any(ref.label for ref in references):
             ax.legend(fontsize=8)
+            shown = names
     bottom = axes[-1, 0]
     if positions is None:
         bottom.set_xticks(range(len(axis)), [str(v) for v in axis])
@@ -279,7 +297,8 @@ def plot_sweep(
         bottom.set_xscale("log")
     bottom.set_xlabel(xlabel)
     title = defaults.title or " / ".join(p.metric for p in panels) + f" vs {x}"
-    axes[0, 0].set_title(textwrap.fill(title, 75) + f"\nmean and 95% CI over {sweep['repetitions']} repetitions", fontsize=9)
+    reps = sweep["repetitions"]
+    axes[0, 0].set_title(textwrap.fill(title, 75) + f"\nmean and 95% CI over {reps} repetition{'s' if reps != 1 else ''}", fontsize=9)
     name = "+".join(p.metric for p in panels)
     out_path = Path(out) if out else results_dir / f"{name}_vs_{x.replace('.', '_')}.png"
     return save_figure(fig, data, out_path)

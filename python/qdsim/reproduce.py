@@ -28,7 +28,7 @@ from .plot_series import plot_series
 from .spec import Spec, apply_override, load_raw, parse_override, validate
 from .sweep import SweepReport, run_sweep, runs
 
-__all__ = ["Figure", "Reproduced", "check_drawable", "draw_figure", "estimate_cpu_s", "find_figures", "papers", "publish", "quick_raw", "reproduce", "with_repetitions"]
+__all__ = ["Figure", "Reproduced", "check_drawable", "check_publishable", "draw_figure", "estimate_cpu_s", "find_figures", "papers", "publish", "quick_raw", "reproduce", "with_repetitions"]
 
 #: Where paper figures live, relative to the repository root (one directory per paper).
 EXPERIMENTS = Path("experiments")
@@ -57,6 +57,13 @@ class Figure:
         if self.spec.source is None:
             return self.stem
         return self.spec.source.figure.split(" (")[0]
+
+    def shown(self, root: Path = EXPERIMENTS) -> str:
+        """Returns the file's path for people: from the experiments directory's parent on."""
+        try:
+            return str(self.path.resolve().relative_to(root.resolve().parent))
+        except ValueError:
+            return str(self.path)
 
     def results_dir(self, quick: bool = False) -> Path:
         """Returns the default results directory: ``results/<name>/`` (``-quick`` appended)."""
@@ -106,23 +113,25 @@ def find_figures(targets: list[str], every: bool = False, sets: list[str] | tupl
             paths += _paper_files(root / target)
         else:
             allowed = f"an experiment file or a paper ({', '.join(known)})" if known else f"an experiment file (no papers found in {root}/)"
-            raise SpecError("reproduce", target, allowed)
+            raise SpecError("FILE|PAPER", target, allowed)
     if every:
         paths += [path for paper in known for path in _paper_files(root / paper)]
     if not paths:
-        raise SpecError("reproduce", SpecError.MISSING, f"an experiment file, a paper ({', '.join(known) or f'none found in {root}/'}) or --all")
+        raise SpecError("FILE|PAPER", SpecError.MISSING, f"an experiment file, a paper ({', '.join(known) or f'none found in {root}/'}) or --all")
     figures = []
     for path in dict.fromkeys(paths):
         raw = load_raw(path)
         for text in sets:
             raw = apply_override(raw, *parse_override(text))
-        figures.append(Figure(path=path, paper=_paper_of(path, root), raw=raw, spec=validate(raw)))
+        spec = validate(raw)
+        figures.append(Figure(path=path, paper=_paper_of(path, spec, root), raw=raw, spec=spec))
     return figures
 
 
-def _paper_of(path: Path, root: Path) -> str | None:
-    """Returns the paper a file belongs to: its directory's name when that is in ``root``."""
-    return path.parent.name if path.resolve().parent.parent == root.resolve() else None
+def _paper_of(path: Path, spec: Spec, root: Path) -> str | None:
+    """Returns the paper of a figure file: its directory's name when that is in ``root`` and
+    the file has a ``[source]`` (others, like ``experiments/examples/``, belong to none)."""
+    return path.parent.name if spec.source is not None and path.resolve().parent.parent == root.resolve() else None
 
 
 def quick_raw(raw: dict[str, Any], where: str = "") -> dict[str, Any]:
@@ -201,12 +210,17 @@ def draw_figure(results_dir: Path, out: Path | None = None, experiment_dir: Path
     return plot_sweep(results_dir, out=out, experiment_dir=experiment_dir)
 
 
+def check_publishable(figure: Figure, root: Path = EXPERIMENTS) -> None:
+    """Raises SpecError (key ``--docs``) unless the figure belongs to a paper in ``root``."""
+    if figure.paper is None:
+        raise SpecError("--docs", str(figure.path), f"a figure of a paper (a file with [source] in {root}/<paper>/)")
+
+
 def publish(figure: Figure, png: Path, root: Path = EXPERIMENTS) -> Path:
     """Copies a figure's PNG and JSON to ``docs/reproductions/<paper>/`` beside ``root``;
     returns that directory. Raises SpecError for a file outside a paper's directory."""
-    if figure.paper is None:
-        raise SpecError("--docs", str(figure.path), f"a figure of a paper (a file in {root}/<paper>/)")
-    target = root.resolve().parent / REPRODUCTIONS / figure.paper
+    check_publishable(figure, root)
+    target = root.parent / REPRODUCTIONS / figure.paper
     target.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(png, target / f"{figure.stem}.png")
     shutil.copyfile(png.with_suffix(".json"), target / f"{figure.stem}.json")

@@ -392,11 +392,13 @@ class PlotDefaults(_Strict):
     by the ``by`` value as text) and ``colors`` colours them (keyed by the legend text);
     ``reference`` draws reference lines; ``model`` a curve computed beside the experiment
     file. ``kind = "series"`` draws ``panels`` of sampled series against time, one line per
-    value of the swept key ``by``.
+    value of the swept key ``by``. ``x_unit`` fixes the unit quantity values are drawn in
+    (``"ms"``: ``"150us"`` → 0.15), else numbers with one common unit keep it.
     """
 
     kind: Literal["sweep", "series"] = "sweep"
     x: str | None = None
+    x_unit: str | None = None
     y: str | list[str | Panel] = "goodput_bps"
     by: str | None = None
     title: str | None = None
