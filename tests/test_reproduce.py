@@ -218,3 +218,11 @@ def test_an_interrupted_reproduction_keeps_finished_points(experiments, tmp_path
     assert not (tmp_path / "out" / "fig1.png").exists()
     result = reproduce(figure, figure.raw, tmp_path / "out", jobs=1, root=experiments)
     assert (result.sweep.reused, result.sweep.ran) == (2, 4) and result.png.exists()
+
+
+def test_a_figure_that_cannot_be_drawn_fails_before_anything_runs(qdsim, experiments, tmp_path):
+    path = experiments / "toy" / "fig1.toml"
+    path.write_text(FIGURE.replace("[plot]\n", '[plot]\nx = "topology.qdisc.target"\n'))
+    result = qdsim("reproduce", path, "--experiments", experiments)
+    assert result.code == 2 and result.stderr.startswith('error: plot.x: "topology.qdisc.target" is not allowed; a swept key'), result.stderr
+    assert not (tmp_path / "results").exists()

@@ -36,7 +36,7 @@ from .errors import SpecError
 from .spec import ModelCurve, Panel, PlotDefaults, validate
 from .sweep import grid_cell
 
-__all__ = ["json_key", "line_order", "mean_ci", "model_function", "plot_sweep", "save_figure", "t_quantile_975"]
+__all__ = ["in_unit", "json_key", "line_label", "line_order", "mean_ci", "model_function", "plot_sweep", "save_figure", "swept_axis", "t_quantile_975"]
 
 # Two-sided 95 % quantiles of Student's t (i.e. the 0.975 quantile) for 1..30 degrees of
 # freedom, then selected larger ones; between table entries the next smaller df is used,
@@ -141,7 +141,7 @@ def _axis_values(values: list[Any]) -> tuple[list[float] | None, str]:
     return None, ""
 
 
-def _in_unit(values: list[Any], unit: str) -> list[float]:
+def in_unit(values: list[Any], unit: str) -> list[float]:
     """Returns quantity values (``"150us"``, ``"1ms"``) as numbers of ``unit`` (``[plot].x_unit``)."""
     for parse in (units.parse_duration, units.parse_bytes, units.parse_rate):
         try:
@@ -247,9 +247,9 @@ def plot_sweep(
     defaults: PlotDefaults = validate(store.read_spec(results_dir)).plot
     grid: dict[str, list[Any]] = sweep["grid"]
     x = x or defaults.x or (next(iter(grid)) if len(grid) == 1 else None)
-    swept, axis = _swept_axis(grid, x)
+    swept, axis = swept_axis(grid, x)
     panels = _panels(y or defaults.y)
-    positions, unit = (_in_unit(axis, defaults.x_unit), defaults.x_unit) if defaults.x_unit else _axis_values(axis)
+    positions, unit = (in_unit(axis, defaults.x_unit), defaults.x_unit) if defaults.x_unit else _axis_values(axis)
     xs_all = positions if positions is not None else list(range(len(axis)))
     # Result rows hold swept tables as canonical JSON text (sweep.grid_cell): match them so.
     order = {json_key(grid_cell(v)): i for i, v in enumerate(grid[swept])}
@@ -375,12 +375,12 @@ def _model_curve(results_dir: Path, defaults: PlotDefaults, scale: float, xs: li
     }
 
 
-def _swept_axis(grid: dict[str, list[Any]], x: str | None) -> tuple[str, list[Any]]:
+def swept_axis(grid: dict[str, list[Any]], x: str | None, option: str = "--x") -> tuple[str, list[Any]]:
     """Returns the swept key behind the x-axis ``x`` and the x value of each grid point.
 
     ``x`` is a swept key, or a dotted path into the tables a key sweeps: with
     ``topology.qdisc`` swept over whole qdisc tables, ``topology.qdisc.target`` plots against
-    each table's ``target``.
+    each table's ``target``. Errors name ``option`` (``--x``, or ``plot.x`` for a file).
     """
     if x in grid:
         return x, grid[x]
@@ -391,8 +391,8 @@ def _swept_axis(grid: dict[str, list[Any]], x: str | None) -> tuple[str, list[An
             for value in values:
                 for part in path:
                     if not isinstance(value, dict) or part not in value:
-                        raise SpecError("--x", x, f"a key every swept {key} table has (missing {part!r} in {value!r})")
+                        raise SpecError(option, x, f"a key every swept {key} table has (missing {part!r} in {value!r})")
                     value = value[part]
                 axis.append(value)
             return key, axis
-    raise SpecError("--x", x, f"a swept key or a path into one ({', '.join(grid) or 'the sweep has none'})")
+    raise SpecError(option, x, f"a swept key or a path into one ({', '.join(grid) or 'the sweep has none'})")

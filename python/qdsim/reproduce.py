@@ -23,7 +23,7 @@ from typing import Any
 
 from . import store
 from .errors import SpecError
-from .plot import plot_sweep
+from .plot import in_unit, plot_sweep, swept_axis
 from .plot_series import plot_series
 from .spec import Spec, apply_override, load_raw, parse_override, validate
 from .sweep import SweepReport, run_sweep, runs
@@ -190,6 +190,10 @@ def check_drawable(figure: Figure, raw: dict[str, Any]) -> None:
             raise SpecError("plot.by", plot.by, f"a swept key of {figure.path} ({', '.join(grid) or 'it sweeps none'})")
     elif not grid and not plot.x:
         raise SpecError("sweep", "(none)", "a [sweep] grid to draw against: `qdsim reproduce` plots a metric against a swept key (`qdsim run` runs one point)")
+    else:
+        _, axis = swept_axis(grid, plot.x or (next(iter(grid)) if len(grid) == 1 else None), "plot.x")
+        if plot.x_unit:
+            in_unit(axis, plot.x_unit)
 
 
 def estimate_cpu_s(raw: dict[str, Any], results_dir: Path) -> float | None:
