@@ -18,7 +18,7 @@ from qdsim.sweep import plan
 
 # A paper "toy" with two figures: the same short dumbbell swept over the FIFO's limit.
 FIGURE = (
-    SMALL_SPEC.replace('duration = "2s"', 'duration = "1s"').replace('warmup = "0.5s"', 'warmup = "0.2s"')
+    SMALL_SPEC.replace('duration = "2s"', 'duration = "0.8s"').replace('warmup = "0.5s"', 'warmup = "0.2s"')
     + """
 [source]
 paper = "A toy paper"
@@ -106,7 +106,7 @@ def test_a_wrong_paper_name_is_one_line_and_exit_2(qdsim, experiments):
 
 
 def test_a_paper_reproduces_every_figure_with_png_and_json_and_publishes_them(qdsim, experiments, tmp_path):
-    result = qdsim("reproduce", "toy", "--docs", "--json", "--jobs", "2", "--experiments", experiments)
+    result = qdsim("reproduce", "toy", "--docs", "--json", "--jobs", "1", "--experiments", experiments)
     assert result.code == 0, result.stderr
     figures = result.json()["figures"]
     assert [f["figure"] for f in figures] == ["Fig. 1", "Fig. 2"] and [f["ran"] for f in figures] == [6, 2]
@@ -191,7 +191,7 @@ def test_quick_shortens_the_file_as_declared(experiments):
 
 
 def test_quick_runs_go_to_their_own_results_directory(qdsim, experiments, tmp_path):
-    result = qdsim("reproduce", "toy", "--quick", "--json", "--experiments", experiments)
+    result = qdsim("reproduce", "toy", "--quick", "--json", "--jobs", "1", "--experiments", experiments)
     assert result.code == 0, result.stderr
     assert [f["out"] for f in result.json()["figures"]] == ["results/small-quick", "results/series-quick"]
     assert [f["ran"] for f in result.json()["figures"]] == [2, 2]

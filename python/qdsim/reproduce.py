@@ -28,7 +28,21 @@ from .plot_series import plot_series
 from .spec import Spec, apply_override, load_raw, parse_override, validate
 from .sweep import SweepReport, run_sweep, runs
 
-__all__ = ["Figure", "Reproduced", "check_drawable", "check_publishable", "draw_figure", "estimate_cpu_s", "find_figures", "papers", "publish", "quick_raw", "reproduce", "with_repetitions"]
+__all__ = [
+    "Figure",
+    "Reproduced",
+    "check_drawable",
+    "check_publishable",
+    "draw_figure",
+    "estimate_cpu_s",
+    "find_figures",
+    "papers",
+    "publish",
+    "quick_raw",
+    "reproduce",
+    "sweep_figure",
+    "with_repetitions",
+]
 
 #: Where paper figures live, relative to the repository root (one directory per paper).
 EXPERIMENTS = Path("experiments")
@@ -231,6 +245,19 @@ def publish(figure: Figure, png: Path, root: Path = EXPERIMENTS) -> Path:
     return target
 
 
+def sweep_figure(
+    figure: Figure,
+    raw: dict[str, Any],
+    out_dir: Path,
+    jobs: int | None = None,
+    seed: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> SweepReport:
+    """Runs the sweep of ``raw`` (``figure``'s file, possibly shortened) into ``out_dir``,
+    recording the file so that its figure can find modules beside it."""
+    return run_sweep(raw, out_dir, jobs=jobs, seed=seed, on_progress=on_progress, source=figure.path)
+
+
 def reproduce(
     figure: Figure,
     raw: dict[str, Any],
@@ -244,7 +271,7 @@ def reproduce(
 ) -> Reproduced:
     """Runs the sweep of ``raw`` (``figure``'s file, possibly shortened) into ``out_dir`` and
     draws its figure (default ``out_dir/<stem>.png``); with ``docs`` also publishes it."""
-    report = run_sweep(raw, out_dir, jobs=jobs, seed=seed, on_progress=on_progress, source=figure.path)
+    report = sweep_figure(figure, raw, out_dir, jobs=jobs, seed=seed, on_progress=on_progress)
     drawn = draw_figure(out_dir, out=png if png is not None else out_dir / f"{figure.stem}.png", experiment_dir=figure.path.parent)
     published = publish(figure, drawn, root) if docs else None
     return Reproduced(figure=figure, sweep=report, png=drawn, data=drawn.with_suffix(".json"), published=published)
