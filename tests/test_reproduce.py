@@ -101,6 +101,8 @@ def test_a_wrong_paper_name_is_one_line_and_exit_2(qdsim, experiments):
     result = qdsim("reproduce", "no-such-paper", "--experiments", experiments)
     assert result.code == 2 and result.stdout == ""
     assert result.stderr == 'error: FILE|PAPER: "no-such-paper" is not allowed; an experiment file or a paper (toy)\n'
+    as_directory = qdsim("reproduce", experiments / "toy", "--list", "--json", "--experiments", experiments)
+    assert [f["figure"] for f in as_directory.json()["figures"]] == ["Fig. 1", "Fig. 2"]
     nothing = qdsim("reproduce", "--experiments", experiments)
     assert nothing.code == 2 and nothing.stderr.startswith("error: FILE|PAPER: missing;")
 

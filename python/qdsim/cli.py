@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import json
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -328,6 +329,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted (finished sweep points are kept; rerun to resume)", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader left (`qdsim reproduce --list | head`): stop quietly, as Unix tools do, and
+        # keep Python from complaining while it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except RuntimeError as exc:  # _core.SimulationError: a bug in the core, not the user's
         print(f"error: simulation failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
         return 1

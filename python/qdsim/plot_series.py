@@ -35,8 +35,7 @@ UNLIMITED_SSTHRESH = 2**31 - 1
 
 
 def _table(results_dir: Path, name: str, how: str) -> dict[str, list]:
-    path = Path(results_dir) / f"{name}.parquet"
-    if not path.exists():
+    if not store.has_table(results_dir, name):
         raise SpecError("RESULTS_DIR", str(results_dir), f"a results directory with {name}.parquet (run with {how})")
     return store.read_table(results_dir, name).to_pydict()
 
@@ -70,8 +69,7 @@ def plot_cwnd(results_dir: Path, out: Path | None = None, flows: list[int] | Non
     """
     series = _table(results_dir, "series_tcp", "[sampling] tcp = true or tcp_on_change = true")
     groups = {}
-    flows_path = Path(results_dir) / "flows.parquet"
-    if flows_path.exists():
+    if store.has_table(results_dir, "flows"):
         ft = store.read_table(results_dir, "flows").to_pydict()
         groups = dict(zip(ft["id"], ft["group"], strict=True))
     chosen = _select(sorted(set(series["flow"])), flows, "--flows")

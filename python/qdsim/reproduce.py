@@ -125,6 +125,8 @@ def find_figures(targets: list[str], every: bool = False, sets: list[str] | tupl
             paths.append(Path(target))
         elif target in known:
             paths += _paper_files(root / target)
+        elif Path(target).is_dir() and Path(target).resolve().parent == root.resolve() and Path(target).name in known:
+            paths += _paper_files(Path(target))  # a paper given as its directory (shell completion)
         else:
             allowed = f"an experiment file or a paper ({', '.join(known)})" if known else f"an experiment file (no papers found in {root}/)"
             raise SpecError("FILE|PAPER", target, allowed)
