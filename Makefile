@@ -3,8 +3,9 @@
 #   make quickstart  dev, then run experiments/quickstart.toml
 #   make test        dev, then Rust tests (release), both lints and pytest
 #   make bench       whole-run benchmark (packets/s, events/s) + criterion micro-benchmarks
+#   make figures     dev, then regenerate every committed paper figure (qdsim reproduce --all --docs)
 #   make lint        lint-rust (cargo fmt --check, clippy, rustdoc links) and lint-python (ruff check + format, stubtest)
-.PHONY: dev quickstart test test-rust test-python bench lint lint-rust lint-python clean
+.PHONY: dev quickstart test test-rust test-python bench figures lint lint-rust lint-python clean
 
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -44,6 +45,11 @@ test-python: dev
 bench:
 	cargo run --release -p qdsim-benches --bin dumbbell
 	cargo bench -p qdsim-benches
+
+# Every paper figure from its experiment file, resumable (results/ keeps the runs), copied
+# with the JSON of its numbers to docs/reproductions/<paper>/.
+figures: dev
+	$(VENV)/bin/qdsim reproduce --all --docs
 
 lint: lint-rust lint-python
 

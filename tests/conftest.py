@@ -1,13 +1,17 @@
-"""Shared helpers: small experiment files and a way to run the CLI as users do."""
+"""Shared helpers: small experiment files, a way to run the CLI as users do, and the figure
+tests' one way to get results (``quick``)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from qdsim.reproduce import find_figures, quick_raw, sweep_figure
 
 #: A short dumbbell run (2 s simulated) used by most CLI tests.
 SMALL_SPEC = """
@@ -80,3 +84,29 @@ def qdsim(tmp_path: Path):
         return CliResult(proc)
 
     return run
+
+
+#: The committed experiment files: one directory per paper.
+EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
+
+
+@pytest.fixture(scope="session")
+def quick(tmp_path_factory) -> Callable[[Path], Path]:
+    """Returns a function giving the results directory of an experiment file's ``[quick]`` run.
+
+    Each file runs once per session, through the sweep ``qdsim reproduce --quick`` runs (into
+    a results directory); the figure tests read its tables (helpers in
+    ``figures/figure_results.py``). Drawing the quick figures is tested in
+    ``test_reproduce.py``, once per figure kind, and left out here to save time.
+    """
+    done: dict[Path, Path] = {}
+
+    def results(path: Path) -> Path:
+        if path not in done:
+            (figure,) = find_figures([str(path)], root=EXPERIMENTS)
+            out = tmp_path_factory.mktemp(f"{figure.paper}-{figure.stem}")
+            assert sweep_figure(figure, quick_raw(figure.raw), out, jobs=1).missing == 0
+            done[path] = out
+        return done[path]
+
+    return results

@@ -4,7 +4,7 @@ import json
 
 import pyarrow.parquet as pq
 
-from qdsim.results import connect
+from qdsim.store import connect
 
 
 def test_run_json_has_the_promised_keys(qdsim, small_spec, tmp_path):

@@ -8,7 +8,8 @@ import pytest
 
 from qdsim import spec
 from qdsim.errors import SpecError
-from qdsim.resolve import BOTTLENECK, resolve
+from qdsim.resolve import resolve
+from qdsim.topologies import BOTTLENECK
 
 
 def resolved(path, *overrides):

@@ -135,30 +135,30 @@ def test_cli_reports_user_errors_with_exit_2_and_one_line(qdsim, small_spec):
 def test_every_qdisc_with_its_defaults_passes_the_core_check():
     from qdsim import algorithms
 
-    for q in algorithms.catalog()["qdiscs"]:
+    for q in algorithms.core_catalog()["qdiscs"]:
         assert algorithms.qdisc_config(q["name"], {}, "topology.qdisc", 10**9)["kind"] == q["name"]
 
 
 def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():
     # The model of `tcp = {...}` is generated from the core's options, and `qdsim list` shows
     # them under the `tcp` traffic kind: an option missing there is undiscoverable.
-    from qdsim import algorithms
+    from qdsim import algorithms, workloads
     from qdsim.spec import TcpOptions
 
     options = {o["name"] for o in algorithms.tcp_options()}
     assert set(TcpOptions.model_fields) == options
-    tcp = next(t for t in algorithms.catalog()["traffic"] if t["name"] == "tcp")
+    tcp = next(t for t in workloads.catalog()["traffic"] if t["name"] == "tcp")
     listed = {p["name"] for p in tcp["params"]}
     assert options <= listed, sorted(options - listed)
 
 
 def test_every_workload_key_is_in_the_catalog():
     # incast and short_flows are resolved in Python; `qdsim list` must show their keys too.
-    from qdsim import algorithms
+    from qdsim import workloads
     from qdsim.spec import IncastFlows, ShortFlows, TcpFlows
 
     common = set(TcpFlows.model_fields) - {"kind", "cc", "size", "tcp"}
     for model, name in ((IncastFlows, "incast"), (ShortFlows, "short_flows")):
-        entry = next(t for t in algorithms.catalog()["traffic"] if t["name"] == name)
+        entry = next(t for t in workloads.catalog()["traffic"] if t["name"] == name)
         listed = {p["name"] for p in entry["params"]}
         assert set(model.model_fields) - common - {"kind"} == listed, name

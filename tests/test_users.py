@@ -6,7 +6,8 @@ import pytest
 from conftest import SMALL_SPEC
 from qdsim import spec
 from qdsim.errors import SpecError
-from qdsim.resolve import resolve, user_of_flows
+from qdsim.resolve import resolve
+from qdsim.run import user_of_flows
 
 USERS_SPEC = """
 [experiment]
@@ -103,8 +104,9 @@ def test_reproduce_sweeps_and_draws_the_plot_table(qdsim, write_spec, tmp_path):
     out = tmp_path / "r"
     result = qdsim("reproduce", write_spec(FIGURE), "--jobs", "2", "--repetitions", "1", "--out", out, "--json")
     assert result.code == 0, result.stderr
-    figure = result.json()["figure"]
-    assert figure == str(out / "spec0.png") and (out / "spec0.png").exists()
+    (figure,) = result.json()["figures"]
+    assert figure["png"] == str(out / "spec0.png") and (out / "spec0.png").exists()
+    assert figure["json"] == str(out / "spec0.json") and figure["ran"] == 2 and figure["paper"] is None
     assert pq.read_table(out / "points.parquet").num_rows == 2
     plotted = qdsim("plot", out, "--y", "goodput_bps,fct_s", "--out", tmp_path / "p.png")
     assert plotted.code == 0, plotted.stderr

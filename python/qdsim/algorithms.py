@@ -25,7 +25,7 @@ from typing import Any
 from . import units
 from .errors import SpecError
 
-__all__ = ["DEFAULT_QDISC", "catalog", "cc_names", "core_catalog", "qdisc_config", "qdisc_names", "tcp_options"]
+__all__ = ["DEFAULT_QDISC", "cc_names", "core_catalog", "qdisc_config", "qdisc_names", "tcp_options"]
 
 #: The queue of every link not under study: a FIFO that never drops.
 DEFAULT_QDISC: dict[str, Any] = {"kind": "fifo"}
@@ -39,15 +39,6 @@ def core_catalog() -> dict[str, Any]:
     return json.loads(_core.catalog())
 
 
-@functools.cache
-def catalog() -> dict[str, Any]:
-    """Returns the catalog: the core's, with the workload kinds resolved in Python
-    (:data:`qdsim.workloads.CATALOG`) as traffic."""
-    from .workloads import CATALOG
-
-    return {**core_catalog(), "traffic": core_catalog()["traffic"] + CATALOG}
-
-
 def tcp_options() -> list[dict[str, Any]]:
     """Returns the TCP options of a flow group's ``tcp = {...}``, from the core: each with
     ``name``, ``field`` (the core's ``TcpConfig`` field), ``unit``, ``default``, ``help`` and
@@ -57,12 +48,12 @@ def tcp_options() -> list[dict[str, Any]]:
 
 def qdisc_names() -> list[str]:
     """Returns the names of every queue discipline, as used for ``kind``."""
-    return [q["name"] for q in catalog()["qdiscs"]]
+    return [q["name"] for q in core_catalog()["qdiscs"]]
 
 
 def cc_names() -> list[str]:
     """Returns the names of every congestion control."""
-    return [c["name"] for c in catalog()["cc"]]
+    return [c["name"] for c in core_catalog()["cc"]]
 
 
 def _typed(check: Callable[[object], bool], what: str) -> Callable[[object], object]:
@@ -115,7 +106,7 @@ def qdisc_config(kind: str, params: dict[str, Any], key: str, rate_bps: int) -> 
 
     ``key`` is the table's key path (e.g. ``topology.qdisc``), used in errors.
     """
-    by_name = {q["name"]: q for q in catalog()["qdiscs"]}
+    by_name = {q["name"]: q for q in core_catalog()["qdiscs"]}
     if kind not in by_name:
         raise SpecError(f"{key}.kind", kind, f"one of {', '.join(sorted(by_name))} (see `qdsim list`)")
     known = {p["name"]: p for p in by_name[kind]["params"]}

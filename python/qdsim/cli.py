@@ -2,16 +2,20 @@
 
 Every user error (a bad experiment file, override or option) prints one line,
 ``error: <key>: <value> is not allowed; <allowed>``, on stderr and exits with status 2.
-Progress and tables go to stderr/stdout for people; ``--json`` prints exactly one JSON
-object on stdout for programs.
+Progress bars go to stderr, tables and results to stdout; ``--json`` prints exactly one JSON
+object on stdout for programs. Commands import what they need when they run, so that
+``qdsim --help`` and ``qdsim list`` start fast.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -60,19 +64,29 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--out", type=Path, default=None, metavar="FILE", help="output .png or .pdf")
     plot.add_argument(
         "--kind",
-        choices=("sweep", "cwnd", "queue"),
-        default="sweep",
-        help="sweep: metric vs swept key; cwnd: congestion window vs time per flow; queue: queue length vs time per link",
+        choices=("sweep", "series", "cwnd", "queue"),
+        default=None,
+        help="sweep: metric vs swept key; series: [plot] panels of sampled series vs time; cwnd: congestion window vs time per flow; "
+        "queue: queue length vs time per link (default: [plot].kind of a sweep, else sweep)",
     )
     plot.add_argument("--flows", default=None, help="cwnd: comma-separated flow ids (default: all)")
     plot.add_argument("--links", default=None, help="queue: comma-separated link names (default: links that queued)")
     plot.set_defaults(func=cmd_plot)
 
-    rep = sub.add_parser("reproduce", help="sweep a paper figure's experiment file, then draw its [plot]")
-    _add_spec_options(rep)
+    rep = sub.add_parser("reproduce", help="reproduce paper figures: run each sweep (resumable) and draw it, PNG + JSON of the numbers")
+    rep.add_argument("targets", nargs="*", metavar="FILE|PAPER", help="experiment files, or papers (directories of the experiments directory)")
+    rep.add_argument("--all", action="store_true", help="every paper's figures")
+    rep.add_argument("--list", action="store_true", help="list the figures: paper, figure, file, runs, CPU time estimated from stored runs")
+    rep.add_argument("--quick", action="store_true", help="the shortened run each file's [quick] declares (what the figure tests check)")
+    rep.add_argument("--docs", action="store_true", help="also copy each figure and its JSON to docs/reproductions/<paper>/, the committed copies")
+    rep.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE", help="override a dotted key in every file (repeatable)")
+    rep.add_argument("--seed", type=int, default=None, help="base seed of the repetitions (default: experiment.seed)")
+    rep.add_argument("--repetitions", type=int, default=None, metavar="N", help="override the repetitions (e.g. fewer for a quick look)")
     rep.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: all cores)")
-    rep.add_argument("--repetitions", type=int, default=None, metavar="N", help="override sweep.repetitions (e.g. fewer for a quick look)")
-    rep.add_argument("--figure", type=Path, default=None, metavar="FILE", help="output .png or .pdf (default: RESULTS_DIR/<file stem>.png)")
+    rep.add_argument("--out", type=Path, default=None, metavar="DIR", help="results directory of a single figure (default: results/<name>/, with --quick results/<name>-quick/)")
+    rep.add_argument("--figure", type=Path, default=None, metavar="FILE", help="output .png or .pdf of a single figure (default: RESULTS_DIR/<file stem>.png)")
+    rep.add_argument("--experiments", type=Path, default=Path("experiments"), metavar="DIR", help="where the papers' directories are (default: experiments)")
+    rep.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of lines")
     rep.set_defaults(func=cmd_reproduce)
 
     lst = sub.add_parser("list", help="list qdiscs, congestion controls and traffic kinds")
@@ -92,7 +106,7 @@ def _check_seed(seed: int | None) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Runs one experiment: tables (or JSON) on stdout, Parquet and JSON in the results directory."""
-    from . import results as store
+    from . import store
     from .resolve import resolve
     from .run import run_config, summarize
     from .spec import load
@@ -107,7 +121,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     outcome = run_config(config)
-    summary = store.add_users(summarize(outcome), config)
+    summary = summarize(outcome)
     out = _out_dir(args, spec.experiment.name)
     store.write_json(out / "spec.json", raw)
     store.write_json(out / "config.json", config)
@@ -123,10 +137,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_sweep(args: argparse.Namespace) -> int:
-    """Runs a sweep with a progress bar; resumes from points already in the results directory."""
+@contextlib.contextmanager
+def _progress(label: str, quiet: bool) -> Iterator[Callable[[int, int], None]]:
+    """Shows a progress bar on stderr (none when ``quiet`` or when stderr is not a terminal,
+    so logs and pipes stay clean); yields its ``on_progress(done, total)``."""
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    console = Console(stderr=True)
+    columns = [TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
+    with Progress(*columns, transient=quiet, disable=quiet or not console.is_terminal, console=console) as progress:
+        task = progress.add_task(label, total=None)
+        yield lambda done, total: progress.update(task, completed=done, total=total)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """Runs a sweep with a progress bar; resumes from points already in the results directory."""
     from .spec import load
     from .sweep import run_sweep
 
@@ -135,14 +161,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise SpecError("--jobs", args.jobs, "at least 1 worker process")
     raw, spec = load(args.spec, args.sets)
     out = _out_dir(args, spec.experiment.name)
-    columns = [TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
-    with Progress(*columns, transient=args.json, disable=args.json) as progress:
-        task = progress.add_task("sweep", total=None)
-
-        def on_progress(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
-
-        report = run_sweep(raw, out, jobs=args.jobs, seed=args.seed, on_progress=on_progress)
+    with _progress("sweep", quiet=args.json) as on_progress:
+        report = run_sweep(raw, out, jobs=args.jobs, seed=args.seed, on_progress=on_progress, source=Path(args.spec))
     summary: dict[str, Any] = {"ran": report.ran, "reused": report.reused, "missing": report.missing, "out": str(out)}
     if args.json:
         print(json.dumps(summary))
@@ -152,10 +172,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    """Plots a sweep's metric against a swept key, or a run's time series (``--kind``)."""
-    from .plot import plot_sweep
-
-    if args.kind == "cwnd":
+    """Plots a sweep's figure (``sweep`` or ``series``, as its ``[plot]`` says) or a run's time
+    series (``--kind cwnd|queue``)."""
+    kind = args.kind or _plot_kind(args.results_dir)
+    if kind == "cwnd":
         from .plot_series import plot_cwnd
 
         try:
@@ -164,51 +184,130 @@ def cmd_plot(args: argparse.Namespace) -> int:
             raise SpecError("--flows", args.flows, "comma-separated flow ids, e.g. 0,3") from None
         print(plot_cwnd(args.results_dir, out=args.out, flows=flows))
         return 0
-    if args.kind == "queue":
+    if kind == "queue":
         from .plot_series import plot_queue
 
         print(plot_queue(args.results_dir, out=args.out, links=args.links.split(",") if args.links else None))
         return 0
+    if kind == "series":
+        from .plot_series import plot_series
+
+        print(plot_series(args.results_dir, out=args.out))
+        return 0
+    from .plot import plot_sweep
 
     y = args.y.split(",") if args.y and "," in args.y else args.y
-    path = plot_sweep(args.results_dir, x=args.x, y=y, by=args.by, out=args.out)
-    print(path)
+    print(plot_sweep(args.results_dir, x=args.x, y=y, by=args.by, out=args.out))
     return 0
+
+
+def _plot_kind(results_dir: Path) -> str:
+    """Returns the ``[plot].kind`` of a sweep's results directory (``sweep`` if it has none)."""
+    from . import store
+    from .spec import validate
+
+    try:
+        return validate(store.read_spec(results_dir)).plot.kind
+    except (OSError, SpecError):
+        return "sweep"
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    """Runs a figure's sweep (resumable, like ``sweep``) and draws its ``[plot]``."""
-    from .plot import plot_sweep
+    """Reproduces paper figures: for each, runs its sweep (resumable, like ``sweep``) and draws
+    its ``[plot]``; or lists them (``--list``)."""
+    from . import reproduce as rp
 
-    if args.repetitions is not None:
-        if args.repetitions < 1:
-            raise SpecError("--repetitions", args.repetitions, "at least 1 repetition")
-        args.sets = [*args.sets, f"sweep.repetitions={args.repetitions}"]
-    import contextlib
-    import io
-
-    from .spec import load
-
-    # Refuse before running anything: without a swept key there is no x-axis to draw.
-    _, spec = load(args.spec, args.sets)
-    if not (spec.sweep and spec.sweep.grid) and not (spec.plot and spec.plot.x):
-        raise SpecError("sweep", "(none)", "a [sweep] grid to draw against: `qdsim reproduce` plots a metric against a swept key (`qdsim run` runs one point)")
-    as_json, args.json = args.json, True  # no progress bar; the sweep's JSON line is dropped
-    with contextlib.redirect_stdout(io.StringIO()):
-        cmd_sweep(args)
-    out = _out_dir(args, spec.experiment.name)
-    figure = args.figure if args.figure is not None else out / f"{Path(args.spec).stem}.png"
-    path = plot_sweep(out, out=figure)
-    if as_json:
-        print(json.dumps({"out": str(out), "figure": str(path)}))
-    else:
-        print(path)
+    _check_seed(args.seed)
+    if args.jobs is not None and args.jobs < 1:
+        raise SpecError("--jobs", args.jobs, "at least 1 worker process")
+    figures = rp.find_figures(args.targets, every=args.all or (args.list and not args.targets), sets=args.sets, root=args.experiments)
+    for option, value in (("--out", args.out), ("--figure", args.figure)):
+        if value is not None and len(figures) > 1:
+            raise SpecError(option, str(value), f"one figure only ({len(figures)} named)")
+    if args.docs:
+        changed = [name for name, value in (("--quick", args.quick), ("--set", args.sets), ("--seed", args.seed), ("--repetitions", args.repetitions)) if value]
+        if changed:
+            raise SpecError("--docs", changed[0], "figures made from the files as they are (the committed copies): no --quick, --set, --seed or --repetitions")
+        for figure in figures:
+            rp.check_publishable(figure, args.experiments)
+    todo = []
+    for figure in figures:
+        raw = rp.quick_raw(figure.raw, str(figure.path)) if args.quick else figure.raw
+        if args.repetitions is not None:
+            raw = rp.with_repetitions(raw, args.repetitions)
+        rp.check_drawable(figure, raw)
+        todo.append((figure, raw, args.out if args.out is not None else figure.results_dir(args.quick)))
+    if args.list:
+        return _print_figures(todo, args.experiments, args.json)
+    done = []
+    for figure, raw, out in todo:
+        with _progress(f"{figure.paper or ''} {figure.stem}".strip(), quiet=args.json) as on_progress:
+            result = rp.reproduce(figure, raw, out, jobs=args.jobs, seed=args.seed, png=args.figure, docs=args.docs, root=args.experiments, on_progress=on_progress)
+        done.append(result)
+        if not args.json:
+            reused = f" ({result.sweep.reused} stored before)" if result.sweep.reused else ""
+            print(f"{figure.paper or '-'} {figure.label}: {result.sweep.ran + result.sweep.reused} runs{reused} -> {result.png}", flush=True)
+            if result.published:
+                print(f"  copied with its .json to {result.published}/", flush=True)
+    if args.json:
+        rows = [
+            {
+                "file": str(r.figure.path),
+                "paper": r.figure.paper,
+                "figure": r.figure.label,
+                "out": str(r.sweep.out_dir),
+                "png": str(r.png),
+                "json": str(r.data),
+                "ran": r.sweep.ran,
+                "reused": r.sweep.reused,
+                "docs": str(r.published) if r.published else None,
+            }
+            for r in done
+        ]
+        print(json.dumps({"figures": rows}))
     return 0
+
+
+def _print_figures(todo: list[tuple[Any, dict[str, Any], Path]], root: Path, as_json: bool) -> int:
+    """Prints one row per figure: paper, figure, file, runs and estimated CPU time."""
+    from .reproduce import estimate_cpu_s
+    from .sweep import runs
+
+    rows = [(figure, runs(raw), estimate_cpu_s(raw, out)) for figure, raw, out in todo]
+    if as_json:
+        print(json.dumps({"figures": [{"paper": f.paper, "figure": f.label, "file": f.shown(root), "runs": n, "cpu_s": cpu} for f, n, cpu in rows]}))
+        return 0
+    table = [("paper", "figure", "file", "runs", "est. CPU")]
+    table += [(f.paper or "-", _clip(f.label, 14), f.shown(root), str(n), _duration(cpu)) for f, n, cpu in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(5)]
+    for row in table:
+        print("  ".join(cell.rjust(w) if i >= 3 else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip())
+    known = [cpu for _, _, cpu in rows if cpu is not None]
+    total = f"{_duration(sum(known))} CPU for the {len(known)} with stored runs" if known else "CPU time unknown (no stored runs)"
+    print(f"{len(rows)} figures, {sum(n for _, n, _ in rows)} runs; {total}")
+    return 0
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _duration(seconds: float | None) -> str:
+    """Returns a duration for people: ``<1 s``, ``45 s``, ``12 min``, ``3.4 h``; ``unknown`` for None."""
+    if seconds is None:
+        return "unknown"
+    if seconds < 1:
+        return "<1 s"
+    if seconds < 100:
+        return f"{seconds:.0f} s"
+    if seconds < 6000:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     """Prints the simulator's catalog."""
-    from .algorithms import catalog
+    from .workloads import catalog
 
     if args.json:
         print(json.dumps(catalog()))
@@ -230,6 +329,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted (finished sweep points are kept; rerun to resume)", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader left (`qdsim reproduce --list | head`): stop quietly, as Unix tools do, and
+        # keep Python from complaining while it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except RuntimeError as exc:  # _core.SimulationError: a bug in the core, not the user's
         print(f"error: simulation failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
         return 1

@@ -2,14 +2,22 @@
 
 Every mistake in an experiment file, a ``--set`` override or a command-line option ends up
 as a :class:`SpecError`; the CLI prints it as one line, ``error: <key>: <value> is not
-allowed; <allowed>``, and exits with status 2.
+allowed; <allowed>``, and exits with status 2. :func:`validation_error` turns pydantic's
+errors (the experiment file's models) into one.
 """
 
 from __future__ import annotations
 
 import json
+import types
+import typing
+from typing import Annotated, Any, Union
 
-__all__ = ["SpecError", "render_value"]
+from pydantic import BaseModel, ValidationError
+
+from .units import UnitError
+
+__all__ = ["SpecError", "render_value", "validation_error"]
 
 
 def render_value(value: object) -> str:
@@ -62,3 +70,99 @@ class SpecError(ValueError):
         """Returns the same error with ``prefix`` prepended to its key path."""
         key = f"{prefix}.{self.key}" if self.key else prefix
         return SpecError(key, self.value, self.allowed)
+
+
+def validation_error(exc: ValidationError, raw: dict[str, Any], model: type[BaseModel]) -> SpecError:
+    """Returns pydantic's first error of validating ``raw`` as ``model`` as a SpecError with a
+    dotted key path into ``raw``."""
+    error = exc.errors(include_url=False)[0]
+    path, _ = _data_path(error["loc"], raw)
+    key = ".".join(str(p) for p in path) or "(file)"
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    if kind == "extra_forbidden":
+        return SpecError(key, error["input"], _known_keys(path[:-1], raw, model))
+    if kind == "missing":
+        return SpecError(key, SpecError.MISSING, "this key is required")
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        tag_key = f"{key}.kind" if key != "(file)" else "kind"
+        expected = ctx.get("expected_tags", "")
+        found = ctx.get("tag", SpecError.MISSING)
+        return SpecError(tag_key, found, f"one of {expected}")
+    if kind == "literal_error":
+        return SpecError(key, error["input"], f"one of {ctx.get('expected')}")
+    cause = ctx.get("error")
+    if isinstance(cause, UnitError):
+        return SpecError(key, cause.value, cause.allowed)
+    message = error["msg"].removeprefix("Value error, ")
+    message = message.replace("Input should be", "must be").replace("String should", "must")
+    return SpecError(key, error["input"], message[0].lower() + message[1:])
+
+
+def _data_path(loc: tuple[Any, ...], raw: Any) -> tuple[list[Any], Any]:
+    """Keeps the parts of pydantic's ``loc`` that exist in the data (drops union tags)."""
+    path: list[Any] = []
+    node = raw
+    for i, part in enumerate(loc):
+        last = i == len(loc) - 1
+        if (isinstance(node, dict) and part in node) or (isinstance(node, list) and isinstance(part, int) and part < len(node)):
+            path.append(part)
+            node = node[part]
+        elif last and isinstance(node, dict):
+            path.append(part)
+            node = SpecError.MISSING
+        # else: a pydantic-internal part (a union member's tag); skip it.
+    return path, node
+
+
+def _known_keys(path: list[Any], raw: dict[str, Any], root: type[BaseModel]) -> str:
+    """Describes the keys allowed in the table at ``path`` (walking models with the data)."""
+    model: Any = root
+    node: Any = raw
+    for part in path:
+        node = node[part]
+        if isinstance(part, int):
+            model = _item_type(model)
+        else:
+            field = _fields_by_alias(model).get(part)
+            model = field.annotation if field else None
+        model = _pick_model(model, node)
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return "a known key"
+    names = sorted(_fields_by_alias(model))
+    if model.model_config.get("extra") == "allow":
+        return f"a known key ({', '.join(names)}, or parameters of that kind)"
+    return f"one of the keys {', '.join(names)}"
+
+
+def _fields_by_alias(model: Any) -> dict[str, Any]:
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return {}
+    return {(f.alias or name): f for name, f in model.model_fields.items()}
+
+
+def _item_type(annotation: Any) -> Any:
+    annotation = _strip(annotation)
+    args = typing.get_args(annotation)
+    return args[0] if args else None
+
+
+def _strip(annotation: Any) -> Any:
+    while typing.get_origin(annotation) is Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation
+
+
+def _pick_model(annotation: Any, node: Any) -> Any:
+    """Returns the model class of ``annotation`` matching the data ``node`` (for unions)."""
+    annotation = _strip(annotation)
+    is_union = typing.get_origin(annotation) in (Union, types.UnionType)
+    candidates = [_strip(a) for a in typing.get_args(annotation)] if is_union else [annotation]
+    models = [c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)]
+    if isinstance(node, dict) and len(models) > 1:
+        wanted = node.get("kind", "tcp")
+        for m in models:
+            field = m.model_fields.get("kind")
+            if field is not None and wanted in typing.get_args(field.annotation):
+                return m
+    return models[0] if models else annotation

@@ -1,18 +1,27 @@
-"""Plots of a sweep: a metric against a swept key, mean ± 95 % confidence interval.
+"""Figures of a sweep: metrics against a swept key, mean ± 95 % confidence interval.
 
-The metric is looked up in the results tables in this order: ``points`` (per run, e.g.
+This is the ``sweep`` figure kind of ``[plot]`` (``qdsim plot``, ``qdsim reproduce``). Each
+panel is a metric looked up in the results tables in this order: ``points`` (per run, e.g.
 ``jain_index``, ``bottleneck_utilization``), ``groups`` (per flow group, e.g.
-``goodput_bps``, ``p95_queue_delay_s``; one line per group unless ``by`` says otherwise) and
-``links`` (the bottleneck link's row, e.g. ``mean_queue_pkts``, ``drops``). Confidence
-intervals use Student's t over the repetitions of each point.
+``goodput_bps``, ``mean_fct_s``; one line per group unless ``by`` says otherwise),
+``links`` (the bottleneck link's row, e.g. ``mean_queue_pkts``, ``loss_rate``) and
+``flows``. Confidence intervals use Student's t over the repetitions of each point. A panel
+may instead show the improvement over a baseline line (``improvement_over``), and a model
+curve computed by a function beside the experiment file may be drawn over a panel.
+
+Every figure is saved with a JSON file beside it (same name, ``.json``) holding exactly the
+numbers drawn: the x values, and per panel and line the means and CI half-widths in
+display units (:func:`save_figure`).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import re
 import textwrap
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +29,14 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
 
-from . import results as store
-from . import units
+from . import store, units
 from .errors import SpecError
-from .spec import PlotDefaults, validate
+from .spec import ModelCurve, Panel, PlotDefaults, validate
 from .sweep import grid_cell
 
-__all__ = ["mean_ci", "plot_sweep", "t_quantile_975"]
+__all__ = ["in_unit", "json_key", "line_label", "line_order", "mean_ci", "model_function", "plot_sweep", "save_figure", "swept_axis", "t_quantile_975"]
 
 # Two-sided 95 % quantiles of Student's t (i.e. the 0.975 quantile) for 1..30 degrees of
 # freedom, then selected larger ones; between table entries the next smaller df is used,
@@ -92,14 +101,13 @@ def _metric_rows(results_dir: Path, metric: str) -> tuple[str, list[dict[str, An
     """Returns the table holding ``metric`` and its rows (links: the bottleneck's only)."""
     available: list[str] = []
     for name in ("points", "groups", "links", "flows"):
-        path = results_dir / f"{name}.parquet"
-        if not path.exists():
+        if not store.has_table(results_dir, name):
             continue
         table = store.read_table(results_dir, name)
         if metric in table.column_names:
             rows = table.to_pylist()
             if name == "links":
-                bottlenecks = {r["point_key"]: r["bottleneck"] for r in store.read_table(results_dir, "points").to_pylist()}
+                bottlenecks = {r["point_key"]: r["bottleneck"] for r in store.read_rows(results_dir, "points")}
                 rows = [r for r in rows if r["name"] == bottlenecks.get(r["point_key"])]
             return name, rows
         available += [c for c in table.column_names if c not in available]
@@ -133,6 +141,20 @@ def _axis_values(values: list[Any]) -> tuple[list[float] | None, str]:
     return None, ""
 
 
+def in_unit(values: list[Any], unit: str) -> list[float]:
+    """Returns quantity values (``"150us"``, ``"1ms"``) as numbers of ``unit`` (``[plot].x_unit``)."""
+    for parse in (units.parse_duration, units.parse_bytes, units.parse_rate):
+        try:
+            one = parse(f"1{unit}")
+        except units.UnitError:
+            continue
+        try:
+            return [parse(v) / one for v in values]
+        except units.UnitError:
+            raise SpecError("plot.x_unit", unit, f"a unit the swept values are quantities of ({', '.join(map(str, values[:4]))})") from None
+    raise SpecError("plot.x_unit", unit, "a unit of durations (ns, us, ms, s), sizes (B, kB, MB) or rates (bps, Mbps, Gbps)")
+
+
 def _display(metric: str) -> tuple[float, str]:
     """Returns the scale and label of a metric for display (bit/s → Mb/s, delays → ms)."""
     if metric.endswith("_bps"):
@@ -144,14 +166,76 @@ def _display(metric: str) -> tuple[float, str]:
     return 1.0, metric
 
 
+def _panels(y: str | list[str | Panel]) -> list[Panel]:
+    """Returns the panels of ``y`` (a column, or a list of columns and panel tables)."""
+    entries = [y] if isinstance(y, str) else list(y)
+    return [Panel(metric=entry) if isinstance(entry, str) else entry for entry in entries]
+
+
+def json_key(value: Any) -> str:
+    """Returns a hashable, type-stable key for a grid value (``20`` and ``"20"`` differ)."""
+    return repr(value)
+
+
+def line_order(names: list[Any], grid: dict[str, list[Any]], by: str | None) -> list[Any]:
+    """Returns line names in drawing order: the grid's order when ``by`` is a swept key
+    (e.g. the disciplines as the file lists them), else sorted."""
+    if by in grid:
+        rank = {json_key(grid_cell(v)): i for i, v in enumerate(grid[by])}
+        return sorted(names, key=lambda n: rank.get(json_key(n), len(rank)))
+    return sorted(names, key=lambda n: (str(type(n)), n))
+
+
+def line_label(defaults: PlotDefaults, name: Any) -> str:
+    """Returns the legend text of the line for ``by`` value ``name`` (``[plot].labels``)."""
+    return defaults.labels.get(str(name), str(name))
+
+
+def model_function(results_dir: Path, model: ModelCurve, experiment_dir: Path | None = None) -> Callable[[float], float]:
+    """Returns ``model.function`` from ``model.module``, a file beside the experiment file.
+
+    The experiment file's directory is ``experiment_dir`` or the one recorded in the sweep's
+    ``sweep.json``. Raises SpecError (key ``plot.model``) when the file or function is missing.
+    """
+    if experiment_dir is None:
+        recorded = store.read_sweep(results_dir).get("file")
+        if recorded is None:
+            raise SpecError("plot.model.module", model.module, "a file beside the experiment file; these results do not record theirs (rerun with `qdsim reproduce FILE`)")
+        experiment_dir = Path(recorded).parent
+    path = Path(experiment_dir) / model.module
+    if not path.is_file():
+        raise SpecError("plot.model.module", model.module, f"a Python file in {experiment_dir}")
+    module_spec = importlib.util.spec_from_file_location(f"qdsim_figure_module_{path.stem}", path)
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    function = getattr(module, model.function, None)
+    if not callable(function):
+        names = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_"))
+        raise SpecError("plot.model.function", model.function, f"a function of {model.module} ({', '.join(names)})")
+    return function
+
+
+def save_figure(fig: Any, data: dict[str, Any], out: Path) -> Path:
+    """Saves ``fig`` to ``out`` and ``data`` (the numbers drawn) beside it as JSON; closes it."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    store.write_json(out.with_suffix(".json"), data)
+    return out
+
+
 def plot_sweep(
     results_dir: str | Path,
     x: str | None = None,
     y: str | list[str] | None = None,
     by: str | None = None,
     out: str | Path | None = None,
+    experiment_dir: Path | None = None,
 ) -> Path:
-    """Draws ``y`` against the swept key ``x`` from a sweep's results; returns the file written.
+    """Draws the panels of ``y`` against the swept key ``x`` from a sweep's results; returns
+    the figure written (its numbers go beside it, see :func:`save_figure`).
 
     Defaults come from the experiment's ``[plot]`` table; ``x`` defaults to the only swept
     key. A list of metrics gives one panel each, stacked over a shared x-axis. Each point is
@@ -159,68 +243,144 @@ def plot_sweep(
     line per group (or per value of ``by``).
     """
     results_dir = Path(results_dir)
-    sweep_file = results_dir / "sweep.json"
-    if not sweep_file.exists():
-        raise SpecError("RESULTS_DIR", str(results_dir), "a directory written by `qdsim sweep` (it has sweep.json)")
-    sweep = store.read_json(sweep_file)
-    defaults: PlotDefaults = validate(store.read_json(results_dir / "spec.json")).plot
+    sweep = store.read_sweep(results_dir)
+    defaults: PlotDefaults = validate(store.read_spec(results_dir)).plot
     grid: dict[str, list[Any]] = sweep["grid"]
     x = x or defaults.x or (next(iter(grid)) if len(grid) == 1 else None)
-    swept, axis = _swept_axis(grid, x)
-    y = y or defaults.y
-    metrics = [y] if isinstance(y, str) else list(y)
-    positions_of, unit = _axis_values(axis)
+    swept, axis = swept_axis(grid, x)
+    panels = _panels(y or defaults.y)
+    positions, unit = (in_unit(axis, defaults.x_unit), defaults.x_unit) if defaults.x_unit else _axis_values(axis)
+    xs_all = positions if positions is not None else list(range(len(axis)))
     # Result rows hold swept tables as canonical JSON text (sweep.grid_cell): match them so.
     order = {json_key(grid_cell(v)): i for i, v in enumerate(grid[swept])}
-    fig, axes = plt.subplots(len(metrics), 1, figsize=(6, 2.2 + 1.8 * len(metrics)), sharex=True, squeeze=False)
-    for panel, (metric, ax) in enumerate(zip(metrics, axes[:, 0], strict=True)):
-        table, rows = _metric_rows(results_dir, metric)
-        if defaults.groups is not None and rows and "group" in rows[0]:
-            rows = [r for r in rows if r["group"] in defaults.groups]
-        line_by = by if by is not None else (defaults.by or ("group" if table in ("groups", "flows") else None))
-        if line_by is not None and rows and line_by not in rows[0]:
-            raise SpecError("--by", line_by, f"a column of the {table} table ({', '.join(rows[0])})")
-        scale, label = _display(metric)
-        series: dict[Any, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-        for row in rows:
-            if row[metric] is not None:
-                series[row[line_by] if line_by else metric][json_key(row[swept])].append(float(row[metric]) * scale)
-        for name, points in sorted(series.items(), key=lambda kv: (str(type(kv[0])), kv[0])):
-            keys = sorted((k for k in points if k in order), key=lambda k: order[k])
-            stats = [mean_ci(points[k]) for k in keys]
-            xs = [positions_of[order[k]] if positions_of else order[k] for k in keys]
-            ax.errorbar(xs, [m for m, _ in stats], yerr=[h for _, h in stats], marker="o", markersize=3, capsize=3, label=defaults.labels.get(str(name), str(name)))
-        for ref in defaults.reference:
-            if ref.panel == panel:
+    xlabel = defaults.xlabel or (f"{x} ({unit})" if unit else x)
+    data: dict[str, Any] = {
+        "kind": "sweep",
+        "title": defaults.title,
+        "repetitions": sweep["repetitions"],
+        "x": {"key": x, "label": xlabel, "values": positions if positions is not None else [str(v) for v in axis]},
+        "panels": [],
+    }
+    fig, axes = plt.subplots(len(panels), 1, figsize=(6, 2.2 + 1.8 * len(panels)), sharex=True, squeeze=False)
+    shown: list[str] = []
+    for index, (panel, ax) in enumerate(zip(panels, axes[:, 0], strict=True)):
+        lines, label = _panel_lines(results_dir, panel, defaults, by, grid, swept, order, xs_all)
+        for line in lines:
+            ax.errorbar(line["x"], line["mean"], yerr=line["ci95"], marker="o", markersize=3, capsize=3, label=line["name"], color=defaults.colors.get(line["name"]))
+        panel_data: dict[str, Any] = {"metric": panel.metric, "label": label, "lines": lines}
+        if defaults.model is not None and defaults.model.panel == index:
+            scale = panel.scale if panel.scale is not None else _display(panel.metric)[0]
+            panel_data["model"] = _model_curve(results_dir, defaults, scale, xs_all, experiment_dir)
+            ax.plot(panel_data["model"]["x"], panel_data["model"]["y"], "k--", linewidth=1, label=defaults.model.label)
+        references = [ref for ref in defaults.reference if ref.panel == index]
+        for ref in references:
+            if ref.y is not None:
                 ax.axhline(ref.y, color="grey", linestyle="--", linewidth=1, label=ref.label or None)
+            else:
+                ax.axvline(ref.x, color="grey", linestyle=":", linewidth=1, label=ref.label or None)
+        if references:
+            panel_data["reference"] = [ref.model_dump(exclude_none=True) for ref in references]
+        data["panels"].append(panel_data)
         ax.set_ylabel(label)
-        ax.set_ylim(bottom=0)
+        if panel.improvement_over is None:
+            ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
-        if len(series) > 1 or any(ref.panel == panel and ref.label for ref in defaults.reference):
+        # One legend for panels with the same lines; again where they differ or add a curve.
+        names = [line["name"] for line in lines]
+        if (len(lines) > 1 and names != shown) or "model" in panel_data or any(ref.label for ref in references):
             ax.legend(fontsize=8)
+            shown = names
     bottom = axes[-1, 0]
-    if positions_of is None:
+    if positions is None:
         bottom.set_xticks(range(len(axis)), [str(v) for v in axis])
     elif defaults.logx:
         bottom.set_xscale("log")
-    bottom.set_xlabel(defaults.xlabel or (f"{x} ({unit})" if unit else x))
-    title = defaults.title or " / ".join(metrics) + f" vs {x}"
-    axes[0, 0].set_title(textwrap.fill(title, 75) + f"\nmean and 95% CI over {sweep['repetitions']} repetitions", fontsize=9)
-    name = "+".join(metrics)
+    bottom.set_xlabel(xlabel)
+    title = defaults.title or " / ".join(p.metric for p in panels) + f" vs {x}"
+    reps = sweep["repetitions"]
+    axes[0, 0].set_title(textwrap.fill(title, 75) + f"\nmean and 95% CI over {reps} repetition{'s' if reps != 1 else ''}", fontsize=9)
+    name = "+".join(p.metric for p in panels)
     out_path = Path(out) if out else results_dir / f"{name}_vs_{x.replace('.', '_')}.png"
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    fig.savefig(out_path, dpi=100)
-    plt.close(fig)
-    return out_path
+    return save_figure(fig, data, out_path)
 
 
-def _swept_axis(grid: dict[str, list[Any]], x: str | None) -> tuple[str, list[Any]]:
+def _panel_lines(
+    results_dir: Path,
+    panel: Panel,
+    defaults: PlotDefaults,
+    by: str | None,
+    grid: dict[str, list[Any]],
+    swept: str,
+    order: dict[str, int],
+    xs_all: list[float],
+) -> tuple[list[dict[str, Any]], str]:
+    """Returns one panel's lines (name, x, mean, ci95 in display units) and its y label."""
+    table, rows = _metric_rows(results_dir, panel.metric)
+    if defaults.groups is not None and rows and "group" in rows[0]:
+        rows = [r for r in rows if r["group"] in defaults.groups]
+    line_by = by if by is not None else (defaults.by or ("group" if table in ("groups", "flows") else None))
+    if line_by is not None and rows and line_by not in rows[0]:
+        raise SpecError("--by", line_by, f"a column of the {table} table ({', '.join(rows[0])})")
+    values: dict[Any, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        if row[panel.metric] is not None:
+            values[row[line_by] if line_by else panel.metric][json_key(row[swept])].append(float(row[panel.metric]))
+    means = {name: {k: mean_ci(v) for k, v in points.items() if k in order} for name, points in values.items()}
+    scale, label = _display(panel.metric)
+    if panel.improvement_over is not None:
+        means, scale, label = _improvement(means, panel, defaults), 1.0, f"{panel.metric} improvement\nover {panel.improvement_over} (%)"
+    if panel.scale is not None:
+        scale = panel.scale
+    lines = []
+    for name in line_order(list(means), grid, line_by):
+        keys = sorted(means[name], key=lambda k: order[k])
+        lines.append(
+            {
+                "name": line_label(defaults, name),
+                "x": [xs_all[order[k]] for k in keys],
+                "mean": [means[name][k][0] * scale for k in keys],
+                "ci95": [means[name][k][1] * abs(scale) for k in keys],
+            }
+        )
+    return lines, panel.label or label
+
+
+def _improvement(means: dict[Any, dict[str, tuple[float, float]]], panel: Panel, defaults: PlotDefaults) -> dict[Any, dict[str, tuple[float, float]]]:
+    """Returns ``100 × (baseline − mean) / baseline`` per line and x (CI not carried: 0)."""
+    baseline = next((name for name in means if panel.improvement_over in (str(name), line_label(defaults, name))), None)
+    if baseline is None:
+        names = ", ".join(line_label(defaults, n) for n in means)
+        raise SpecError("plot.y.improvement_over", panel.improvement_over, f"the label or value of a line of {panel.metric} ({names})")
+    out: dict[Any, dict[str, tuple[float, float]]] = {}
+    for name, points in means.items():
+        out[name] = {}
+        for key, (mean, _) in points.items():
+            ref = means[baseline].get(key, (None, 0.0))[0]
+            if ref and mean:
+                out[name][key] = (100 * (ref - mean) / ref, 0.0)
+    return out
+
+
+def _model_curve(results_dir: Path, defaults: PlotDefaults, scale: float, xs: list[float], experiment_dir: Path | None) -> dict[str, Any]:
+    """Returns the model curve over the x range (200 points) and at the swept x values."""
+    assert defaults.model is not None
+    function = model_function(results_dir, defaults.model, experiment_dir)
+    lo, hi = min(xs), max(xs)
+    fine = np.geomspace(lo, hi, 200) if defaults.logx and lo > 0 else np.linspace(lo, hi, 200)
+    return {
+        "label": defaults.model.label,
+        "x": [float(v) for v in fine],
+        "y": [function(float(v)) * scale for v in fine],
+        "at_x": [function(v) * scale for v in xs],
+    }
+
+
+def swept_axis(grid: dict[str, list[Any]], x: str | None, option: str = "--x") -> tuple[str, list[Any]]:
     """Returns the swept key behind the x-axis ``x`` and the x value of each grid point.
 
     ``x`` is a swept key, or a dotted path into the tables a key sweeps: with
     ``topology.qdisc`` swept over whole qdisc tables, ``topology.qdisc.target`` plots against
-    each table's ``target``.
+    each table's ``target``. Errors name ``option`` (``--x``, or ``plot.x`` for a file).
     """
     if x in grid:
         return x, grid[x]
@@ -231,13 +391,8 @@ def _swept_axis(grid: dict[str, list[Any]], x: str | None) -> tuple[str, list[An
             for value in values:
                 for part in path:
                     if not isinstance(value, dict) or part not in value:
-                        raise SpecError("--x", x, f"a key every swept {key} table has (missing {part!r} in {value!r})")
+                        raise SpecError(option, x, f"a key every swept {key} table has (missing {part!r} in {value!r})")
                     value = value[part]
                 axis.append(value)
             return key, axis
-    raise SpecError("--x", x, f"a swept key or a path into one ({', '.join(grid) or 'the sweep has none'})")
-
-
-def json_key(value: Any) -> str:
-    """Returns a hashable, type-stable key for a grid value (``20`` and ``"20"`` differ)."""
-    return repr(value)
+    raise SpecError(option, x, f"a swept key or a path into one ({', '.join(grid) or 'the sweep has none'})")

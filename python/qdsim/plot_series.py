@@ -1,31 +1,41 @@
-"""Time-series plots of one run: congestion window per flow, queue length per link.
+"""Time-series plots: of one run (cwnd per flow, queue per link) and of a sweep (``series``).
 
-These read the ``series_tcp`` / ``series_queue`` tables that ``qdsim run --out DIR`` writes
-when ``[sampling]`` is on (``tcp = true`` or ``tcp_on_change = true`` for the window,
-``queues = true`` for queues). Augé & Roberts' Fig. 3/5/6/7 are of the first form.
+These read the ``series_tcp`` / ``series_queue`` tables written when ``[sampling]`` is on
+(``tcp = true`` or ``tcp_on_change = true`` for the window, ``queues = true`` for queues).
+:func:`plot_cwnd` and :func:`plot_queue` draw one run (``qdsim run``), as Augé & Roberts'
+Fig. 3/5/6/7. :func:`plot_series` is the ``series`` figure kind of ``[plot]``: stacked panels
+of one sampled column against time, one line per value of a swept key (the mean over the
+repetitions at each sample time), such as flows in timeout and drops per interval around
+an incast event (Ismail et al.'s Figs. 7 and 8). :func:`run_series` gives the same numbers
+per run, for checks.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from . import results as store
+from . import store
 from .errors import SpecError
+from .plot import json_key, line_label, line_order, save_figure
+from .spec import PlotDefaults, SeriesPanel, validate
 
-__all__ = ["UNLIMITED_SSTHRESH", "plot_cwnd", "plot_queue"]
+__all__ = ["UNLIMITED_SSTHRESH", "RunSeries", "plot_cwnd", "plot_queue", "plot_series", "run_series"]
 
 #: The core reports an ssthresh that is still "arbitrarily high" (RFC 5681) as 2^31 - 1.
 UNLIMITED_SSTHRESH = 2**31 - 1
 
 
 def _table(results_dir: Path, name: str, how: str) -> dict[str, list]:
-    path = Path(results_dir) / f"{name}.parquet"
-    if not path.exists():
+    if not store.has_table(results_dir, name):
         raise SpecError("RESULTS_DIR", str(results_dir), f"a results directory with {name}.parquet (run with {how})")
     return store.read_table(results_dir, name).to_pydict()
 
@@ -59,8 +69,7 @@ def plot_cwnd(results_dir: Path, out: Path | None = None, flows: list[int] | Non
     """
     series = _table(results_dir, "series_tcp", "[sampling] tcp = true or tcp_on_change = true")
     groups = {}
-    flows_path = Path(results_dir) / "flows.parquet"
-    if flows_path.exists():
+    if store.has_table(results_dir, "flows"):
         ft = store.read_table(results_dir, "flows").to_pydict()
         groups = dict(zip(ft["id"], ft["group"], strict=True))
     chosen = _select(sorted(set(series["flow"])), flows, "--flows")
@@ -93,3 +102,84 @@ def plot_queue(results_dir: Path, out: Path | None = None, links: list[str] | No
         rows = [i for i, ln in enumerate(series["link_name"]) if ln == name]
         ax.step([series["t"][i] for i in rows], [series["pkts"][i] for i in rows], where="post", label=name, linewidth=1)
     return _finish(fig, ax, "queue (packets)", out or Path(results_dir) / "queue.png")
+
+
+# --- the `series` figure kind of a sweep ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunSeries:
+    """One run's values of a series panel: the ``by`` value, repetition, times (s) and values."""
+
+    value: Any
+    rep: int
+    t: list[float]
+    y: list[float]
+
+
+def run_series(results_dir: Path, panel: SeriesPanel, by: str) -> list[RunSeries]:
+    """Returns the panel's series of every run in a sweep's results, in stored order.
+
+    ``series_queue`` rows are those of link ``panel.link``; ``series_tcp`` values are summed
+    over the flows sampled at the same time. With ``per_interval`` a cumulative column
+    becomes its increase since the previous sample (the first sample keeps its value).
+    """
+    how = "[sampling] queues = true" if panel.table == "series_queue" else "[sampling] tcp = true"
+    columns = _table(results_dir, panel.table, how)
+    for column in (panel.y, by):
+        if column not in columns:
+            raise SpecError("plot.panels.y" if column == panel.y else "plot.by", column, f"a column of {panel.table} ({', '.join(columns)})")
+    keep = [ln == panel.link for ln in columns["link_name"]] if panel.table == "series_queue" else [True] * len(columns["t"])
+    if panel.table == "series_queue" and not any(keep):
+        raise SpecError("plot.panels.link", panel.link, f"a link in the results ({', '.join(sorted(set(columns['link_name']))[:20])})")
+    runs: dict[tuple[str, int], tuple[Any, dict[float, float]]] = {}
+    for i, wanted in enumerate(keep):
+        if wanted:
+            value, rep = columns[by][i], columns["rep"][i]
+            sums = runs.setdefault((json_key(value), rep), (value, defaultdict(float)))[1]
+            sums[columns["t"][i]] += float(columns[panel.y][i])
+    out = []
+    for (_, rep), (value, sums) in runs.items():
+        t = sorted(sums)
+        y = [sums[x] for x in t]
+        if panel.per_interval:
+            y = y[:1] + [b - a for a, b in itertools.pairwise(y)]
+        out.append(RunSeries(value=value, rep=rep, t=t, y=y))
+    return out
+
+
+def plot_series(results_dir: str | Path, out: str | Path | None = None) -> Path:
+    """Draws the ``series`` figure of ``[plot]`` from a sweep's results; returns the file
+    (default ``RESULTS_DIR/series.png``), with the numbers drawn beside it as JSON."""
+    results_dir = Path(results_dir)
+    sweep = store.read_sweep(results_dir)
+    defaults: PlotDefaults = validate(store.read_spec(results_dir)).plot
+    if defaults.by not in sweep["grid"]:
+        raise SpecError("plot.by", defaults.by, f"a swept key ({', '.join(sweep['grid']) or 'the sweep has none'})")
+    scale_t = 1e3 if defaults.time_unit == "ms" else 1.0
+    data: dict[str, Any] = {"kind": "series", "title": defaults.title, "repetitions": sweep["repetitions"], "time_unit": defaults.time_unit, "panels": []}
+    fig, axes = plt.subplots(len(defaults.panels), 1, figsize=(6.5, 1.2 + 2.3 * len(defaults.panels)), sharex=True, squeeze=False)
+    for panel, ax in zip(defaults.panels, axes[:, 0], strict=True):
+        per_value: dict[str, tuple[Any, dict[float, list[float]]]] = {}
+        for run in run_series(results_dir, panel, defaults.by):
+            samples = per_value.setdefault(json_key(run.value), (run.value, defaultdict(list)))[1]
+            for t, y in zip(run.t, run.y, strict=True):
+                samples[t].append(y)
+        lines = []
+        for value in line_order([v for v, _ in per_value.values()], sweep["grid"], defaults.by):
+            samples = per_value[json_key(value)][1]
+            t = sorted(samples)
+            line = {"name": line_label(defaults, value), "t": [x * scale_t for x in t], "y": [panel.scale * sum(samples[x]) / len(samples[x]) for x in t]}
+            ax.plot(line["t"], line["y"], label=line["name"], color=defaults.colors.get(line["name"]), linewidth=1)
+            lines.append(line)
+        label = panel.label or panel.y
+        data["panels"].append({"table": panel.table, "y": panel.y, "label": label, "lines": lines})
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+        if defaults.xlim is not None:
+            ax.set_xlim(*defaults.xlim)
+    axes[0, 0].legend(fontsize=8)
+    axes[-1, 0].set_xlabel(defaults.xlabel or f"time ({defaults.time_unit})")
+    reps = sweep["repetitions"]
+    axes[0, 0].set_title((defaults.title or "series") + (f"\nmean over {reps} repetitions" if reps > 1 else ""), fontsize=9)
+    return save_figure(fig, data, Path(out) if out else results_dir / "series.png")

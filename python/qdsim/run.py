@@ -3,8 +3,10 @@
 :func:`run_config` hands the configuration to ``qdsim._core.run`` (which releases the GIL)
 and measures wall-clock time; the sampled queue and TCP series come back as NumPy columns
 (:func:`series_as_lists` turns them into lists for JSON). :func:`summarize` turns the core's
-results into the summary ``qdsim run --json`` prints: fairness, per-flow, per-group and
-per-link figures.
+results into the summary ``qdsim run --json`` prints and the results tables hold: fairness,
+per-flow, per-group (with users) and per-link figures. Completion times are the core's
+(``fct_s`` per flow, ``mean_fct_s`` per group: finished transfers that started in the
+window); they enter the summary in one place, :func:`completion_times`.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from . import _core
 from .errors import SpecError
-from .resolve import BOTTLENECK, config_json
+from .resolve import config_json
+from .topologies import BOTTLENECK
 
-__all__ = ["RunOutcome", "bottleneck_link", "code_version", "jain_index", "run_config", "series_as_lists", "summarize"]
+__all__ = ["RunOutcome", "bottleneck_link", "code_version", "completion_times", "jain_index", "run_config", "series_as_lists", "summarize", "user_of_flows"]
 
 
 @dataclass(frozen=True)
@@ -40,8 +44,6 @@ def run_config(config: dict[str, Any]) -> RunOutcome:
     A value the core refuses becomes a SpecError whose key is the core's path, prefixed
     with ``config.`` (this means the Python validation missed it: please report it).
     """
-    from . import _core
-
     started = time.perf_counter()
     try:
         text, columns = _core.run(config_json(config))
@@ -67,8 +69,6 @@ def code_version() -> str:
     Results keyed by this never survive a rebuild of the core, so a resumed sweep never
     mixes results of two simulators.
     """
-    from . import _core
-
     digest = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
     return f"{_core.__version__}+{digest}"
 
@@ -93,14 +93,59 @@ def _is_saturated(flow: dict[str, Any]) -> bool:
     return flow["kind"] == "tcp" and flow.get("size_bytes") is None
 
 
+def completion_times(results: dict[str, Any]) -> tuple[dict[int, float | None], dict[str, dict[str, Any]]]:
+    """Returns the completion times of a run: ``fct_s`` per flow id, and per group its
+    ``mean_fct_s`` and ``transfers_completed``.
+
+    A flow's ``fct_s`` is None until its transfer completes; a group's mean is over its
+    transfers (finite flows, incast responses, short flows) that started in the window and
+    completed — the core's figures. Every completion time in the summary and the tables
+    comes through here, so counting unfinished transfers differently is one edit.
+    """
+    flows = {f["id"]: f["fct_s"] for f in results["flows"]}
+    groups = {g["group"]: {"mean_fct_s": g["mean_fct_s"], "transfers_completed": g["transfers_completed"]} for g in results["groups"]}
+    return flows, groups
+
+
+def user_of_flows(config: dict[str, Any]) -> list[int]:
+    """Returns each flow's user id in a resolved configuration (the core's default if unset)."""
+    group_index: dict[str, int] = {}
+    users = []
+    for flow in config["flows"]:
+        default = group_index.setdefault(flow["group"], len(group_index))
+        users.append(flow.get("user", default))
+    return users
+
+
+def _add_users(summary: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """Adds user columns to a run summary (in place; returns it).
+
+    Every flow gets ``user``, its global user id (the core's ``FlowConfig.user``: set by a
+    group's ``users`` key, else the group's index). Every group gets ``users`` (distinct user
+    ids among its flows) and ``per_user_goodput_bps`` (the group's goodput over ``users``),
+    the throughput per user of Menth et al.'s figures.
+    """
+    owners = user_of_flows(config)
+    for flow in summary["flows"]:
+        flow["user"] = owners[flow["id"]]
+    for group in summary["groups"]:
+        users = {f["user"] for f in summary["flows"] if f["group"] == group["group"]}
+        group["users"] = len(users)
+        group["per_user_goodput_bps"] = group["goodput_bps"] / len(users) if users else 0.0
+    return summary
+
+
 def summarize(outcome: RunOutcome) -> dict[str, Any]:
     """Returns the run summary: ``jain_index``, ``flows``, ``groups``, ``links``, ``events``, ``wall_s``, ...
 
-    Jain's index is over the saturated TCP flows' goodput (all flows if there are none).
+    Flows carry their ``user`` and groups ``users`` and ``per_user_goodput_bps``. A link's
+    ``overflow_drops`` are its drops because the buffer was full, ``aqm_drops`` the rest (the
+    discipline's own decisions, and random link loss). Jain's index is over the saturated TCP flows' goodput (all flows if there are none).
     A group's ``fair_share_ratio`` is its mean per-flow goodput over the fair share, the
     bottleneck's rate divided by the number of flows.
     """
     res = outcome.results
+    flow_fct, group_fct = completion_times(res)
     flows = [
         {
             "id": f["id"],
@@ -117,7 +162,7 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
             "fast_retransmits": f["fast_retransmits"],
             "timeouts": f["timeouts"],
             "drops": f["drops"],
-            "fct_s": f["fct_s"],
+            "fct_s": flow_fct[f["id"]],
             "mean_queue_delay_s": f["mean_queue_delay_s"],
         }
         for f in res["flows"]
@@ -143,7 +188,7 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
                 "p99_queue_delay_s": g["p99_queue_delay_s"],
                 "retransmits": sum(f["retransmits"] for f in members),
                 "timeouts": sum(f["timeouts"] for f in members),
-                "mean_fct_s": g["mean_fct_s"],
+                **group_fct[g["group"]],
             }
         )
     links = [
@@ -158,6 +203,8 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
             "arrivals": link["arrivals"],
             "drops": link["drops"],
             "drops_by_reason": link["drops_by_reason"],
+            "overflow_drops": link["drops_by_reason"].get("overflow", 0),
+            "aqm_drops": link["drops"] - link["drops_by_reason"].get("overflow", 0),
             "loss_rate": link["loss_rate"],
             "mean_queue_pkts": link["mean_queue_pkts"],
             "max_queue_pkts": link["max_queue_pkts"],
@@ -166,7 +213,7 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
         }
         for link in res["links"]
     ]
-    return {
+    summary = {
         "seed": res["seed"],
         "duration_s": res["duration_s"],
         "warmup_s": res["warmup_s"],
@@ -181,3 +228,4 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
         "groups": groups,
         "links": links,
     }
+    return _add_users(summary, outcome.config)

@@ -18,15 +18,14 @@ from __future__ import annotations
 
 import copy
 import tomllib
-import types
 import typing
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, StrictBool, Tag, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, StrictBool, Tag, ValidationError, model_validator
 
 from . import tcp_options, units
-from .errors import SpecError
+from .errors import SpecError, validation_error
 
 __all__ = [
     "Dumbbell",
@@ -35,10 +34,14 @@ __all__ = [
     "GraphLink",
     "GraphNode",
     "IncastFlows",
+    "ModelCurve",
+    "Panel",
     "PlotDefaults",
     "QdiscSpec",
+    "Quick",
     "Reference",
     "Sampling",
+    "SeriesPanel",
     "ShortFlows",
     "Source",
     "Spec",
@@ -282,12 +285,17 @@ class Sampling(_Strict):
     tcp_events: StrictBool = False
 
 
+Seed = Annotated[int, Field(ge=0, lt=2**64)]
+
+
 class Sweep(BaseModel):
-    """``[sweep]``: dotted keys → lists of values (a product grid), plus ``repetitions``."""
+    """``[sweep]``: dotted keys → lists of values (a product grid), plus ``repetitions`` or
+    ``seeds`` (one repetition per listed seed instead of derived ones)."""
 
     model_config = ConfigDict(extra="allow")
 
     repetitions: int = Field(1, ge=1, lt=2**32)
+    seeds: list[Seed] | None = Field(None, min_length=1)
 
     @property
     def grid(self) -> dict[str, list[Any]]:
@@ -296,30 +304,102 @@ class Sweep(BaseModel):
 
 
 class Reference(_Strict):
-    """A horizontal reference line of a plot (e.g. a paper's fair-share value)."""
+    """A reference line of a plot: horizontal at ``y`` (e.g. a paper's fair share) or
+    vertical at ``x`` (e.g. the RTT on a target axis), in display units."""
 
-    y: float
+    y: float | None = None
+    x: float | None = None
     label: str = ""
     panel: int = Field(0, ge=0)
 
+    @model_validator(mode="after")
+    def _one_position(self) -> Reference:
+        if (self.x is None) == (self.y is None):
+            raise ValueError("exactly one of x (a vertical line) and y (a horizontal line)")
+        return self
 
-class PlotDefaults(_Strict):
-    """``[plot]``: defaults of ``qdsim plot`` (and the figure ``qdsim reproduce`` draws).
 
-    ``y`` may be a list: one panel per metric, stacked and sharing the x-axis. ``groups``
-    keeps only those flow groups' rows; ``labels`` renames legend entries (keyed by the
-    ``by`` value as text); ``reference`` draws horizontal lines.
+class Panel(_Strict):
+    """One panel of a ``sweep`` figure: a metric column and how it is shown.
+
+    ``scale`` multiplies the values for display (default: by the column's unit, e.g. bit/s →
+    Mb/s); ``improvement_over`` draws ``100 × (baseline − value) / baseline`` per x instead,
+    where the baseline is the line whose legend label (or ``by`` value) is given.
     """
 
+    metric: str
+    label: str | None = None
+    scale: float | None = None
+    improvement_over: str | None = None
+
+
+class ModelCurve(_Strict):
+    """``[plot.model]``: a curve ``y = function(x)`` drawn over a ``sweep`` figure's panel.
+
+    ``function`` is looked up in ``module``, a Python file beside the experiment file; it
+    takes an x value in the axis's unit and returns the panel's metric in the column's
+    unit (the panel's ``scale`` is applied after).
+    """
+
+    module: str = Field(pattern=r"^[A-Za-z0-9_]+\.py$")
+    function: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    label: str = "model"
+    panel: int = Field(0, ge=0)
+
+
+class SeriesPanel(_Strict):
+    """One panel of a ``series`` figure: a sampled column against time, one line per ``by`` value.
+
+    ``series_queue`` columns are the link ``link``'s; ``series_tcp`` columns are summed
+    over the flows sampled at each time (``in_timeout`` → flows in timeout).
+    ``per_interval`` turns a cumulative column (``drops``) into per-sample differences.
+    """
+
+    table: Literal["series_queue", "series_tcp"]
+    y: str
+    link: str = "bottleneck"
+    per_interval: StrictBool = False
+    label: str | None = None
+    scale: float = 1.0
+
+
+class PlotDefaults(_Strict):
+    """``[plot]``: the figure ``qdsim reproduce`` draws (and the defaults of ``qdsim plot``).
+
+    ``kind = "sweep"`` (the default) draws metrics against a swept key: ``y`` may be a list,
+    one panel per entry (a column name or a :class:`Panel`), stacked and sharing the x-axis;
+    ``groups`` keeps only those flow groups' rows; ``labels`` renames legend entries (keyed
+    by the ``by`` value as text) and ``colors`` colours them (keyed by the legend text);
+    ``reference`` draws reference lines; ``model`` a curve computed beside the experiment
+    file. ``kind = "series"`` draws ``panels`` of sampled series against time, one line per
+    value of the swept key ``by``. ``x_unit`` fixes the unit quantity values are drawn in
+    (``"ms"``: ``"150us"`` → 0.15), else numbers with one common unit keep it.
+    """
+
+    kind: Literal["sweep", "series"] = "sweep"
     x: str | None = None
-    y: str | list[str] = "goodput_bps"
+    x_unit: str | None = None
+    y: str | list[str | Panel] = "goodput_bps"
     by: str | None = None
     title: str | None = None
     logx: StrictBool = False
     xlabel: str | None = None
     groups: list[str] | None = None
     labels: dict[str, str] = {}
+    colors: dict[str, str] = {}
     reference: list[Reference] = []
+    model: ModelCurve | None = None
+    panels: list[SeriesPanel] = []
+    time_unit: Literal["s", "ms"] = "s"
+    xlim: tuple[float, float] | None = None
+
+    @model_validator(mode="after")
+    def _kind_keys(self) -> PlotDefaults:
+        if self.kind == "series" and not (self.panels and self.by):
+            raise ValueError('with kind = "series": `panels` (at least one) and `by` (the swept key giving one line each)')
+        if self.kind == "sweep" and self.panels:
+            raise ValueError('`panels` only with kind = "series" (a sweep figure lists its panels in `y`)')
+        return self
 
 
 class Source(_Strict):
@@ -329,6 +409,17 @@ class Source(_Strict):
     figure: str
     section: str = ""
     notes: str = ""
+
+
+class Quick(_Strict):
+    """``[quick]``: the shortened run of a paper figure (``qdsim reproduce --quick``, the
+    figure tests): ``repetitions`` or ``seeds`` replace the sweep's, ``set`` holds overrides
+    (dotted key → value), ``sweep`` replaces some swept keys' values by a subset."""
+
+    repetitions: int | None = Field(None, ge=1, lt=2**32)
+    seeds: list[Seed] | None = Field(None, min_length=1)
+    set: dict[str, Any] = {}
+    sweep: dict[str, list[Any]] = {}
 
 
 class Spec(_Strict):
@@ -341,6 +432,7 @@ class Spec(_Strict):
     sweep: Sweep | None = None
     plot: PlotDefaults = PlotDefaults()
     source: Source | None = None
+    quick: Quick | None = None
 
 
 # --- loading and overrides ------------------------------------------------------------------
@@ -388,7 +480,7 @@ def apply_override(raw: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
     ``sweep."topology.qdisc.limit"``), not a path.
     """
     result = copy.deepcopy(raw)
-    if key.startswith("sweep.") and key != "sweep.repetitions":
+    if key.startswith("sweep.") and key not in ("sweep.repetitions", "sweep.seeds"):
         swept = key.removeprefix("sweep.").strip('"')
         table = result.setdefault("sweep", {})
         if not isinstance(table, dict):
@@ -423,7 +515,7 @@ def validate(raw: dict[str, Any]) -> Spec:
     try:
         return Spec.model_validate(raw)
     except ValidationError as exc:
-        raise _spec_error(exc, raw) from None
+        raise validation_error(exc, raw, Spec) from None
 
 
 def load(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> tuple[dict[str, Any], Spec]:
@@ -435,101 +527,3 @@ def load(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> tuple
     for text in overrides:
         raw = apply_override(raw, *parse_override(text))
     return raw, validate(raw)
-
-
-# --- pydantic errors → one line -------------------------------------------------------------
-
-
-def _spec_error(exc: ValidationError, raw: dict[str, Any]) -> SpecError:
-    """Turns pydantic's first error into a SpecError with a dotted key path into ``raw``."""
-    error = exc.errors(include_url=False)[0]
-    path, _ = _data_path(error["loc"], raw)
-    key = ".".join(str(p) for p in path) or "(file)"
-    kind = error["type"]
-    ctx = error.get("ctx") or {}
-    if kind == "extra_forbidden":
-        return SpecError(key, error["input"], _known_keys(path[:-1], raw))
-    if kind == "missing":
-        return SpecError(key, SpecError.MISSING, "this key is required")
-    if kind in ("union_tag_invalid", "union_tag_not_found"):
-        tag_key = f"{key}.kind" if key != "(file)" else "kind"
-        expected = ctx.get("expected_tags", "")
-        found = ctx.get("tag", SpecError.MISSING)
-        return SpecError(tag_key, found, f"one of {expected}")
-    if kind == "literal_error":
-        return SpecError(key, error["input"], f"one of {ctx.get('expected')}")
-    cause = ctx.get("error")
-    if isinstance(cause, units.UnitError):
-        return SpecError(key, cause.value, cause.allowed)
-    message = error["msg"].removeprefix("Value error, ")
-    message = message.replace("Input should be", "must be").replace("String should", "must")
-    return SpecError(key, error["input"], message[0].lower() + message[1:])
-
-
-def _data_path(loc: tuple[Any, ...], raw: Any) -> tuple[list[Any], Any]:
-    """Keeps the parts of pydantic's ``loc`` that exist in the data (drops union tags)."""
-    path: list[Any] = []
-    node = raw
-    for i, part in enumerate(loc):
-        last = i == len(loc) - 1
-        if (isinstance(node, dict) and part in node) or (isinstance(node, list) and isinstance(part, int) and part < len(node)):
-            path.append(part)
-            node = node[part]
-        elif last and isinstance(node, dict):
-            path.append(part)
-            node = SpecError.MISSING
-        # else: a pydantic-internal part (a union member's tag); skip it.
-    return path, node
-
-
-def _known_keys(path: list[Any], raw: dict[str, Any]) -> str:
-    """Describes the keys allowed in the table at ``path`` (walking models with the data)."""
-    model: Any = Spec
-    node: Any = raw
-    for part in path:
-        node = node[part]
-        if isinstance(part, int):
-            model = _item_type(model)
-        else:
-            field = _fields_by_alias(model).get(part)
-            model = field.annotation if field else None
-        model = _pick_model(model, node)
-    if not (isinstance(model, type) and issubclass(model, BaseModel)):
-        return "a known key"
-    names = sorted(_fields_by_alias(model))
-    if model.model_config.get("extra") == "allow":
-        return f"a known key ({', '.join(names)}, or parameters of that kind)"
-    return f"one of the keys {', '.join(names)}"
-
-
-def _fields_by_alias(model: Any) -> dict[str, Any]:
-    if not (isinstance(model, type) and issubclass(model, BaseModel)):
-        return {}
-    return {(f.alias or name): f for name, f in model.model_fields.items()}
-
-
-def _item_type(annotation: Any) -> Any:
-    annotation = _strip(annotation)
-    args = typing.get_args(annotation)
-    return args[0] if args else None
-
-
-def _strip(annotation: Any) -> Any:
-    while typing.get_origin(annotation) is Annotated:
-        annotation = typing.get_args(annotation)[0]
-    return annotation
-
-
-def _pick_model(annotation: Any, node: Any) -> Any:
-    """Returns the model class of ``annotation`` matching the data ``node`` (for unions)."""
-    annotation = _strip(annotation)
-    is_union = typing.get_origin(annotation) in (Union, types.UnionType)
-    candidates = [_strip(a) for a in typing.get_args(annotation)] if is_union else [annotation]
-    models = [c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)]
-    if isinstance(node, dict) and len(models) > 1:
-        wanted = node.get("kind", "tcp")
-        for m in models:
-            field = m.model_fields.get("kind")
-            if field is not None and wanted in typing.get_args(field.annotation):
-                return m
-    return models[0] if models else annotation

@@ -2,14 +2,17 @@
 
 Planning (:func:`plan`) applies each grid point's values to the experiment file by dotted key
 (like ``--set``), validates and resolves every point *before anything runs*, and gives
-repetition ``r`` the seed ``stream_seed(base_seed, "repetition", r)`` — the same seeds at every
-grid point, so points differ only in what was swept.
+repetition ``r`` the seed ``stream_seed(base_seed, "repetition", r)`` (or ``sweep.seeds[r]``
+when the file lists its seeds) — the same seeds at every grid point, so points differ only in
+what was swept.
 
-Each point is stored as ``points/<key>.json`` as soon as it finishes, where ``key`` is the
-SHA-256 of the resolved configuration's canonical JSON and the code version. A rerun skips
-points whose file exists, so an interrupted sweep resumes where it stopped and never runs a
-finished point twice. The Parquet tables are rebuilt from the stored points at the end —
-also when the sweep stops early on an error or Ctrl-C, so nothing computed is lost.
+Each point is stored in the results store (:func:`qdsim.store.write_point`) as soon as it
+finishes, keyed by the SHA-256 of the resolved configuration's canonical JSON and the code
+version. A rerun skips stored points, so an interrupted sweep resumes where it stopped and
+never runs a finished point twice. The Parquet tables are rebuilt from the stored points at
+the end — also when the sweep stops early on an error or Ctrl-C, so nothing computed is lost.
+With one worker the points run in this process, in order; otherwise on a pool of ``spawn``
+processes. Either way a point's results are the same.
 """
 
 from __future__ import annotations
@@ -18,22 +21,24 @@ import concurrent.futures as cf
 import hashlib
 import itertools
 import json
+import math
 import multiprocessing
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from . import results as store
+from . import store
+from ._core import stream_seed
 from .errors import SpecError
 from .resolve import config_json, resolve
 from .run import RunOutcome, code_version, run_config, series_as_lists, summarize
 from .spec import apply_override, validate
 
-__all__ = ["Point", "SweepReport", "collect", "plan", "run_sweep"]
+__all__ = ["Point", "SweepReport", "collect", "grid_cell", "plan", "run_sweep", "runs"]
 
 
 @dataclass(frozen=True)
@@ -66,17 +71,28 @@ def grid_cell(value: Any) -> Any:
     return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else value
 
 
-def _grid(raw: dict[str, Any]) -> tuple[dict[str, list[Any]], int]:
-    """Returns the swept keys with their values, and the repetition count, checked."""
+def _grid(raw: dict[str, Any]) -> tuple[dict[str, list[Any]], int, list[int] | None]:
+    """Returns the swept keys with their values, the repetition count and the listed seeds
+    (None: derived), checked."""
     sweep = raw.get("sweep") or {}
-    reps = sweep.get("repetitions", 1)
-    grid = {k: v for k, v in sweep.items() if k != "repetitions"}
+    seeds = sweep.get("seeds")
+    reps = sweep.get("repetitions", 1 if seeds is None else len(seeds))
+    if seeds is not None and reps != len(seeds):
+        raise SpecError("sweep.repetitions", reps, f"the number of sweep.seeds ({len(seeds)}), or no repetitions key")
+    grid = {k: v for k, v in sweep.items() if k not in ("repetitions", "seeds")}
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             raise SpecError(f'sweep."{key}"', values, "a non-empty list of values for this dotted key")
         if key.split(".")[0] in ("sweep", "plot", "source"):
             raise SpecError(f'sweep."{key}"', values, "a key outside [sweep], [plot] and [source]")
-    return grid, reps
+    return grid, reps, seeds
+
+
+def runs(raw: dict[str, Any]) -> int:
+    """Returns how many runs the sweep of ``raw`` has (grid points × repetitions), without
+    resolving them."""
+    grid, reps, _ = _grid(raw)
+    return math.prod(len(values) for values in grid.values()) * reps
 
 
 def plan(raw: dict[str, Any], seed: int | None = None) -> list[Point]:
@@ -85,10 +101,8 @@ def plan(raw: dict[str, Any], seed: int | None = None) -> list[Point]:
     Every grid point is validated and resolved here, so a bad value fails before any run.
     """
     base = validate(raw)  # checks [sweep] types (repetitions >= 1) and the unswept file
-    grid, reps = _grid(raw)
+    grid, reps, seeds = _grid(raw)
     base_seed = base.experiment.seed if seed is None else seed
-    from ._core import stream_seed
-
     version = code_version()
     points = []
     for values in itertools.product(*grid.values()):
@@ -98,7 +112,7 @@ def plan(raw: dict[str, Any], seed: int | None = None) -> list[Point]:
             point_raw = apply_override(point_raw, key, value)
         spec = validate(point_raw)
         for rep in range(reps):
-            rep_seed = stream_seed(base_seed, "repetition", rep)
+            rep_seed = seeds[rep] if seeds is not None else stream_seed(base_seed, "repetition", rep)
             config = resolve(spec, seed=rep_seed)
             key = hashlib.sha256(f"{config_json(config)}\n{version}".encode()).hexdigest()
             points.append(Point(params=params, rep=rep, seed=rep_seed, config=config, key=key))
@@ -111,13 +125,26 @@ def _simulate(config: dict[str, Any]) -> tuple[dict[str, Any], float]:
     return series_as_lists(outcome.results), outcome.wall_s  # stored as JSON
 
 
-def _point_path(out_dir: Path, point: Point) -> Path:
-    return out_dir / "points" / f"{point.key}.json"
-
-
 def _store_point(out_dir: Path, point: Point, results: dict[str, Any], wall_s: float) -> None:
     record = {"key": point.key, "params": point.params, "rep": point.rep, "seed": point.seed, "wall_s": wall_s, "results": results}
-    store.write_json(_point_path(out_dir, point), record, compact=True)
+    store.write_point(out_dir, point.key, record)
+
+
+def _finished(todo: list[Point], workers: int) -> Iterator[tuple[Point, dict[str, Any], float]]:
+    """Yields each point of ``todo`` with its results and wall time as it finishes."""
+    if workers == 1:
+        for point in todo:
+            yield (point, *_simulate(point.config))
+        return
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(_simulate, p.config): p for p in todo}
+        try:
+            for future in cf.as_completed(futures):
+                yield (futures[future], *future.result())
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
 
 
 def run_sweep(
@@ -126,37 +153,32 @@ def run_sweep(
     jobs: int | None = None,
     seed: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    source: Path | None = None,
 ) -> SweepReport:
     """Runs every point of ``raw``'s sweep not already stored in ``out_dir``; writes the tables.
 
-    ``on_progress(done, total)`` is called after each finished point.
+    ``on_progress(done, total)`` is called after each finished point. ``source`` (the
+    experiment file) is recorded in ``sweep.json``, so a figure can find files beside it.
     """
     points = plan(raw, seed=seed)
     out_dir.mkdir(parents=True, exist_ok=True)
-    grid, reps = _grid(raw)
-    store.write_json(out_dir / "spec.json", raw)
-    store.write_json(out_dir / "sweep.json", {"grid": grid, "repetitions": reps, "code_version": code_version(), "points": [p.key for p in points]})
-    todo = [p for p in points if not _point_path(out_dir, p).exists()]
+    grid, reps, _ = _grid(raw)
+    info: dict[str, Any] = {"grid": grid, "repetitions": reps, "code_version": code_version(), "points": [p.key for p in points]}
+    if source is not None:
+        info["file"] = str(Path(source).resolve())
+    store.write_sweep(out_dir, raw, info)
+    todo = [p for p in points if not store.has_point(out_dir, p.key)]
     reused = len(points) - len(todo)
     ran = 0
     if on_progress:
         on_progress(reused, len(points))
     try:
         if todo:
-            workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
-            with cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-                futures = {pool.submit(_simulate, p.config): p for p in todo}
-                try:
-                    for future in cf.as_completed(futures):
-                        results, wall_s = future.result()
-                        _store_point(out_dir, futures[future], results, wall_s)
-                        ran += 1
-                        if on_progress:
-                            on_progress(reused + ran, len(points))
-                except BaseException:
-                    for f in futures:
-                        f.cancel()
-                    raise
+            for point, results, wall_s in _finished(todo, max(1, min(jobs or os.cpu_count() or 1, len(todo)))):
+                _store_point(out_dir, point, results, wall_s)
+                ran += 1
+                if on_progress:
+                    on_progress(reused + ran, len(points))
     finally:
         missing = collect(out_dir, points)
     return SweepReport(ran=ran, reused=reused, missing=missing, out_dir=out_dir)
@@ -168,14 +190,13 @@ def collect(out_dir: Path, points: list[Point]) -> int:
     series: dict[str, dict[str, list[Any]]] = {}
     missing = 0
     for point in points:
-        path = _point_path(out_dir, point)
-        if not path.exists():
+        record = store.read_point(out_dir, point.key)
+        if record is None:
             missing += 1
             continue
-        record = store.read_json(path)
         outcome = RunOutcome(config=point.config, results=record["results"], wall_s=record["wall_s"])
         ids = point.ids()
-        for name, table_rows in store.run_rows(store.add_users(summarize(outcome), point.config), ids).items():
+        for name, table_rows in store.run_rows(summarize(outcome), ids).items():
             rows[name] += table_rows
         for name, cols in store.series_rows(record["results"], ids).items():
             merged = series.setdefault(name, {k: [] for k in cols})

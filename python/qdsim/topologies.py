@@ -1,32 +1,206 @@
-"""The star topology: hosts on one switch, as a data-center rack (Ismail et al. §III).
+"""Topologies of experiment files → the core's nodes and links, and each flow's endpoints.
 
-``[topology] kind = "star"`` resolves to one switch node ``sw`` and one node per host. Hosts
-are every name a flow group uses (``src``/``dst``, an incast ``client``, the incast servers
-``<group>.s<i>``) plus ``topology.hosts``, in that order of first use. Each host has a duplex
-link to the switch with the topology's ``rate`` and one-way ``delay``, so the base RTT between
-two hosts is ``4 × delay`` plus serialisation times.
+Every builder returns ``(nodes, links, endpoints)``: node names, link dicts (one per
+direction, every quantity an integer: ns, bit/s) and, per flow group, one ``(src, dst)``
+pair per flow. Every link without a qdisc of its own gets
+:data:`~qdsim.algorithms.DEFAULT_QDISC`, a FIFO that never drops. Links are named
+``"<from>-><to>"`` unless they are the bottleneck (:data:`BOTTLENECK`) or a graph link with a
+``name``.
 
-Buffers: the switch's output port towards ``bottleneck`` is the link named ``bottleneck`` and
-holds ``qdisc`` (the discipline under test); the switch's other output ports hold
-``port_qdisc`` (default: a FIFO that never drops); host NICs (host → switch) hold
-``host_qdisc`` (default: ``port_qdisc``). A NIC must be able to drop: a host link is as fast
-as the bottleneck, so an unlimited NIC queue would hold a long flow's excess window without
-loss while feeding the switch port at exactly line rate, keeping that port full and locking
-every other flow out.
+* **Dumbbell** (:func:`dumbbell`): routers ``r1`` and ``r2``; one sender ``g.s<h>`` and one
+  receiver ``g.d<h>`` per user of group ``g`` (per flow when the group has no ``users``).
+  ``g.s<h>`` ↔ ``r1`` has the group's ``access_rate`` / ``access_delay``; ``r1`` → ``r2``,
+  named ``bottleneck``, has ``bottleneck_rate`` / ``bottleneck_delay``, the spec's ``qdisc``
+  and ``loss``, its reverse ``r2->r1`` gets ``reverse_qdisc`` if given; ``r2`` ↔ ``g.d<h>``
+  has the group's ``access_rate`` and the topology's ``receiver_delay``. A flow's base RTT
+  is ``2 × (access_delay + bottleneck_delay + receiver_delay)`` plus serialisation times.
+* **Graph** (:func:`graph`): the nodes and links as written, duplex unless ``duplex = false``;
+  flows name their ``src`` and ``dst``, which must reach each other.
+* **Star** (:func:`star`): hosts on one switch, as a data-center rack (Ismail et al. §III).
+  One switch node ``sw`` and one node per host. Hosts are every name a flow group uses
+  (``src``/``dst``, an incast ``client``, the incast servers ``<group>.s<i>``) plus
+  ``topology.hosts``, in that order of first use. Each host has a duplex link to the switch
+  with the topology's ``rate`` and one-way ``delay``, so the base RTT between two hosts is
+  ``4 × delay`` plus serialisation times. The switch's output port towards ``bottleneck`` is
+  the link named ``bottleneck`` and holds ``qdisc`` (the discipline under test); the switch's
+  other output ports hold ``port_qdisc`` (default: a FIFO that never drops); host NICs
+  (host → switch) hold ``host_qdisc`` (default: ``port_qdisc``). A NIC must be able to drop:
+  a host link is as fast as the bottleneck, so an unlimited NIC queue would hold a long
+  flow's excess window without loss while feeding the switch port at exactly line rate,
+  keeping that port full and locking every other flow out.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from . import algorithms
 from .errors import SpecError
-from .spec import IncastFlows, Spec, Star
+from .spec import Dumbbell, Graph, GraphLink, IncastFlows, QdiscSpec, Spec, Star
 
-__all__ = ["SWITCH", "star", "star_hosts"]
+__all__ = ["BOTTLENECK", "SWITCH", "dumbbell", "graph", "link", "star", "star_hosts"]
+
+#: Name of the link whose qdisc is under test: the dumbbell's forward bottleneck, the star's
+#: switch port towards ``topology.bottleneck`` (a graph may name one of its links so).
+BOTTLENECK = "bottleneck"
 
 #: Name of the star's switch node.
 SWITCH = "sw"
+
+#: What a builder returns: nodes, links and per-group (src, dst) lists.
+Built = tuple[list[str], list[dict[str, Any]], list[list[tuple[str, str]]]]
+
+
+def link(name: str, src: str, dst: str, rate: int, delay: int, qdisc: dict[str, Any], loss: float = 0.0, metric: int = 1) -> dict[str, Any]:
+    """Returns the core's ``LinkConfig`` of one unidirectional link."""
+    return {
+        "name": name,
+        "from": src,
+        "to": dst,
+        "rate_bps": rate,
+        "delay_ns": delay,
+        "loss": loss,
+        "metric": metric,
+        "qdisc": qdisc,
+    }
+
+
+def _qdisc(qdisc: QdiscSpec | None, key: str, rate_bps: int, default: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Returns the core's ``QdiscConfig`` of a qdisc table at ``key`` (``default`` if absent)."""
+    if qdisc is None:
+        return dict(default if default is not None else algorithms.DEFAULT_QDISC)
+    return algorithms.qdisc_config(qdisc.kind, qdisc.params, key, rate_bps)
+
+
+def _duplex(a: str, b: str, rate: int, delay: int) -> list[dict[str, Any]]:
+    """Returns both directions of an access link, each with the default qdisc."""
+    return [
+        link(f"{a}->{b}", a, b, rate, delay, dict(algorithms.DEFAULT_QDISC)),
+        link(f"{b}->{a}", b, a, rate, delay, dict(algorithms.DEFAULT_QDISC)),
+    ]
+
+
+# --- dumbbell ---------------------------------------------------------------------------------
+
+
+def dumbbell(topo: Dumbbell, spec: Spec) -> Built:
+    """Returns nodes, links and per-group (src, dst) lists of a dumbbell (see the module doc)."""
+    nodes = ["r1", "r2"]
+    links = [
+        link(BOTTLENECK, "r1", "r2", topo.bottleneck_rate, topo.bottleneck_delay, _qdisc(topo.qdisc, "topology.qdisc", topo.bottleneck_rate), loss=topo.loss),
+        link("r2->r1", "r2", "r1", topo.bottleneck_rate, topo.bottleneck_delay, _qdisc(topo.reverse_qdisc, "topology.reverse_qdisc", topo.bottleneck_rate)),
+    ]
+    endpoints = []
+    for index, group in enumerate(spec.flows):
+        for field in ("src", "dst"):
+            if getattr(group, field) is not None:
+                raise SpecError(f"flows.{index}.{field}", getattr(group, field), 'no value: dumbbell flows get their own hosts (src/dst are for kind = "graph")')
+        rate = group.access_rate if group.access_rate is not None else topo.access_rate
+        delay = group.access_delay if group.access_delay is not None else topo.access_delay
+        # One sender and one receiver host per user (per flow when `users` is absent): the
+        # flows of a user share its access link, as in Menth et al.'s Fig. 2.
+        hosts = group.users if group.users is not None else group.count
+        per_host = group.count // hosts if group.count % hosts == 0 else 1
+        pairs = []
+        for h in range(hosts):
+            sender, receiver = f"{group.group}.s{h}", f"{group.group}.d{h}"
+            nodes += [sender, receiver]
+            links += _duplex(sender, "r1", rate, delay)
+            links += _duplex("r2", receiver, rate, topo.receiver_delay)
+            pairs += [(sender, receiver)] * per_host
+        endpoints.append(pairs)
+    return nodes, links, endpoints
+
+
+# --- graph ------------------------------------------------------------------------------------
+
+
+def graph(topo: Graph, spec: Spec) -> Built:
+    """Returns nodes, links and per-group (src, dst) lists of a general graph."""
+    nodes: list[str] = []
+    for index, node in enumerate(topo.nodes):
+        if node.name in nodes:
+            raise SpecError(f"topology.nodes.{index}.name", node.name, "a node name not used before")
+        nodes.append(node.name)
+    allowed_nodes = f"the name of a node in topology.nodes ({', '.join(nodes)})"
+    links: list[dict[str, Any]] = []
+    for index, graph_link in enumerate(topo.links):
+        key = f"topology.links.{index}"
+        for field, name in (("from", graph_link.from_), ("to", graph_link.to)):
+            if name not in nodes:
+                raise SpecError(f"{key}.{field}", name, allowed_nodes)
+        if graph_link.from_ == graph_link.to:
+            raise SpecError(f"{key}.to", graph_link.to, "a node other than `from`")
+        for new in _graph_link(graph_link, key):
+            if any(old["name"] == new["name"] for old in links):
+                raise SpecError(f"{key}.name", new["name"], "a link name not used by another link (set `name`)")
+            links.append(new)
+    next_hops: dict[str, list[str]] = {}
+    for each in links:
+        next_hops.setdefault(each["from"], []).append(each["to"])
+    reachable = functools.cache(lambda start: _reachable(start, next_hops))
+    endpoints = []
+    for index, group in enumerate(spec.flows):
+        for field in ("access_delay", "access_rate"):
+            if getattr(group, field) is not None:
+                raise SpecError(f"flows.{index}.{field}", getattr(group, field), 'no value: access links exist only with kind = "dumbbell"')
+        for field in ("src", "dst"):
+            name = getattr(group, field)
+            if name is None:
+                raise SpecError(f"flows.{index}.{field}", SpecError.MISSING, allowed_nodes)
+            if name not in nodes:
+                raise SpecError(f"flows.{index}.{field}", name, allowed_nodes)
+        if group.src == group.dst:
+            raise SpecError(f"flows.{index}.dst", group.dst, "a node other than `src`")
+        if group.dst not in reachable(group.src):
+            raise SpecError(f"flows.{index}.dst", group.dst, f"a node reachable over topology.links from `{group.src}` (no path leads there)")
+        if group.kind != "udp_cbr" and group.src not in reachable(group.dst):
+            raise SpecError(f"flows.{index}.src", group.src, f"a node reachable over topology.links from `{group.dst}`, for the ACKs (no path leads back)")
+        endpoints.append([(group.src, group.dst)] * group.count)
+    return nodes, links, endpoints
+
+
+def _reachable(start: str, next_hops: dict[str, list[str]]) -> set[str]:
+    """Returns the nodes reachable from ``start`` over directed links (``next_hops``)."""
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in next_hops.get(todo.pop(), []):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def _graph_link(spec_link: GraphLink, key: str) -> list[dict[str, Any]]:
+    """Returns the one or two core links of a ``[[topology.links]]`` entry."""
+    forward = link(
+        spec_link.name or f"{spec_link.from_}->{spec_link.to}",
+        spec_link.from_,
+        spec_link.to,
+        spec_link.rate,
+        spec_link.delay,
+        _qdisc(spec_link.qdisc, f"{key}.qdisc", spec_link.rate),
+        loss=spec_link.loss,
+        metric=spec_link.metric,
+    )
+    if not spec_link.duplex:
+        return [forward]
+    reverse_qdisc = spec_link.reverse_qdisc if spec_link.reverse_qdisc is not None else spec_link.qdisc
+    reverse = link(
+        f"{spec_link.to}->{spec_link.from_}",
+        spec_link.to,
+        spec_link.from_,
+        spec_link.rate,
+        spec_link.delay,
+        _qdisc(reverse_qdisc, f"{key}.reverse_qdisc" if spec_link.reverse_qdisc is not None else f"{key}.qdisc", spec_link.rate),
+        loss=spec_link.loss,
+        metric=spec_link.metric,
+    )
+    return [forward, reverse]
+
+
+# --- star -------------------------------------------------------------------------------------
 
 
 def star_hosts(spec: Spec) -> tuple[list[str], list[list[tuple[str, str]]]]:
@@ -71,19 +245,17 @@ def star_hosts(spec: Spec) -> tuple[list[str], list[list[tuple[str, str]]]]:
     return hosts, endpoints
 
 
-def star(topo: Star, spec: Spec, bottleneck_name: str = "bottleneck") -> tuple[list[str], list[dict[str, Any]], list[list[tuple[str, str]]]]:
+def star(topo: Star, spec: Spec) -> Built:
     """Returns nodes, links and per-group (src, dst) lists of a star (see the module doc)."""
-    from .resolve import _link  # resolve imports this module; the link dict lives there
-
     hosts, endpoints = star_hosts(spec)
-    port = algorithms.qdisc_config(topo.port_qdisc.kind, topo.port_qdisc.params, "topology.port_qdisc", topo.rate) if topo.port_qdisc else dict(algorithms.DEFAULT_QDISC)
-    nic = algorithms.qdisc_config(topo.host_qdisc.kind, topo.host_qdisc.params, "topology.host_qdisc", topo.rate) if topo.host_qdisc else dict(port)
-    under_test = algorithms.qdisc_config(topo.qdisc.kind, topo.qdisc.params, "topology.qdisc", topo.rate)
+    port = _qdisc(topo.port_qdisc, "topology.port_qdisc", topo.rate)
+    nic = _qdisc(topo.host_qdisc, "topology.host_qdisc", topo.rate, default=port)
+    under_test = _qdisc(topo.qdisc, "topology.qdisc", topo.rate)
     links: list[dict[str, Any]] = []
     for name in hosts:
-        links.append(_link(f"{name}->{SWITCH}", name, SWITCH, topo.rate, topo.delay, dict(nic)))
+        links.append(link(f"{name}->{SWITCH}", name, SWITCH, topo.rate, topo.delay, dict(nic)))
         if name == topo.bottleneck:
-            links.append(_link(bottleneck_name, SWITCH, name, topo.rate, topo.delay, under_test))
+            links.append(link(BOTTLENECK, SWITCH, name, topo.rate, topo.delay, under_test))
         else:
-            links.append(_link(f"{SWITCH}->{name}", SWITCH, name, topo.rate, topo.delay, dict(port)))
+            links.append(link(f"{SWITCH}->{name}", SWITCH, name, topo.rate, topo.delay, dict(port)))
     return [SWITCH, *hosts], links, endpoints

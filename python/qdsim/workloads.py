@@ -1,5 +1,7 @@
-"""Data-center workloads of experiment files: incast rounds and Poisson short flows.
+"""Flow groups of experiment files → the core's ``SourceConfig``, and each flow's user.
 
+* ``kind = "tcp"`` (the default): ``count`` TCP flows, saturated or of ``size`` bytes each;
+  ``kind = "udp_cbr"``: constant-bit-rate UDP at ``rate``, optionally stopping at ``stop``.
 * ``kind = "incast"`` (partition/aggregate, Vasudevan et al. 2009; Ismail et al. §III-B):
   ``count`` servers each send ``size`` bytes (or ``total_size / count``, rounded down) to
   ``client`` on a fresh TCP connection, or with ``persistent = true`` on one connection per
@@ -15,18 +17,24 @@
   dumbbell's bottleneck rate): λ = load · C / (8 · (size_min + size_max) / 2), counting
   application bytes.
 
-Both become the core's ``SourceConfig`` (``tcp`` with ``repeat``, ``short_flows``).
+The last two are data-center workloads; they become the core's ``tcp`` source with
+``repeat`` and its ``short_flows`` source.
+
+User ids (:func:`user_ids`) are global and assigned in file order: a group with ``users = k``
+takes the next ``k`` ids (its flow ``i`` belongs to the ``i // (count // k)``-th), a group
+without takes one id for all its flows. Without any ``users`` key this equals the core's
+default (the group's index), so the flow's ``user`` is then left out of the configuration.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from . import algorithms
 from .errors import SpecError
-from .spec import Dumbbell, IncastFlows, ShortFlows, Spec, Star
-from .tcp_options import tcp_config
+from .spec import Dumbbell, IncastFlows, ShortFlows, Spec, Star, TcpFlows, UdpCbrFlows
 
-__all__ = ["CATALOG", "arrival_rate_per_s", "check_topology", "handles", "source"]
+__all__ = ["CATALOG", "arrival_rate_per_s", "catalog", "check_topology", "source", "user_ids"]
 
 
 def _param(name: str, unit: str, default: str, help_: str) -> dict[str, str]:
@@ -67,11 +75,6 @@ CATALOG: list[dict[str, Any]] = [
 ]
 
 
-def handles(group: Any) -> bool:
-    """Returns whether ``group`` is a workload kind of this module."""
-    return isinstance(group, (IncastFlows, ShortFlows))
-
-
 def check_topology(spec: Spec) -> None:
     """Raises SpecError when a workload kind is used with a topology that cannot host it."""
     for index, group in enumerate(spec.flows):
@@ -98,9 +101,30 @@ def arrival_rate_per_s(group: ShortFlows, spec: Spec, key: str) -> float:
     return group.load * rate / (8 * mean_bytes)
 
 
-def source(group: IncastFlows | ShortFlows, key: str, spec: Spec) -> dict[str, Any]:
-    """Returns the core's ``SourceConfig`` of a workload group."""
-    tcp = tcp_config(group, key)
+def source(group: TcpFlows | UdpCbrFlows | IncastFlows | ShortFlows, key: str, spec: Spec, tcp: dict[str, Any] | None) -> dict[str, Any]:
+    """Returns the core's ``SourceConfig`` of a flow group; ``key`` is its key path, for errors.
+
+    ``tcp`` is the group's ``TcpConfig`` (:func:`qdsim.tcp_options.tcp_config`; None for UDP),
+    translated by the caller so that this module stays below the parameter catalog (which
+    lists this module's workload kinds).
+    """
+    if isinstance(group, UdpCbrFlows):
+        cbr: dict[str, Any] = {"kind": "udp_cbr", "rate_bps": group.rate}
+        if group.packet_size is not None:
+            cbr["packet_bytes"] = group.packet_size
+        if group.stop is not None:
+            cbr["stop_ns"] = group.stop
+        return cbr
+    if isinstance(group, TcpFlows):
+        tcp_source: dict[str, Any] = {"kind": "tcp", "tcp": tcp}
+        if group.size is not None:
+            tcp_source["size_bytes"] = group.size
+        return tcp_source
+    return _workload_source(group, key, spec, tcp)
+
+
+def _workload_source(group: IncastFlows | ShortFlows, key: str, spec: Spec, tcp: dict[str, Any] | None) -> dict[str, Any]:
+    """Returns the core's ``SourceConfig`` of an incast or short-flow group."""
     if isinstance(group, IncastFlows):
         if (group.size is None) == (group.total_size is None):
             raise SpecError(f"{key}.size", group.size if group.size is not None else SpecError.MISSING, "exactly one of size (bytes per server) and total_size (split over count)")
@@ -123,3 +147,33 @@ def source(group: IncastFlows | ShortFlows, key: str, spec: Spec) -> dict[str, A
     if group.stop is not None:
         out["stop_ns"] = group.stop
     return out
+
+
+def user_ids(spec: Spec) -> list[list[int]] | None:
+    """Returns the global user id of every flow, per group; None if no group sets ``users``.
+
+    See the module doc for the assignment. Raises SpecError when ``users`` does not divide
+    ``count``.
+    """
+    if all(group.users is None for group in spec.flows):
+        return None
+    owners: list[list[int]] = []
+    next_id = 0
+    for index, group in enumerate(spec.flows):
+        users = group.users or 1
+        if group.count % users:
+            raise SpecError(f"flows.{index}.users", users, f"a divisor of count ({group.count}): every user holds count / users flows")
+        per_user = group.count // users
+        owners.append([next_id + i // per_user for i in range(group.count)])
+        next_id += users
+    if next_id > 2**32:
+        raise SpecError("flows", next_id, "at most 2^32 users in all groups")
+    return owners
+
+
+def catalog() -> dict[str, Any]:
+    """Returns the whole catalog ``qdsim list`` shows: the core's
+    (:func:`qdsim.algorithms.core_catalog`) with the workload kinds resolved in Python
+    (:data:`CATALOG`) added to its traffic kinds."""
+    core = algorithms.core_catalog()
+    return {**core, "traffic": core["traffic"] + CATALOG}

@@ -1,22 +1,27 @@
 """Shortened checks of Ismail, Pirzada & Qazi, "On the Effectiveness of CoDel in Data
-Centers" (Figs. 3, 5/6), on the committed files in ``experiments/codel-dc/``.
+Centers" (Figs. 3, 5/6, 7/8(a), 11), on the committed files in ``experiments/codel-dc/``.
 
-Incast (Fig. 5/6 at S = 100 kB): 40 servers, one long-lived flow, 1 s runs, three seeds (the
-seed moves the long flow's and the requests' start times within 1 ms / 100 us). Fig. 11:
-short flows at 30 % load, 1 s, three seeds. Fig. 3: one
-long flow through CoDel at four targets, 0.6 s runs. Findings our model does not reproduce
-are strict xfails carrying the measured numbers; docs/reproductions/codel-dc.md explains them.
+Each file's ``[quick]`` run (``qdsim reproduce --quick``; the ``quick`` fixture) gives the
+results. Incast (Fig. 5/6 at S = 100 kB): 40 servers, one long-lived flow, 1 s runs, three
+seeds (the seed moves the long flow's and the requests' start times within 1 ms / 100 us).
+Fig. 11: short flows at 30 % load, 1 s, three seeds. Fig. 3: one long flow through CoDel at
+four targets, 0.6 s runs. Fig. 7/8(a): one incast event, 0.2 s runs, three seeds. Findings
+our model does not reproduce are strict xfails carrying the measured numbers;
+docs/reproductions/codel-dc.md explains them.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 from pathlib import Path
 
 import pytest
+from figure_results import by_label, mean_of, runs, swept_table
 
-from qdsim import dcmodel
-from qdsim.dcfigs import mean_of, qdisc_label, run_points
+from qdsim import store
+from qdsim.plot_series import run_series
+from qdsim.spec import validate
 from qdsim.units import parse_duration
 
 pytestmark = pytest.mark.figure
@@ -24,21 +29,25 @@ pytestmark = pytest.mark.figure
 FILES = Path(__file__).resolve().parents[2] / "experiments" / "codel-dc"
 
 
+def _equation_7():
+    """Returns the module beside the experiment files that holds equation 7."""
+    module_spec = importlib.util.spec_from_file_location("codel_dc_figures", FILES / "figures.py")
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
 @pytest.fixture(scope="module")
-def incast_100kb() -> dict[str, list[dict]]:
+def incast_100kb(quick) -> dict[str, list[dict]]:
     """Returns the runs of Fig. 5 at S = 100 kB per qdisc label (DropTail, CoDel, RED)."""
-    rows = run_points(FILES / "fig5.toml", ["experiment.duration=1s"], repetitions=3, grid={"flows.1.size": ["100kB"]})
-    out: dict[str, list[dict]] = {}
-    for row in rows:
-        out.setdefault(qdisc_label(row["topology.qdisc"]), []).append(row)
+    out_dir = quick(FILES / "fig5.toml")
+    out = by_label(out_dir, runs(out_dir, "incast"))
     assert set(out) == {"DropTail", "CoDel", "RED"} and all(len(v) == 3 for v in out.values())
     return out
 
 
 def _mean(runs: list[dict], metric: str) -> float:
-    value = mean_of(runs, metric)
-    assert value is not None, f"no run produced {metric}"
-    return value
+    return mean_of(runs, metric)
 
 
 def test_fig5_codel_completes_incast_responses_faster_than_droptail(incast_100kb):
@@ -80,13 +89,12 @@ def test_fig5_codel_completes_incast_responses_faster_than_red(incast_100kb):
     assert codel < 0.95 * red, f"AFCT CoDel {codel * 1e3:.2f} ms vs RED {red * 1e3:.2f} ms"
 
 
-def test_fig3_utilization_rises_with_target_and_follows_equation_7():
-    targets = [("10us", "750us"), ("100us", "750us"), ("150us", "750us"), ("300us", "750us")]
-    grid = {"topology.links.1.qdisc": [{"kind": "codel", "target": t, "interval": i, "mtu": "1000B", "limit": "200pkt"} for t, i in targets]}
-    rows = run_points(FILES / "fig3.toml", ["experiment.duration=0.6s"], repetitions=1, grid=grid)
-    measured = [(parse_duration(r["topology.links.1.qdisc"]["target"]) / 1e3, r["utilization"]) for r in rows]
+def test_fig3_utilization_rises_with_target_and_follows_equation_7(quick):
+    rows = store.read_rows(quick(FILES / "fig3.toml"), "points")
+    measured = sorted((parse_duration(swept_table(r["topology.links.1.qdisc"])["target"]) / 1e3, r["bottleneck_utilization"]) for r in rows)
+    assert [q for q, _ in measured] == [10, 100, 150, 300], measured
     utils = [u for _, u in measured]
-    model = [dcmodel.utilization(q, 300.0) for q, _ in measured]
+    model = [_equation_7().utilization(q, 300.0) for q, _ in measured]
     assert all(b >= a - 0.005 for a, b in itertools.pairwise(utils)), f"not rising with target: {measured}"
     assert utils[0] < 0.90 and utils[-1] > 0.99, f"CoDel's target does not matter: {measured}"
     assert all(abs(u - m) < 0.06 for u, m in zip(utils, model, strict=True)), f"far from eq. 7 {model}: {measured}"
@@ -95,13 +103,10 @@ def test_fig3_utilization_rises_with_target_and_follows_equation_7():
 
 
 @pytest.fixture(scope="module")
-def short_flows_30() -> dict[str, list[dict]]:
+def short_flows_30(quick) -> dict[str, list[dict]]:
     """Returns the runs of Fig. 11 at 30 % offered load (1 s, three seeds) per qdisc label."""
-    rows = run_points(FILES / "fig11.toml", ["experiment.duration=1s"], repetitions=3, grid={"flows.1.load": [0.3]})
-    out: dict[str, list[dict]] = {}
-    for row in rows:
-        out.setdefault(qdisc_label(row["topology.qdisc"]), []).append(row)
-    return out
+    out_dir = quick(FILES / "fig11.toml")
+    return by_label(out_dir, runs(out_dir, "short"))
 
 
 def test_fig11_codel_cuts_short_flow_completion_times_against_droptail_and_red(short_flows_30):
@@ -128,18 +133,20 @@ def test_fig11_codel_keeps_higher_utilization_than_red(short_flows_30):
 
 
 @pytest.fixture(scope="module")
-def one_incast_event() -> dict[str, int]:
+def one_incast_event(quick) -> dict[str, int]:
     """Returns, per qdisc, flows in timeout (summed over 1 ms samples) and drops between 100 and
-    150 ms of Fig. 7/8(a)'s run: a long flow from 0, 40 x 100 kB requested at 100 ms."""
-    from qdsim.dcfigs import event_series
-
-    series = event_series(FILES / "fig7.toml", ["experiment.duration=0.2s"])
-
-    def window(label: str, key: str) -> int:
-        s = series[label]
-        return sum(v for t, v in zip(s["t_ms"], s[key], strict=True) if 100 <= t < 150)
-
-    return {f"{label}.{key}": window(label, key) for label in series for key in ("in_timeout", "aqm_drops", "overflow_drops")}
+    150 ms of Fig. 7/8(a)'s run (the first seed): a long flow from 0, 40 x 100 kB requested at
+    100 ms. The series are the figure's panels."""
+    out_dir = quick(FILES / "fig7.toml")
+    plot = validate(store.read_spec(out_dir)).plot
+    window = {}
+    for panel in plot.panels:
+        for run in run_series(out_dir, panel, plot.by):
+            if run.rep == 0:
+                label = plot.labels.get(str(run.value), str(run.value))
+                window[f"{label}.{panel.y}"] = sum(v for t, v in zip(run.t, run.y, strict=True) if 100 <= t * 1e3 < 150)
+    assert set(window) == {f"{q}.{k}" for q in ("DropTail", "CoDel", "RED") for k in ("in_timeout", "aqm_drops", "overflow_drops")}, window
+    return window
 
 
 def test_fig7_red_puts_more_flows_in_timeout_than_codel_after_the_burst(one_incast_event):
@@ -154,13 +161,12 @@ def test_fig8a_red_drops_more_packets_than_codel_in_an_incast_event(one_incast_e
     assert red > 1.1 * codel, w
 
 
-def test_fig8a_red_loses_more_than_codel_in_every_seed_of_an_incast_event():
+def test_fig8a_red_loses_more_than_codel_in_every_seed_of_an_incast_event(quick):
     # Paper, §III-B: "RED induces a higher loss rate under incast scenarios (see Figure 8)". The
     # event of Fig. 8(a) (40 x 100 kB at 100 ms), measured from 100 to 200 ms, three seeds: RED's
     # early drops are random, so each seed is a different draw.
-    rows = run_points(FILES / "fig7.toml", ["experiment.duration=0.2s", "experiment.warmup=0.1s"], repetitions=3)
-    by_label: dict[str, list[dict]] = {}
-    for row in rows:
-        by_label.setdefault(qdisc_label(row["topology.qdisc"]), []).append(row)
-    for red, codel in zip(by_label["RED"], by_label["CoDel"], strict=True):
+    out_dir = quick(FILES / "fig7.toml")
+    labelled = by_label(out_dir, runs(out_dir, "incast"))
+    assert len(labelled["RED"]) == 3
+    for red, codel in zip(labelled["RED"], labelled["CoDel"], strict=True):
         assert red["drops"] > codel["drops"] and red["loss_rate"] > codel["loss_rate"], (red, codel)

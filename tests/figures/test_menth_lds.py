@@ -1,81 +1,83 @@
 """Shortened checks of Menth, Mehl & Veith, "DRR-LDS" (2017), Figs. 3-5 (§4.3-4.5).
 
-Each test runs the committed experiment file (``experiments/menth-lds/figNN.toml``) at one
-grid point, shortened to ten seeds instead of 100 repetitions, and asserts the paper's
-finding on the mean over the seeds. Throughput per user is a group's
-goodput over its users, from 5 s on. Findings our model does not reproduce are strict
-xfails carrying the measured numbers; docs/reproductions/menth-lds.md explains them.
+Each test reads the ``[quick]`` run of a committed experiment file
+(``experiments/menth-lds/figNN.toml``; the ``quick`` fixture): a few grid points, each with
+seeds 1-10 instead of 100 repetitions, and asserts the paper's finding on the mean over the
+seeds at one grid point. Throughput per user is a group's goodput over its users, from 5 s
+on. Findings our model does not reproduce are strict xfails carrying the measured numbers;
+docs/reproductions/menth-lds.md explains them.
 """
 
 from __future__ import annotations
 
 import statistics
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from qdsim.resolve import resolve
-from qdsim.results import add_users
-from qdsim.run import run_config, summarize
-from qdsim.spec import load
+from qdsim import store
 
 pytestmark = pytest.mark.figure
 
 FILES = Path(__file__).resolve().parents[2] / "experiments" / "menth-lds"
-SEEDS = tuple(range(1, 11))
+SEEDS = list(range(1, 11))
 
 
-def _runs(figure: str, sets: list[str], seeds=SEEDS) -> list[dict]:
-    """Returns the summaries of ``figure``'s experiment file with ``sets`` for each seed."""
-    _, spec = load(FILES / f"{figure}.toml", sets)
-    summaries = []
-    for seed in seeds:
-        config = resolve(spec, seed=seed)
-        summaries.append(add_users(summarize(run_config(config)), config))
-    return summaries
+@pytest.fixture(scope="module")
+def rows(quick):
+    """Returns a function giving the rows of ``table`` of ``figure``'s quick run where the
+    swept ``key`` has ``value`` (and the other swept keys the file's own values)."""
+
+    def select(figure: str, table: str, key: str, value: Any) -> list[dict]:
+        out_dir = quick(FILES / f"{figure}.toml")
+        seeds = {r["point_key"]: r["seed"] for r in store.read_rows(out_dir, "points") if r[key] == value}
+        assert sorted(seeds.values()) == SEEDS, f"{figure}: {key} = {value!r} not run with seeds 1-10"
+        return [r for r in store.read_rows(out_dir, table) if r["point_key"] in seeds]
+
+    return select
 
 
-def _per_user_kbps(figure: str, sets: list[str]) -> tuple[float, float]:
+def _per_user_kbps(rows, figure: str, key: str, value: Any) -> tuple[float, float]:
     """Returns the mean throughput per heavy user and per light user over the seeds, kb/s."""
-    runs = _runs(figure, sets)
-    heavy = statistics.mean(next(g for g in s["groups"] if g["group"] == "heavy")["per_user_goodput_bps"] for s in runs)
-    light = statistics.mean(next(g for g in s["groups"] if g["group"] == "light")["per_user_goodput_bps"] for s in runs)
+    groups = rows(figure, "groups", key, value)
+    heavy = statistics.mean(g["per_user_goodput_bps"] for g in groups if g["group"] == "heavy")
+    light = statistics.mean(g["per_user_goodput_bps"] for g in groups if g["group"] == "light")
     return heavy / 1e3, light / 1e3
 
 
-def _download_s(figure: str, sets: list[str]) -> float:
+def _download_s(rows, figure: str, d_max: int) -> float:
     """Returns the infrequent user's mean 100 kB download time over the seeds, seconds."""
-    runs = _runs(figure, sets)
-    times = [next(f for f in s["flows"] if f["group"] == "infrequent")["fct_s"] for s in runs]
-    assert all(t is not None for t in times), f"a download did not finish within the run: {times}"
+    times = [f["fct_s"] for f in rows(figure, "flows", "topology.qdisc.d_max", d_max) if f["group"] == "infrequent"]
+    assert len(times) == len(SEEDS) and all(t is not None for t in times), f"a download did not finish within the run: {times}"
     return statistics.mean(times)
 
 
 # --- Fig. 3: plain DRR favours heavy users when the delay is kept low ------------------------
 
 
-def test_fig3a_drr_with_20_packet_buffer_gives_heavy_users_clearly_more():
-    heavy, light = _per_user_kbps("fig3a", ["topology.qdisc.limit=20pkt"])
+def test_fig3a_drr_with_20_packet_buffer_gives_heavy_users_clearly_more(rows):
+    heavy, light = _per_user_kbps(rows, "fig3a", "topology.qdisc.limit", 20)
     assert heavy > 1.2 * light, (heavy, light)
 
 
-def test_fig3a_drr_needs_a_large_buffer_for_equal_shares():
+def test_fig3a_drr_needs_a_large_buffer_for_equal_shares(rows):
     # Paper: "DRR with drop-on-enqueue requires 50 packets to achieve equal bandwidth
     # allocation"; ours is within 10 % from 50 packets (1.08) and equal at 70.
-    heavy, light = _per_user_kbps("fig3a", ["topology.qdisc.limit=70pkt"])
+    heavy, light = _per_user_kbps(rows, "fig3a", "topology.qdisc.limit", 70)
     assert abs(heavy / light - 1) <= 0.05, (heavy, light)
 
 
-def test_fig3b_drr_with_24ms_delay_threshold_gives_heavy_users_clearly_more():
-    heavy, light = _per_user_kbps("fig3b", ["topology.qdisc.t_d=24ms"])
+def test_fig3b_drr_with_24ms_delay_threshold_gives_heavy_users_clearly_more(rows):
+    heavy, light = _per_user_kbps(rows, "fig3b", "topology.qdisc.t_d", "24ms")
     assert heavy > 1.2 * light, (heavy, light)
 
 
-def test_fig3b_drop_on_dequeue_gap_is_larger_than_drop_on_enqueue_for_small_limits():
+def test_fig3b_drop_on_dequeue_gap_is_larger_than_drop_on_enqueue_for_small_limits(rows):
     # Paper: "even larger differences ... in particular for small delay thresholds"; T_D = 12 ms
     # is the transmission time of 10 packets, the buffer it is compared with.
-    h_deq, l_deq = _per_user_kbps("fig3b", ["topology.qdisc.t_d=12ms"])
-    h_enq, l_enq = _per_user_kbps("fig3a", ["topology.qdisc.limit=10pkt"])
+    h_deq, l_deq = _per_user_kbps(rows, "fig3b", "topology.qdisc.t_d", "12ms")
+    h_enq, l_enq = _per_user_kbps(rows, "fig3a", "topology.qdisc.limit", 10)
     assert h_deq / l_deq > h_enq / l_enq, ((h_deq, l_deq), (h_enq, l_enq))
 
 
@@ -83,28 +85,28 @@ def test_fig3b_drop_on_dequeue_gap_is_larger_than_drop_on_enqueue_for_small_limi
 
 
 @pytest.mark.parametrize("d_max", [10, 20])
-def test_fig4a_lds_drop_on_enqueue_equalises_users_from_dmax_10(d_max):
-    heavy, light = _per_user_kbps("fig4a", [f"topology.qdisc.d_max={d_max}"])
+def test_fig4a_lds_drop_on_enqueue_equalises_users_from_dmax_10(rows, d_max):
+    heavy, light = _per_user_kbps(rows, "fig4a", "topology.qdisc.d_max", d_max)
     assert abs(heavy / light - 1) <= 0.10, (heavy, light)
 
 
-def test_fig4a_small_dmax_leaves_the_gap():
-    heavy, light = _per_user_kbps("fig4a", ["topology.qdisc.d_max=2"])
+def test_fig4a_small_dmax_leaves_the_gap(rows):
+    heavy, light = _per_user_kbps(rows, "fig4a", "topology.qdisc.d_max", 2)
     assert heavy > 1.15 * light, (heavy, light)
 
 
 @pytest.mark.parametrize("d_max", [6, 10, 20])
-def test_fig4b_lds_drop_on_dequeue_equalises_users_from_dmax_6(d_max):
-    heavy, light = _per_user_kbps("fig4b", [f"topology.qdisc.d_max={d_max}"])
+def test_fig4b_lds_drop_on_dequeue_equalises_users_from_dmax_6(rows, d_max):
+    heavy, light = _per_user_kbps(rows, "fig4b", "topology.qdisc.d_max", d_max)
     assert abs(heavy / light - 1) <= 0.10, (heavy, light)
 
 
 # --- Fig. 5: LDS speeds up an infrequent user's download --------------------------------------
 
 
-def test_fig5b_lds_drop_on_dequeue_downloads_several_times_faster():
-    without = _download_s("fig5b", ["topology.qdisc.d_max=0"])
-    with_lds = _download_s("fig5b", ["topology.qdisc.d_max=100"])
+def test_fig5b_lds_drop_on_dequeue_downloads_several_times_faster(rows):
+    without = _download_s(rows, "fig5b", 0)
+    with_lds = _download_s(rows, "fig5b", 100)
     assert without > 3.0 * with_lds, (without, with_lds)
     assert with_lds < 0.4, with_lds  # the paper: "less than 0.4 s" for large D_max
 
@@ -116,12 +118,12 @@ def test_fig5b_lds_drop_on_dequeue_downloads_several_times_faster():
     "download's ACK clock running through the dequeue drops. Without limited transmit (RFC 5681 TCP) "
     "it takes 4.75 s, as the paper, but then Fig. 4 does not reproduce (docs/reproductions/menth-lds.md)",
 )
-def test_fig5b_without_lds_drop_on_dequeue_is_far_slower_than_drop_on_enqueue():
-    dequeue = _download_s("fig5b", ["topology.qdisc.d_max=0"])
-    enqueue = _download_s("fig5a", ["topology.qdisc.d_max=0"])
+def test_fig5b_without_lds_drop_on_dequeue_is_far_slower_than_drop_on_enqueue(rows):
+    dequeue = _download_s(rows, "fig5b", 0)
+    enqueue = _download_s(rows, "fig5a", 0)
     assert dequeue > 1.5 * enqueue, (dequeue, enqueue)
     assert dequeue > 1.68 * 2, dequeue  # far slower than the fair-share time
 
 
-def test_fig5a_lds_drop_on_enqueue_downloads_below_fair_share_time():
-    assert _download_s("fig5a", ["topology.qdisc.d_max=50"]) < 1.68
+def test_fig5a_lds_drop_on_enqueue_downloads_below_fair_share_time(rows):
+    assert _download_s(rows, "fig5a", 50) < 1.68

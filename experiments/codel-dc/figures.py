@@ -1,5 +1,7 @@
 """Ismail, Pirzada & Qazi §III-A, equation 7: link utilization under CoDel vs its target.
 
+Drawn over Fig. 3 (``fig3.toml``: ``[plot] model``) and checked by the figure test.
+
 N synchronized long-lived TCP flows act as one flow with window W. CoDel lets a standing
 queue of C·Q build before it drops (Q = ``target``), so W peaks at W_max = C(T + Q)
 (eq. 2) and halves to W_min = C(T + Q)/2 (eq. 4). The link is under-used for the
@@ -15,7 +17,8 @@ than T").
 
 from __future__ import annotations
 
-__all__ = ["utilization"]
+#: The paper's round-trip propagation time T (§III: 300 µs), in ms, the unit of Fig. 3's axis.
+RTT_MS = 0.3
 
 
 def utilization(q: float, t: float) -> float:
@@ -28,3 +31,8 @@ def utilization(q: float, t: float) -> float:
     if q >= t:
         return 1.0
     return (3 * t + q) / (4 * t) * (t - q) / (t + q) + 2 * q / (t + q)
+
+
+def fig3_utilization(target_ms: float) -> float:
+    """Returns equation 7 at the paper's T = 300 µs for a CoDel target in ms (Fig. 3's model)."""
+    return utilization(target_ms, RTT_MS)

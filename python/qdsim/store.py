@@ -1,6 +1,10 @@
-"""Results on disk: Parquet tables per kind, JSON provenance, and a DuckDB catalog over them.
+"""The results store: everything a run or a sweep writes to disk, and every way to read it.
 
-A results directory (written by ``qdsim run`` or ``qdsim sweep``) holds:
+Nothing else in the package knows the layout of a results directory: writers and readers of
+the tables, of a sweep's stored points and of its provenance all live here, so a different
+point store (e.g. columnar) is a change to this module only.
+
+A results directory (written by ``qdsim run``, ``qdsim sweep`` or ``qdsim reproduce``) holds:
 
 * ``points.parquet`` — one row per run: seed, ``jain_index``, bottleneck utilisation, events,
   wall time (and, for sweeps, the swept keys, ``rep`` and ``point_key``);
@@ -8,7 +12,10 @@ A results directory (written by ``qdsim run`` or ``qdsim sweep``) holds:
   link of every run, with the same identifying columns;
 * ``series_queue.parquet``, ``series_tcp.parquet`` — sampled time series, when sampling was on;
 * ``spec.json`` (the experiment file after overrides), ``config.json`` (``run``: the resolved
-  configuration) or ``sweep.json`` (``sweep``: grid, repetitions and point keys).
+  configuration) or ``sweep.json`` (``sweep``: grid, repetitions, point keys and the
+  experiment file's path);
+* ``points/<key>.json`` (``sweep``): one stored run per sweep point, written as soon as it
+  finishes (:func:`write_point`), so an interrupted sweep resumes (:func:`has_point`).
 
 :func:`connect` opens a DuckDB connection with one view per table, so
 ``connect(d).sql("select group, avg(goodput_bps) from groups group by 1")`` just works.
@@ -26,30 +33,31 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["TABLES", "add_users", "connect", "read_json", "read_table", "run_rows", "series_rows", "write_columns", "write_json", "write_tables"]
+from .errors import SpecError
+
+__all__ = [
+    "TABLES",
+    "connect",
+    "has_point",
+    "has_table",
+    "read_json",
+    "read_point",
+    "read_rows",
+    "read_spec",
+    "read_sweep",
+    "read_table",
+    "run_rows",
+    "series_rows",
+    "wall_times",
+    "write_columns",
+    "write_json",
+    "write_point",
+    "write_sweep",
+    "write_tables",
+]
 
 #: Tables every results directory has, one Parquet file each.
 TABLES = ("points", "flows", "groups", "links")
-
-
-def add_users(summary: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
-    """Adds user columns to a run summary (in place; returns it).
-
-    Every flow gets ``user``, its global user id (the core's ``FlowConfig.user``: set by a
-    group's ``users`` key, else the group's index). Every group gets ``users`` (distinct user
-    ids among its flows) and ``per_user_goodput_bps`` (the group's goodput over ``users``),
-    the throughput per user of Menth et al.'s figures.
-    """
-    from .resolve import user_of_flows
-
-    owners = user_of_flows(config)
-    for flow in summary["flows"]:
-        flow["user"] = owners[flow["id"]]
-    for group in summary["groups"]:
-        users = {f["user"] for f in summary["flows"] if f["group"] == group["group"]}
-        group["users"] = len(users)
-        group["per_user_goodput_bps"] = group["goodput_bps"] / len(users) if users else 0.0
-    return summary
 
 
 def _flat_link(link: dict[str, Any]) -> dict[str, Any]:
@@ -93,10 +101,13 @@ def series_rows(results: dict[str, Any], ids: dict[str, Any]) -> dict[str, dict[
     queue = results["series"]["queue"]
     if len(queue["t"]):
         n = len(queue["t"])
+        drops, overflow = np.asarray(queue["drops"], dtype=np.int64), np.asarray(queue["overflow_drops"], dtype=np.int64)
         out["series_queue"] = {
             **{k: [v] * n for k, v in ids.items()},
             **queue,
             "link_name": np.asarray(link_names, dtype=object)[np.asarray(queue["link"], dtype=np.intp)],
+            # Cumulative, like `drops`: everything but buffer overflows (see links.aqm_drops).
+            "aqm_drops": drops - overflow,
         }
     tcp = results["series"]["tcp"]
     if len(tcp["t"]):
@@ -165,6 +176,69 @@ def read_json(path: Path) -> Any:
 def read_table(results_dir: Path, name: str) -> pa.Table:
     """Returns table ``name`` (e.g. ``"groups"``) of a results directory."""
     return pq.read_table(Path(results_dir) / f"{name}.parquet")
+
+
+def has_table(results_dir: Path, name: str) -> bool:
+    """Returns whether the results directory holds table ``name``."""
+    return (Path(results_dir) / f"{name}.parquet").exists()
+
+
+def read_rows(results_dir: Path, name: str) -> list[dict[str, Any]]:
+    """Returns the rows of table ``name`` as dicts (column → value)."""
+    return read_table(results_dir, name).to_pylist()
+
+
+def read_spec(results_dir: Path) -> dict[str, Any]:
+    """Returns the experiment file (after overrides) a results directory was made from."""
+    return read_json(Path(results_dir) / "spec.json")
+
+
+# --- a sweep's points -------------------------------------------------------------------------
+
+
+def _point_path(out_dir: Path, key: str) -> Path:
+    return Path(out_dir) / "points" / f"{key}.json"
+
+
+def write_point(out_dir: Path, key: str, record: dict[str, Any]) -> None:
+    """Stores the record of one finished sweep point (atomically, on one line)."""
+    write_json(_point_path(out_dir, key), record, compact=True)
+
+
+def has_point(out_dir: Path, key: str) -> bool:
+    """Returns whether the sweep point ``key`` is stored in ``out_dir``."""
+    return _point_path(out_dir, key).exists()
+
+
+def read_point(out_dir: Path, key: str) -> dict[str, Any] | None:
+    """Returns the stored record of sweep point ``key``, or None if it is not stored."""
+    path = _point_path(out_dir, key)
+    return read_json(path) if path.exists() else None
+
+
+def write_sweep(out_dir: Path, raw: dict[str, Any], sweep: dict[str, Any]) -> None:
+    """Writes a sweep's provenance: the experiment file (``spec.json``) and ``sweep.json``."""
+    write_json(Path(out_dir) / "spec.json", raw)
+    write_json(Path(out_dir) / "sweep.json", sweep)
+
+
+def read_sweep(results_dir: Path) -> dict[str, Any]:
+    """Returns ``sweep.json`` of a sweep's results directory.
+
+    Raises SpecError (key ``RESULTS_DIR``) when the directory holds no sweep.
+    """
+    path = Path(results_dir) / "sweep.json"
+    if not path.exists():
+        raise SpecError("RESULTS_DIR", str(results_dir), "a directory written by `qdsim sweep` or `qdsim reproduce` (it has sweep.json)")
+    return read_json(path)
+
+
+def wall_times(results_dir: Path) -> list[float]:
+    """Returns the wall-clock seconds of every run stored in ``results_dir`` (none: empty)."""
+    if not has_table(results_dir, "points"):
+        return []
+    table = read_table(results_dir, "points")
+    return [float(v) for v in table.column("wall_s").to_pylist() if v is not None] if "wall_s" in table.column_names else []
 
 
 def connect(results_dir: str | Path):
