@@ -16,7 +16,6 @@ a swept key, :mod:`qdsim.plot`) or ``kind = "series"`` (sampled series against t
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -247,33 +246,18 @@ def publish(figure: Figure, png: Path, root: Path = EXPERIMENTS) -> Path:
     return target
 
 
-def sweep_figure(
-    figure: Figure,
-    raw: dict[str, Any],
-    out_dir: Path,
-    jobs: int | None = None,
-    seed: int | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> SweepReport:
+def sweep_figure(figure: Figure, raw: dict[str, Any], out_dir: Path, **options: Any) -> SweepReport:
     """Runs the sweep of ``raw`` (``figure``'s file, possibly shortened) into ``out_dir``,
-    recording the file so that its figure can find modules beside it."""
-    return run_sweep(raw, out_dir, jobs=jobs, seed=seed, on_progress=on_progress, source=figure.path)
+    recording the file so that its figure can find modules beside it. ``options`` are
+    :func:`qdsim.sweep.run_sweep`'s (``jobs``, ``seed``, ``executor``, ``on_progress``, ...)."""
+    return run_sweep(raw, out_dir, source=figure.path, **options)
 
 
-def reproduce(
-    figure: Figure,
-    raw: dict[str, Any],
-    out_dir: Path,
-    jobs: int | None = None,
-    seed: int | None = None,
-    png: Path | None = None,
-    docs: bool = False,
-    root: Path = EXPERIMENTS,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> Reproduced:
+def reproduce(figure: Figure, raw: dict[str, Any], out_dir: Path, png: Path | None = None, docs: bool = False, root: Path = EXPERIMENTS, **options: Any) -> Reproduced:
     """Runs the sweep of ``raw`` (``figure``'s file, possibly shortened) into ``out_dir`` and
-    draws its figure (default ``out_dir/<stem>.png``); with ``docs`` also publishes it."""
-    report = sweep_figure(figure, raw, out_dir, jobs=jobs, seed=seed, on_progress=on_progress)
+    draws its figure (default ``out_dir/<stem>.png``); with ``docs`` also publishes it.
+    ``options`` are :func:`qdsim.sweep.run_sweep`'s."""
+    report = sweep_figure(figure, raw, out_dir, **options)
     drawn = draw_figure(out_dir, out=png if png is not None else out_dir / f"{figure.stem}.png", experiment_dir=figure.path.parent)
     published = publish(figure, drawn, root) if docs else None
     return Reproduced(figure=figure, sweep=report, png=drawn, data=drawn.with_suffix(".json"), published=published)
