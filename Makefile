@@ -23,7 +23,7 @@ $(PY):
 # Reinstalls the pinned dependencies only when pyproject.toml changes.
 $(DEPS_STAMP): pyproject.toml scripts/install_deps.py | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) scripts/install_deps.py dev
+	$(PY) scripts/install_deps.py dev dask
 	touch $@
 
 # Rebuilds the extension only when Rust sources change; Python sources are used in place.

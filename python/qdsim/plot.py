@@ -36,7 +36,7 @@ import numpy as np
 
 from . import store, units
 from .errors import SpecError
-from .selection import Filter, averaged_over, facet_values, line_axes, line_label_of, parse_where
+from .selection import Filter, averaged_over, default_x, facet_values, line_axes, line_label_of, parse_where
 from .spec import ModelCurve, Panel, PlotDefaults, validate
 from .tables import axis_cells
 
@@ -254,7 +254,7 @@ def plot_sweep(
     the figure written (its numbers go beside it, see :func:`save_figure`).
 
     Defaults come from the experiment's ``[plot]`` table; ``x`` defaults to the only swept
-    key. A list of metrics gives one panel each, stacked over a shared x-axis; ``facet`` (a
+    key (besides a swept ``experiment.seed``). A list of metrics gives one panel each, stacked over a shared x-axis; ``facet`` (a
     swept key) gives a column of panels per value. ``where`` (``KEY=VALUE`` texts) keeps the
     runs that match. Each point is the mean over the repetitions of one grid point with its
     95 % confidence interval; a per-group metric gives one line per group (or per value of
@@ -264,7 +264,7 @@ def plot_sweep(
     sweep = store.read_sweep(results_dir)
     defaults: PlotDefaults = validate(store.read_spec(results_dir)).plot
     grid: dict[str, list[Any]] = sweep["grid"]
-    x = x or defaults.x or (next(iter(grid)) if len(grid) == 1 else None)
+    x = x or defaults.x or default_x(grid)
     swept, axis = swept_axis(grid, x)
     filters = parse_where(where, grid, _columns(results_dir))
     panels = _panels(y or defaults.y)
@@ -319,6 +319,7 @@ def plot_sweep(
     if filters:
         title += " where " + ", ".join(f"{f.key}={f.text}" for f in filters)
     averaged = averaged_over(grid, filters, (swept, line_by, facet), sweep["repetitions"])
+    data["mean_of"] = averaged
     heading = textwrap.fill(title, 75 + 40 * (len(facets) - 1)) + f"\neach point: mean of {averaged} and its 95% CI"
     if facet is None:
         axes[0, 0].set_title(heading, fontsize=9)

@@ -211,5 +211,6 @@ def plot_series(results_dir: str | Path, out: str | Path | None = None, where: l
     axes[-1, 0].set_xlabel(defaults.xlabel or f"time ({defaults.time_unit})")
     title = (defaults.title or "series") + ("".join(f" where {f.key}={f.text}" for f in filters))
     averaged = averaged_over(grid, filters, (defaults.by,), sweep["repetitions"])
+    data["mean_of"] = averaged
     axes[0, 0].set_title(f"{title}\neach line: mean of {averaged} at each sample time", fontsize=9)
     return save_figure(fig, data, Path(out) if out else results_dir / "series.png")

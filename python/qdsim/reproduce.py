@@ -24,6 +24,7 @@ from . import store
 from .errors import SpecError
 from .plot import in_unit, plot_sweep, swept_axis
 from .plot_series import plot_series
+from .selection import default_x
 from .spec import Spec, apply_override, load_raw, parse_override, validate
 from .sweep import SweepReport, run_sweep, runs
 
@@ -206,7 +207,7 @@ def check_drawable(figure: Figure, raw: dict[str, Any]) -> None:
     elif not grid and not plot.x:
         raise SpecError("sweep", "(none)", "a [sweep] grid to draw against: `qdsim reproduce` plots a metric against a swept key (`qdsim run` runs one point)")
     else:
-        _, axis = swept_axis(grid, plot.x or (next(iter(grid)) if len(grid) == 1 else None), "plot.x")
+        _, axis = swept_axis(grid, plot.x or default_x(grid), "plot.x")
         if plot.x_unit:
             in_unit(axis, plot.x_unit)
 

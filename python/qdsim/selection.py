@@ -19,10 +19,17 @@ from .errors import SpecError
 from .spec import parse_override
 from .tables import axis_cells
 
-__all__ = ["SEED_KEY", "Filter", "averaged_over", "cell_label", "facet_values", "line_axes", "line_label_of", "one_run", "parse_where", "short_key"]
+__all__ = ["SEED_KEY", "Filter", "averaged_over", "default_x", "cell_label", "facet_values", "line_axes", "line_label_of", "one_run", "parse_where", "short_key"]
 
 #: A swept base seed is averaged over like the repetitions, unless a figure splits by it.
 SEED_KEY = "experiment.seed"
+
+
+def default_x(grid: dict[str, list[Any]]) -> str | None:
+    """Returns the x-axis of a sweep figure that names none: the only swept key besides a
+    swept ``experiment.seed`` (None when there are several)."""
+    keys = [key for key in grid if key != SEED_KEY]
+    return keys[0] if len(keys) == 1 else None
 
 
 @dataclass(frozen=True)
