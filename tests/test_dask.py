@@ -46,9 +46,7 @@ class Cluster:
             assert time.monotonic() < deadline and self.scheduler.poll() is None, "the scheduler did not start"
             time.sleep(0.1)
         self.address = json.loads(info.read_text())["address"]
-        self.workers = [
-            subprocess.Popen([DASK, "worker", self.address, "--nthreads", "1", "--no-nanny", "--no-dashboard", "--name", f"w{i}", "--host", "127.0.0.1"], **quiet) for i in range(2)
-        ]
+        self.workers = [subprocess.Popen([DASK, "worker", self.address, "--nthreads", "1", "--no-nanny", "--no-dashboard", "--name", f"w{i}", "--host", "127.0.0.1"], **quiet) for i in range(2)]
         with distributed.Client(self.address, timeout=30) as client:
             client.wait_for_workers(2, timeout=60)
 

@@ -31,7 +31,7 @@ def test_a_run_into_a_sweeps_directory_is_refused_unless_forced(qdsim, small_spe
     before = {name: (out / name).stat().st_mtime_ns for name in _files(out)}
     refused = qdsim("run", small_spec, "--out", out)
     assert refused.code == 2 and len(refused.stderr.splitlines()) == 1
-    assert refused.stderr.startswith(f'error: --out: "{out}" is not allowed; a new or empty directory, or one with run results of \'small\': it holds the results of sweep \'small\'')
+    assert refused.stderr.startswith(f"error: --out: \"{out}\" is not allowed; a new or empty directory, or one with run results of 'small': it holds the results of sweep 'small'")
     assert {name: (out / name).stat().st_mtime_ns for name in _files(out)} == before
     forced = qdsim("run", small_spec, "--out", out, "--force")
     assert forced.code == 0, forced.stderr

@@ -262,3 +262,29 @@ def test_the_code_version_is_the_digest_of_the_sources(tmp_path):
         version.update(f"\0{name}\0".encode() + (root / "python" / "qdsim" / name).read_bytes())
     assert code_version() == f"{_core.__version__}+{version.hexdigest()[:16]}"
     assert os.path.basename(_core.__file__) not in code_version()
+
+
+def test_runs_of_a_worker_with_other_code_are_refused(write_spec, tmp_path):
+    import concurrent.futures as cf
+
+    class OtherBuild(cf.ThreadPoolExecutor):
+        """Workers whose qdsim is another build than this sweep's."""
+
+        def submit(self, fn, /, *args, **kwargs):
+            return super().submit(lambda: ("0.0.0+other", fn(*args, **kwargs)[1]))
+
+    raw, _ = load(write_spec(SWEEP))
+    with OtherBuild(1) as executor, pytest.raises(SpecError) as error:
+        run_sweep(raw, tmp_path / "mixed", executor=executor)
+    assert error.value.key == "--scheduler" and "0.0.0+other" in str(error.value)
+    assert store.committed_runs(tmp_path / "mixed") == {}
+
+
+def test_the_documented_drop_columns_are_the_cores_reasons():
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "experiment-file.md").read_text()
+    (row,) = [line for line in doc.splitlines() if line.startswith("| `links.parquet`")]
+    documented = [name.removeprefix("drops_") for name in re.findall(r"`(drops_[a-z_]+)`", row)]
+    assert documented == list(tables.drop_reasons())

@@ -19,7 +19,7 @@ from .errors import SpecError
 from .spec import parse_override
 from .tables import axis_cells
 
-__all__ = ["SEED_KEY", "Filter", "averaged_over", "default_x", "cell_label", "facet_values", "line_axes", "line_label_of", "one_run", "parse_where", "short_key"]
+__all__ = ["SEED_KEY", "Filter", "averaged_over", "cell_label", "default_x", "facet_values", "line_axes", "line_label_of", "one_run", "parse_where", "remaining", "short_key"]
 
 #: A swept base seed is averaged over like the repetitions, unless a figure splits by it.
 SEED_KEY = "experiment.seed"

@@ -170,14 +170,25 @@ def plan(raw: dict[str, Any], seed: int | None = None, on_progress: ProgressFn |
 # --- where runs execute ----------------------------------------------------------------------------
 
 
-def _simulate(config: dict[str, Any], memory_limit: int | None) -> dict[str, pa.Table]:
-    """Runs one configuration (in a worker) and returns its tables (:func:`qdsim.tables.run_tables`).
+def _simulate(config: dict[str, Any], memory_limit: int | None) -> tuple[str, dict[str, pa.Table]]:
+    """Runs one configuration (in a worker); returns the worker's code version and the run's
+    tables (:func:`qdsim.tables.run_tables`).
 
     Without ``memory_limit`` the budget is this machine's default for as many runs at once as
     it has cores (a worker of a cluster)."""
     limit = memory_limit if memory_limit is not None else default_memory_limit(os.cpu_count() or 1)
     outcome = run_config(config, memory_limit=limit)
-    return tables.run_tables(summarize(outcome), outcome.results)
+    return code_version(), tables.run_tables(summarize(outcome), outcome.results)
+
+
+def _checked(result: tuple[str, dict[str, pa.Table]]) -> dict[str, pa.Table]:
+    """Returns a worker's tables, refusing those of other code than this sweep's (a cluster
+    worker with another qdsim build): stored under this sweep's keys, they would mix two
+    simulators' results."""
+    version, by_name = result
+    if version != code_version():
+        raise SpecError("--scheduler", f"a worker with qdsim {version}", f"workers with the qdsim this sweep runs ({code_version()}): install the same build on every worker")
+    return by_name
 
 
 #: Linux's prctl option that signals a process when its parent dies.
@@ -242,7 +253,7 @@ def _finished(todo: list[Point], workers: int, executor: cf.Executor | None, mem
     """Yields each point of ``todo`` with its tables as it finishes."""
     if executor is None and workers == 1:
         for point in todo:
-            yield point, _simulate(point.config, memory_limit if memory_limit is not None else default_memory_limit(1))
+            yield point, _checked(_simulate(point.config, memory_limit if memory_limit is not None else default_memory_limit(1)))
         return
     pool = None
     if executor is None:
@@ -252,7 +263,7 @@ def _finished(todo: list[Point], workers: int, executor: cf.Executor | None, mem
         futures = {executor.submit(_simulate, p.config, memory_limit): p for p in todo}
     try:
         for future in cf.as_completed(futures):
-            yield futures[future], future.result()
+            yield futures[future], _checked(future.result())
     except BaseException:
         if pool is not None:
             pool.kill()
