@@ -110,7 +110,7 @@ class Progress:
         """Returns the time so far and, once there is a rate, the time left."""
         since, at_first = self._first or (now, done)
         rate = (done - at_first) / (now - since) if now > since else 0.0
-        left = f", about {duration((total - done) / rate)} left" if rate > 0 else ""
+        left = f", about {duration((total - done) / rate)} left" if rate > 0 and done < total else ""
         return f"{duration(now - self._started)}{left}"
 
 

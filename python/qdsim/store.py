@@ -399,13 +399,16 @@ def prune(out_dir: Path, keep: Iterable[str], version: str) -> tuple[int, int]:
     stored = stored_runs(out_dir)
     versions = dict(zip(stored.column("point_key").to_pylist(), stored.column("code_version").to_pylist(), strict=True))
     kept = {key: batch for key, batch in committed.items() if key in keep_set and versions.get(key) == version}
+    by_batch: dict[str, set[str]] = {}
+    for key, batch in kept.items():
+        by_batch.setdefault(batch, set()).add(key)
     for name in _ALL_TABLES:
         for path in _parts(out_dir, name):
-            wanted = [key for key, batch in kept.items() if batch == path.stem]
+            wanted = by_batch.get(path.stem, set())
             part = pq.read_table(path)
-            if len(wanted) == part.num_rows == len(set(part.column("point_key").to_pylist())):
+            if set(part.column("point_key").to_pylist()) <= wanted:
                 continue
-            remaining = part.filter(pc.is_in(part.column("point_key"), value_set=pa.array(wanted, pa.string())))
+            remaining = part.filter(pc.is_in(part.column("point_key"), value_set=pa.array(sorted(wanted), pa.string())))
             if remaining.num_rows:
                 _write_parquet(path, remaining)
             else:
