@@ -51,15 +51,12 @@ class Cluster:
             client.wait_for_workers(2, timeout=60)
 
     def close(self) -> None:
+        # Killed, not asked to close: nothing of the cluster is kept, and a graceful close
+        # waits seconds for the workers to say goodbye.
         for proc in [*self.workers, self.scheduler]:
             if proc.poll() is None:
-                proc.send_signal(signal.SIGINT)
-        for proc in [*self.workers, self.scheduler]:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
                 proc.kill()
-                proc.wait()
+            proc.wait()
 
 
 @pytest.fixture
