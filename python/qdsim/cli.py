@@ -410,10 +410,10 @@ def cmd_results(args: argparse.Namespace) -> int:
     from .report import print_results, print_status
 
     if args.action == "list":
-        roots = args.dirs or [Path("results")]
-        for root in roots:
+        for root in args.dirs:
             if not root.is_dir():
                 raise SpecError("DIR", str(root), "a directory holding results directories")
+        roots = args.dirs or [root for root in [Path("results")] if root.is_dir()]
         found = [results.status(path) for path in results.find(roots)]
         if args.json:
             print(json.dumps({"results": [s.as_json() for s in found]}))
