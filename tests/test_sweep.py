@@ -288,3 +288,27 @@ def test_the_documented_drop_columns_are_the_cores_reasons():
     (row,) = [line for line in doc.splitlines() if line.startswith("| `links.parquet`")]
     documented = [name.removeprefix("drops_") for name in re.findall(r"`(drops_[a-z_]+)`", row)]
     assert documented == list(tables.drop_reasons())
+
+
+def test_runs_of_older_code_or_another_grid_are_stale_until_pruned(write_spec, tmp_path, monkeypatch):
+    import qdsim.sweep
+    from qdsim import results
+
+    raw, _ = load(write_spec(SWEEP))
+    smaller = apply_override(raw, 'sweep."topology.qdisc.limit"', [10])
+    out = tmp_path / "stale"
+    with monkeypatch.context() as older:
+        older.setattr(qdsim.sweep, "code_version", lambda: "0.1.0+older")
+        assert run_sweep(raw, out, jobs=1).ran == 8
+    assert run_sweep(smaller, out, jobs=1).ran == 4, "the older code's runs are not reused"
+    status = results.status(out)
+    assert (status.stored, status.planned, status.missing, status.stale_version, status.stale_grid) == (12, 4, 0, 8, 0)
+    assert run_sweep(raw, out, jobs=1).ran == 4
+    run_sweep(smaller, out, jobs=1)
+    status = results.status(out)
+    assert (status.stale_version, status.stale_grid, status.stale) == (8, 4, 12)
+    assert [s.stale for s in map(results.status, results.find([tmp_path]))] == [12]
+    assert results.prune(out, dry_run=True) == (12, 4)
+    assert results.prune(out) == (12, 4)
+    assert len(store.committed_runs(out)) == 4 and results.status(out).stale == 0
+    assert run_sweep(smaller, out, jobs=1).ran == 0 and store.read_table(out, "points").num_rows == 4
