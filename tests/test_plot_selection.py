@@ -82,7 +82,7 @@ def test_where_keeps_the_runs_of_one_value_and_facet_gives_a_panel_per_value(swe
         (["topology.qdisc.kind=red"], None, "--where", "a value topology.qdisc.kind takes in this sweep"),
         (["nothing=1"], None, "--where", "KEY=VALUE with KEY a swept key (flows.0.count, topology.qdisc)"),
         (["flows.0.count"], None, "--where", "KEY=VALUE"),
-        ([], "flows.0.count", "--facet", "a swept key other than the x-axis and --by"),
+        ([], "flows.0.count", "--facet", "a swept key other than the x-axis (flows.0.count) and the key giving the lines"),
         ([], "group", "--facet", "a swept key (flows.0.count, topology.qdisc)"),
     ],
 )

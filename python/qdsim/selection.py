@@ -118,7 +118,8 @@ def facet_values(grid: dict[str, list[Any]], facet: str | None, filters: list[Fi
     if facet not in grid:
         raise SpecError("--facet", facet, f"a swept key ({', '.join(grid) or 'the sweep has none'})")
     if facet in set(taken):
-        raise SpecError("--facet", facet, "a swept key other than the x-axis and --by")
+        x, *by = taken
+        raise SpecError("--facet", facet, f"a swept key other than the x-axis ({x}) and the key giving the lines (--by or [plot].by: {', '.join(str(b) for b in by)})")
     values = remaining(grid, filters)[facet]
     cells = axis_cells(grid[facet])
     return [(cells[grid[facet].index(v)], f"{short_key(facet, grid)}={cell_label(v)}") for v in values]
