@@ -267,17 +267,18 @@ def read_sweep(results_dir: Path) -> dict[str, Any]:
 
 
 class PointWriter:
-    """Stores the runs of a sweep as they finish, in batches: every ``every_points`` runs or
-    ``every_s`` seconds, and when the ``with`` block ends (also on an error or Ctrl-C), so an
-    interrupted sweep keeps every finished run. Each batch is one Parquet file per table
-    under ``runs/<table>/``; the ``points`` file, written last, commits the batch."""
+    """Stores the runs of a sweep as they finish, in batches: every ``every_points`` runs,
+    ``every_s`` seconds or ``every_bytes`` bytes of tables (sampled series can be large), and
+    when the ``with`` block ends (also on an error or Ctrl-C), so an interrupted sweep keeps
+    every finished run. Each batch is one Parquet file per table under ``runs/<table>/``; the
+    ``points`` file, written last, commits the batch."""
 
-    def __init__(self, out_dir: Path, code_version: str, every_points: int = 64, every_s: float = 5.0):
+    def __init__(self, out_dir: Path, code_version: str, every_points: int = 64, every_s: float = 5.0, every_bytes: int = 256 * 2**20):
         self.out_dir = Path(out_dir)
         self.code_version = code_version
-        self.every_points = every_points
-        self.every_s = every_s
+        self.every_points, self.every_s, self.every_bytes = every_points, every_s, every_bytes
         self._pending: list[tuple[str, int, dict[str, pa.Table]]] = []
+        self._bytes = 0
         self._since = time.monotonic()
 
     def __enter__(self) -> PointWriter:
@@ -289,7 +290,8 @@ class PointWriter:
     def add(self, key: str, seed: int, by_name: dict[str, pa.Table]) -> None:
         """Adds the tables of the finished run ``key`` (seeded ``seed``); writes the batch when due."""
         self._pending.append((key, seed, by_name))
-        if len(self._pending) >= self.every_points or time.monotonic() - self._since >= self.every_s:
+        self._bytes += sum(table.nbytes for table in by_name.values())
+        if len(self._pending) >= self.every_points or self._bytes >= self.every_bytes or time.monotonic() - self._since >= self.every_s:
             self.flush()
 
     def flush(self) -> None:
@@ -309,6 +311,7 @@ class PointWriter:
         for name in sorted(parts, key=lambda n: n == "points"):
             _write_parquet(self.out_dir / RUNS / name / f"{batch}.parquet", pa.concat_tables(parts[name]))
         self._pending.clear()
+        self._bytes = 0
 
 
 def _parts(out_dir: Path, name: str) -> list[Path]:
