@@ -184,6 +184,20 @@ pub trait Qdisc {
     fn len_bytes(&self) -> u64;
     /// Handles a timer requested through [`QdiscCtx::request_timer`]. Default: nothing.
     fn on_timer(&mut self, _now: Time, _ctx: &mut QdiscCtx) {}
+    /// Reports the algorithm's internal variables (control variables, estimates, table
+    /// sizes) to `probe`, for the `[sampling] qdisc` time series. Default: none.
+    fn internals(&self, _probe: &mut dyn Probe) {}
+}
+
+/// Receives a qdisc's internal variables at a sample, one value per call.
+///
+/// Generic so that any algorithm can expose its state (EWFQ's `m_fair`, a RED's average
+/// queue, ...) without the simulator knowing it: the simulator's probe appends rows of
+/// (time, link, `name`, `class`, `value`). Only called when that sampling is on.
+pub trait Probe {
+    /// Records variable `name` of the whole qdisc (`class` = `None`) or of class/queue
+    /// `class`, with `value`.
+    fn record(&mut self, name: &'static str, class: Option<u32>, value: f64);
 }
 
 /// What the registry needs of every qdisc's parameters (besides serde and `Default`).
@@ -281,6 +295,11 @@ macro_rules! registry {
             fn on_timer(&mut self, now: Time, ctx: &mut QdiscCtx) {
                 match self {
                     $(AnyQdisc::$variant(q) => q.on_timer(now, ctx),)*
+                }
+            }
+            fn internals(&self, probe: &mut dyn Probe) {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.internals(probe),)*
                 }
             }
         }

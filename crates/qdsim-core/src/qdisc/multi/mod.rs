@@ -24,7 +24,7 @@ pub(crate) use params::{info_drr, info_drr_lds, info_wf2q_plus, info_wfq};
 
 use super::classify::Classifier;
 use super::sched::{Drr, DrrLds, Queues, Scheduler, Wfq};
-use super::{Qdisc, QdiscCtx};
+use super::{Probe, Qdisc, QdiscCtx};
 use crate::packet::Packet;
 use crate::time::Time;
 
@@ -121,6 +121,14 @@ impl<S: Scheduler> Qdisc for Multi<S> {
 
     fn len_bytes(&self) -> u64 {
         self.queues.total_bytes()
+    }
+
+    fn on_timer(&mut self, now: Time, ctx: &mut QdiscCtx) {
+        self.buffer.on_timer(now, &self.queues, ctx);
+    }
+
+    fn internals(&self, probe: &mut dyn Probe) {
+        self.buffer.internals(probe);
     }
 }
 

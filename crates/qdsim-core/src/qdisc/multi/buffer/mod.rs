@@ -28,7 +28,7 @@ use crate::catalog::ParamInfo;
 use crate::error::ConfigError;
 use crate::packet::Packet;
 use crate::qdisc::sched::{Queues, Scheduler};
-use crate::qdisc::{DropReason, QdiscCtx};
+use crate::qdisc::{DropReason, Probe, QdiscCtx};
 use crate::time::Time;
 
 /// A buffer policy.
@@ -59,6 +59,14 @@ pub trait Policy: Sized {
     fn drop_at_dequeue(&self, _p: &Packet, _now: Time) -> Option<DropReason> {
         None
     }
+
+    /// Handles the qdisc's timer at `now` (requested through `ctx` by an earlier call; the
+    /// arrival's `enq_time` is the time of an `admit`). Default: nothing.
+    fn on_timer(&mut self, _now: Time, _queues: &Queues, _ctx: &mut QdiscCtx) {}
+
+    /// Reports the policy's internal variables ([`crate::qdisc::Qdisc::internals`]).
+    /// Default: none.
+    fn internals(&self, _probe: &mut dyn Probe) {}
 }
 
 /// Returns whether `pkt` fits within the total limits, given what is queued.
@@ -120,6 +128,18 @@ macro_rules! policies {
             fn drop_at_dequeue(&self, p: &Packet, now: Time) -> Option<DropReason> {
                 match self {
                     $(BufferPolicy::$variant(b) => b.drop_at_dequeue(p, now),)*
+                }
+            }
+
+            fn on_timer(&mut self, now: Time, queues: &Queues, ctx: &mut QdiscCtx) {
+                match self {
+                    $(BufferPolicy::$variant(b) => b.on_timer(now, queues, ctx),)*
+                }
+            }
+
+            fn internals(&self, probe: &mut dyn Probe) {
+                match self {
+                    $(BufferPolicy::$variant(b) => b.internals(probe),)*
                 }
             }
         }
