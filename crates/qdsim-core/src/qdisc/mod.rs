@@ -322,6 +322,8 @@ registry! {
     Wfq(FqParams) => Multi<sched::Wfq> = Multi::wfq, "wfq", multi::info_wfq;
     /// WF2Q+.
     Wf2qPlus(FqParams) => Multi<sched::Wfq> = Multi::wf2q_plus, "wf2q_plus", multi::info_wf2q_plus;
+    /// One FIFO over classified packets (a buffer policy per class).
+    FifoClasses(FqParams) => Multi<sched::Arrival> = Multi::fifo_classes, "fifo_classes", multi::info_fifo_classes;
     /// CoDel (RFC 8289).
     Codel(CodelParams) => CodelQdisc = CodelQdisc::new, "codel", aqm::codel::info;
     /// RED (Floyd & Jacobson 1993).

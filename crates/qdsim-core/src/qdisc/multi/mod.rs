@@ -1,5 +1,6 @@
 //! Multi-queue qdiscs: a classifier × a scheduler × a buffer policy, exposed as `drr`,
-//! `drr_lds`, `wfq` and `wf2q_plus`; their parameters are [`FqParams`] (`params.rs`), the
+//! `drr_lds`, `wfq`, `wf2q_plus` and `fifo_classes` (one FIFO whose packets are classified
+//! for the buffer policy); their parameters are [`FqParams`] (`params.rs`), the
 //! buffer policies live in `buffer/`, one per file.
 //!
 //! Principles: an arriving packet is classified ([`Classifier`]) into a queue, created on
@@ -20,10 +21,10 @@ mod params;
 
 pub use buffer::{BufferPolicy, Policy};
 pub use params::FqParams;
-pub(crate) use params::{info_drr, info_drr_lds, info_wf2q_plus, info_wfq};
+pub(crate) use params::{info_drr, info_drr_lds, info_fifo_classes, info_wf2q_plus, info_wfq};
 
 use super::classify::Classifier;
-use super::sched::{Drr, DrrLds, Queues, Scheduler, Wfq};
+use super::sched::{Arrival, Drr, DrrLds, Queues, Scheduler, Wfq};
 use super::{Probe, Qdisc, QdiscCtx};
 use crate::packet::Packet;
 use crate::time::Time;
@@ -85,6 +86,13 @@ impl Multi<Wfq> {
     /// Returns a WF2Q+ qdisc (`wf2q_plus`).
     pub fn wf2q_plus(params: FqParams) -> Self {
         Multi::with(&params, Wfq::new(true))
+    }
+}
+
+impl Multi<Arrival> {
+    /// Returns one FIFO over classified packets (`fifo_classes`).
+    pub fn fifo_classes(params: FqParams) -> Self {
+        Multi::with(&params, Arrival::new())
     }
 }
 

@@ -1,4 +1,4 @@
-//! The parameters of the multi-queue qdiscs (`drr`, `drr_lds`, `wfq`, `wf2q_plus`): one flat
+//! The parameters of the multi-queue qdiscs (`drr`, `drr_lds`, `wfq`, `wf2q_plus`, `fifo_classes`): one flat
 //! table of keys, the classifier and buffer policy named by `classifier` and `buffer`.
 
 use serde::{Deserialize, Serialize};
@@ -9,7 +9,7 @@ use crate::error::ConfigError;
 use crate::qdisc::classify::{Classifier, MAX_QUEUES};
 use crate::qdisc::QdiscParams;
 
-/// Parameters shared by `drr`, `drr_lds`, `wfq` and `wf2q_plus` (flat, one key each).
+/// Parameters shared by `drr`, `drr_lds`, `wfq`, `wf2q_plus` and `fifo_classes` (flat, one key each).
 ///
 /// Keys that an algorithm or buffer policy does not use (`quantum` for WFQ, `d_max` outside
 /// `drr_lds`, `t_d` outside drop-on-dequeue, ...) are accepted and ignored. Defaults: Menth,
@@ -181,6 +181,14 @@ pub(crate) fn info_wfq() -> AlgorithmInfo {
     AlgorithmInfo {
         name: "wfq",
         summary: "Weighted Fair Queueing, finish tags with self-clocked virtual time (SCFQ, Golestani 1994)",
+        params: common_params(false, false),
+    }
+}
+
+pub(crate) fn info_fifo_classes() -> AlgorithmInfo {
+    AlgorithmInfo {
+        name: "fifo_classes",
+        summary: "One FIFO (arrival order) over classified packets: a buffer policy per class, as AFD",
         params: common_params(false, false),
     }
 }
