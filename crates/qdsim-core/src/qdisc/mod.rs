@@ -59,11 +59,13 @@ pub enum DropReason {
     LongestQueue = 6,
     /// Drop-on-dequeue: the head packet waited longer than the delay threshold `T_D`.
     DelayThreshold = 7,
+    /// EWFQ's weighted differential dropping: the arrival's class was over its fair share.
+    Differential = 8,
 }
 
 impl DropReason {
     /// Number of reasons (the length of per-reason counter arrays).
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 9;
     /// Every reason, in index order.
     pub const ALL: [DropReason; Self::COUNT] = [
         DropReason::Overflow,
@@ -74,6 +76,7 @@ impl DropReason {
         DropReason::Overmemory,
         DropReason::LongestQueue,
         DropReason::DelayThreshold,
+        DropReason::Differential,
     ];
 
     /// Returns the reason's name as used in results.
@@ -87,6 +90,7 @@ impl DropReason {
             DropReason::Overmemory => "overmemory",
             DropReason::LongestQueue => "longest_queue",
             DropReason::DelayThreshold => "delay_threshold",
+            DropReason::Differential => "differential",
         }
     }
 }
@@ -386,6 +390,7 @@ mod tests {
                     "float" => "0.5",
                     "bool" => "true",
                     "list" => "[1]",
+                    "bools" => "[true]",
                     "name" => name_default.as_str(),
                     u => panic!("{}: {} has an unexpected unit {u}", info.name, p.name),
                 };

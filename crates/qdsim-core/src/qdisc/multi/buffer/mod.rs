@@ -6,6 +6,8 @@
 //! - [`DropOnDequeue`] (`drop_on_dequeue`): heads older than `T_D` are dropped as they are
 //!   chosen to leave (Menth et al. §4.1);
 //! - [`PerQueue`] (`per_queue`): a static byte limit per queue, tail drop.
+//! - [`Ewfq`] (`ewfq`): one shared buffer with EWFQ's weighted differential dropping (Lu,
+//!   Voelker & Snoeren §III–IV).
 //!
 //! A policy implements [`Policy`]: it is built (and its keys checked) from [`FqParams`],
 //! decides every arrival — possibly dropping queued packets first — and may drop the head
@@ -16,10 +18,12 @@
 //! every change through `enqueued`, `sent` and `head_dropped`.
 
 mod drop_on_dequeue;
+mod ewfq;
 mod per_queue;
 mod shared;
 
 pub use drop_on_dequeue::DropOnDequeue;
+pub use ewfq::Ewfq;
 pub use per_queue::PerQueue;
 pub use shared::Shared;
 
@@ -153,6 +157,8 @@ policies! {
     DropOnDequeue(DropOnDequeue) = "drop_on_dequeue";
     /// Static per-queue byte limits with tail drop.
     PerQueue(PerQueue) = "per_queue";
+    /// A shared buffer with EWFQ's weighted differential dropping.
+    Ewfq(Ewfq) = "ewfq";
 }
 
 /// Returns `"a, b or c"`.
@@ -172,12 +178,13 @@ mod tests {
     fn an_unknown_name_is_refused_with_every_known_one() {
         let p = FqParams { buffer: "infinite".into(), ..FqParams::default() };
         let e = BufferPolicy::from_params(&p).unwrap_err();
-        assert_eq!((e.key.as_str(), e.allowed.as_str()), ("buffer", "shared, drop_on_dequeue or per_queue"));
+        assert_eq!((e.key.as_str(), e.allowed.as_str()), ("buffer", "shared, drop_on_dequeue, per_queue or ewfq"));
     }
 
     #[test]
     fn every_key_is_listed_once_in_policy_order() {
         let names: Vec<&str> = BufferPolicy::params().iter().map(|p| p.name).collect();
-        assert_eq!(names, ["limit", "t_d", "queue_limits"]);
+        assert_eq!(&names[..3], ["limit", "t_d", "queue_limits"]);
+        assert!(names[3..].contains(&"rtt_o"), "{names:?}");
     }
 }
