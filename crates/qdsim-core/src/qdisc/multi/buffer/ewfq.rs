@@ -17,7 +17,8 @@
 //!   the dropper keeps but that does not fit the shared buffer is tail-dropped (`overflow`).
 //!
 //! Every 1/f_s, `m_fair ← m_fair + α(Q_old − q_target) − β(Q_now − q_target)` (AFD's PI
-//! form; Q in bytes, q_target = 0.5·limit), clamped to [1500 B, link rate × t_i]. At the end
+//! form; Q in bytes, q_target = 0.5·limit), clamped to [1500 B, link rate × t_i], starting
+//! at 1500 B (the first update is 1/f_s after the first arrival). At the end
 //! of each interval t_i: γ_i ← max(0.5γ_i + 0.5γ_i·m_i/(w_i·m̄_fair), 1) for held classes
 //! (§IV-B); a class that sent less than `hold_fraction`·w_i·m̄_fair leaves the holding table
 //! (γ_i back to 1) unless it entered during that interval; every `m_i` becomes the
@@ -353,8 +354,10 @@ impl Policy for Ewfq {
             }),
             update: Periodic::new(Duration::from_ns((NS_PER_SEC as f64 / p.f_s).round() as u64)),
             interval: Periodic::new(Duration::from_ns(p.t_i_ns)),
-            // No drops before the queue has built: the controller lowers it from the ceiling.
-            m_fair: m_fair_max,
+            // From below, as AFD's implementations (which start it at 0): the dropper takes
+            // over before tail drops do. From the ceiling, a drop-tail regime whose mean
+            // queue sits near q_target gives the PI loop little to correct (docs).
+            m_fair: M_FAIR_MIN_BYTES,
             q_old: 0.0,
             m_fair_sum: 0.0,
             updates: 0,

@@ -233,11 +233,16 @@ fn m_fair_updates_run_every_one_over_f_s_from_the_first_arrival() {
     h.now = Time(5_000_000);
     h.enqueue(pkt(0, 1000));
     assert_eq!(h.ctx.timer.take(), Some(Time(15_000_000)), "first update 10 ms after the first arrival");
-    assert_eq!(m_fair(&h), 1_000_000.0, "starts at its ceiling");
+    assert_eq!(m_fair(&h), 1500.0, "starts at its floor");
     h.q.on_timer(Time(15_000_000), &mut h.ctx);
-    // Q_old = 0, Q_now = 1000: 0.85·(−15000) − 0.9·(−14000) = −150.
-    assert_eq!(m_fair(&h), 999_850.0);
+    // Q_old = 0, Q_now = 1000 (below q_target = 15000): 0.85·(−15000) − 0.9·(−14000) = −150,
+    // clamped at the floor.
+    assert_eq!(m_fair(&h), 1500.0);
     assert_eq!(h.ctx.timer.take(), Some(Time(25_000_000)));
+    h.q.on_timer(Time(25_000_000), &mut h.ctx);
+    // Q_old = Q_now = 1000: 0.05·14000 = +700.
+    assert_eq!(m_fair(&h), 2200.0);
+    assert_eq!(h.ctx.timer.take(), Some(Time(35_000_000)));
 }
 
 #[test]
