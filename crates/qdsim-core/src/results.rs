@@ -180,6 +180,8 @@ pub struct Series {
     /// TCP events (with `sampling.tcp_events`): time (s), flow, kind, segment.
     pub tcp_events: TcpEvents,
     /// Qdisc internals (with `sampling.qdisc`): time (s), link, variable, class, value.
+    /// Left out of the JSON when empty, so runs without it serialise as before.
+    #[serde(skip_serializing_if = "QdiscSeries::is_empty")]
     pub qdisc: QdiscSeries,
 }
 
@@ -196,6 +198,13 @@ pub struct QdiscSeries {
     pub class: Vec<i64>,
     /// The value, in the variable's own unit (documented with the algorithm).
     pub value: Vec<f64>,
+}
+
+impl QdiscSeries {
+    /// Returns whether no row was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
+    }
 }
 
 /// Columns of the TCP event log.

@@ -63,7 +63,7 @@ fn le_bytes<T: Copy, const N: usize>(values: &[T], to_le: fn(T) -> [u8; N]) -> V
 /// One binary column: its name, its NumPy dtype and its values as little-endian bytes.
 type Column = (&'static str, &'static str, Vec<u8>);
 
-/// Moves the queue, TCP and qdisc series out of `series` into `{kind: {column: (dtype, bytes)}}`,
+/// Moves the queue and TCP series (and the qdisc series, if recorded) out of `series` into `{kind: {column: (dtype, bytes)}}`,
 /// each column its NumPy dtype and its values as little-endian bytes: a sampled run can
 /// have 10⁷ rows, which as JSON cost gigabytes and most of the run's time to parse. The
 /// TCP event log (a text column, few rows) stays in the JSON.
@@ -104,7 +104,10 @@ fn take_series_columns<'py>(py: Python<'py>, series: &mut Series) -> PyResult<Bo
         }
         out.set_item(kind, table)?;
     }
-    out.set_item("qdisc", qdisc_columns(py, std::mem::take(&mut series.qdisc))?)?;
+    // Only when recorded: runs without it hand over exactly the columns they always did.
+    if !series.qdisc.is_empty() {
+        out.set_item("qdisc", qdisc_columns(py, std::mem::take(&mut series.qdisc))?)?;
+    }
     Ok(out)
 }
 
