@@ -64,8 +64,9 @@ pub trait Policy: Sized {
         None
     }
 
-    /// Handles the qdisc's timer at `now` (requested through `ctx` by an earlier call; the
-    /// arrival's `enq_time` is the time of an `admit`). Default: nothing.
+    /// Handles the qdisc's timer at `now`, which the policy requested through `ctx` in an
+    /// earlier call (in `admit`, the arrival's `enq_time` is the current time: the port
+    /// stamps it). Default: nothing.
     fn on_timer(&mut self, _now: Time, _queues: &Queues, _ctx: &mut QdiscCtx) {}
 
     /// Reports the policy's internal variables ([`crate::qdisc::Qdisc::internals`]).
