@@ -205,21 +205,22 @@ impl Ewfq {
 
     /// Counts an arrival of `len` bytes of class `q`, or tries to identify the class.
     fn identify(&mut self, q: usize, len: u64, rng: &mut StreamRng) {
-        // p·L/w_i: the expected sampled bytes of the packet at p/w_i per byte. A sampled
-        // packet gets one match attempt, so this (not 1 − (1 − p/w_i)^L, up to 11 % less at
-        // pL = 0.23) keeps a class's expected attempts at p/w_i per byte, as p assumes.
-        let s = (self.p() * len as f64 / self.weight(q)).min(1.0);
-        let (k, cache_len) = (self.cfg.k, self.cache.len());
-        let c = &mut self.classes[q];
-        if c.held {
+        if self.classes[q].held {
+            let c = &mut self.classes[q];
             c.m_i += len;
             c.pkts += 1;
             return;
         }
+        // p·L/w_i: the expected sampled bytes of the packet at p/w_i per byte. A sampled
+        // packet gets one match attempt, so this (not 1 − (1 − p/w_i)^L, up to 11 % less at
+        // pL = 0.23) keeps a class's expected attempts at p/w_i per byte, as p assumes.
+        let s = (self.p() * len as f64 / self.weight(q)).min(1.0);
         let sampled = s > 0.0 && rng.random::<f64>() < s;
-        if !sampled || self.cache[rng.random_range(0..cache_len)] != Some(q as u32) {
+        if !sampled || self.cache[rng.random_range(0..self.cache.len())] != Some(q as u32) {
             return;
         }
+        let k = self.cfg.k;
+        let c = &mut self.classes[q];
         c.matches += 1;
         if c.matches >= k {
             *c = Class { held: true, new: true, m_i: len, pkts: 1, ..Class::default() };
