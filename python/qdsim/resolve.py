@@ -74,7 +74,7 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
         "flows": flows,
     }
     sampling = spec.sampling
-    if sampling is not None and (sampling.queues or sampling.tcp or sampling.tcp_on_change or sampling.tcp_events):
+    if sampling is not None and (sampling.queues or sampling.tcp or sampling.tcp_on_change or sampling.tcp_events or sampling.qdisc):
         config["sampling"] = {
             "interval_ns": sampling.interval,
             "queues": sampling.queues,
@@ -82,6 +82,8 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
             "tcp_on_change": sampling.tcp_on_change,
             "tcp_events": sampling.tcp_events,
         }
+        if sampling.qdisc:  # only when on: the resolved configs of other files stay as they were
+            config["sampling"]["qdisc"] = True
     return config
 
 

@@ -283,6 +283,7 @@ class Sampling(_Strict):
     tcp: StrictBool = False
     tcp_on_change: StrictBool = False
     tcp_events: StrictBool = False
+    qdisc: StrictBool = False
 
 
 Seed = Annotated[int, Field(ge=0, lt=2**64)]

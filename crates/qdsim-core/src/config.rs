@@ -194,6 +194,10 @@ pub struct SamplingConfig {
     /// Record a per-flow event log of fast retransmits, retransmissions and timeouts.
     #[serde(default)]
     pub tcp_events: bool,
+    /// Record every link's qdisc internals ([`crate::qdisc::Qdisc::internals`]: EWFQ's
+    /// `m_fair`, `m_i`, `gamma_i`, `d_i`, ...) at each sample.
+    #[serde(default)]
+    pub qdisc: bool,
 }
 
 impl RunConfig {
@@ -235,8 +239,12 @@ impl RunConfig {
         for (i, f) in self.flows.iter().enumerate() {
             f.validate(&nodes, self.duration_ns).map_err(|e| e.within(&format!("flows[{i}]")))?;
         }
-        if self.sampling.interval_ns == 0 && (self.sampling.queues || self.sampling.tcp) {
-            return Err(ConfigError::new("sampling.interval_ns", 0, "> 0 when sampling.queues or sampling.tcp is on"));
+        if self.sampling.interval_ns == 0 && (self.sampling.queues || self.sampling.tcp || self.sampling.qdisc) {
+            return Err(ConfigError::new(
+                "sampling.interval_ns",
+                0,
+                "> 0 when sampling.queues, sampling.tcp or sampling.qdisc is on",
+            ));
         }
         Ok(())
     }

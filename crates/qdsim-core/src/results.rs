@@ -179,6 +179,32 @@ pub struct Series {
     pub tcp: TcpSeries,
     /// TCP events (with `sampling.tcp_events`): time (s), flow, kind, segment.
     pub tcp_events: TcpEvents,
+    /// Qdisc internals (with `sampling.qdisc`): time (s), link, variable, class, value.
+    /// Left out of the JSON when empty, so runs without it serialise as before.
+    #[serde(skip_serializing_if = "QdiscSeries::is_empty")]
+    pub qdisc: QdiscSeries,
+}
+
+/// Columns of the qdisc-internals series: one row per variable (and class) per sample.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct QdiscSeries {
+    /// Sample time, seconds.
+    pub t: Vec<f64>,
+    /// Link index.
+    pub link: Vec<u32>,
+    /// Variable name, as the algorithm's documentation names it (`m_fair`, `d_i`, ...).
+    pub var: Vec<&'static str>,
+    /// The class (queue index) the value belongs to; −1 for a variable of the whole qdisc.
+    pub class: Vec<i64>,
+    /// The value, in the variable's own unit (documented with the algorithm).
+    pub value: Vec<f64>,
+}
+
+impl QdiscSeries {
+    /// Returns whether no row was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
+    }
 }
 
 /// Columns of the TCP event log.

@@ -6,14 +6,31 @@ use super::{Endpoints, Sim};
 use crate::config::SourceConfig;
 use crate::event::Event;
 use crate::net::WIRE_LOSS;
-use crate::qdisc::{DropReason, MarkReason};
-use crate::results::{FlowResult, GroupResult, LinkResult, RunResults, Transfers};
+use crate::qdisc::{DropReason, MarkReason, Probe};
+use crate::results::{FlowResult, GroupResult, LinkResult, QdiscSeries, RunResults, Transfers};
 use crate::stats::Counters;
 use crate::tcp::SenderStats;
 use crate::time::{Time, NS_PER_SEC};
 
 fn ns_to_s(ns: u64) -> f64 {
     ns as f64 / NS_PER_SEC as f64
+}
+
+/// Appends a link's qdisc internals at one sample to the series.
+struct QdiscRows<'a> {
+    s: &'a mut QdiscSeries,
+    t: f64,
+    link: u32,
+}
+
+impl Probe for QdiscRows<'_> {
+    fn record(&mut self, name: &'static str, class: Option<u32>, value: f64) {
+        self.s.t.push(self.t);
+        self.s.link.push(self.link);
+        self.s.var.push(name);
+        self.s.class.push(class.map_or(-1, i64::from));
+        self.s.value.push(value);
+    }
 }
 
 impl Sim {
@@ -28,6 +45,11 @@ impl Sim {
                 s.bytes.push(l.port.len_bytes());
                 s.drops.push(l.port.counters.total_drops());
                 s.overflow_drops.push(l.port.counters.drops[DropReason::Overflow as usize]);
+            }
+        }
+        if self.cfg.sampling.qdisc {
+            for (i, l) in self.links.iter().enumerate() {
+                l.port.internals(&mut QdiscRows { s: &mut self.series.qdisc, t, link: i as u32 });
             }
         }
         if self.cfg.sampling.tcp {
