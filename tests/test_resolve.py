@@ -106,3 +106,22 @@ def test_sampling_is_off_unless_asked(small_spec):
     assert "sampling" not in resolved(small_spec)
     on = resolved(small_spec, "sampling.queues=true")
     assert on["sampling"] == {"interval_ns": 10_000_000, "queues": True, "tcp": False, "tcp_on_change": False, "tcp_events": False}
+
+
+def test_every_flow_endpoint_gets_the_topology_s_host_jitter_and_routers_none(small_spec):
+    config = resolved(small_spec)
+    endpoints = {node for flow in config["flows"] for node in (flow["src"], flow["dst"])}
+    assert {h["node"] for h in config["hosts"]} == endpoints
+    assert len(config["hosts"]) == len(endpoints)
+    assert all(h["jitter_ns"] == 10_000 for h in config["hosts"]), "default 10 us"
+    assert not {"r1", "r2"} & {h["node"] for h in config["hosts"]}
+    exact = resolved(small_spec, 'topology.host_jitter="0s"')
+    assert all(h["jitter_ns"] == 0 for h in exact["hosts"])
+    assert {h["jitter_ns"] for h in resolved(small_spec, 'topology.host_jitter="25us"')["hosts"]} == {25_000}
+
+
+@pytest.mark.parametrize("value", ['"2s"', '"-1us"', '"fast"'])
+def test_a_bad_host_jitter_names_the_key(small_spec, value):
+    with pytest.raises(SpecError) as err:
+        resolved(small_spec, f"topology.host_jitter={value}")
+    assert err.value.key == "topology.host_jitter"

@@ -1,6 +1,8 @@
 //! Every path through the core conserves packets and bytes: at any instant, for every link,
-//! offered = dequeued + dropped + queued and transmitted = lost + delivered + propagating.
-//! Checked on random dumbbells (property test) at random instants.
+//! offered = dequeued + dropped + queued and transmitted = lost + delivered + propagating;
+//! end to end, every data packet sent was received, dropped, or is inside the network (a
+//! host's processing delay included). Checked on random dumbbells (property test) at random
+//! instants.
 
 mod common;
 
@@ -25,6 +27,7 @@ proptest! {
         finite in proptest::option::of(1u64..200_000),
         cbr in any::<bool>(),
         sack in any::<bool>(),
+        jitter_ns in proptest::option::of(1u64..50_000),
         seed in any::<u64>(),
         cut_ms in 1u64..3000,
     ) {
@@ -45,7 +48,7 @@ proptest! {
                 ..FlowGroup::bulk("cbr", 1, MS, TcpConfig::default())
             });
         }
-        let cfg = d.config(seed, 3 * S, S);
+        let cfg = d.config(seed, 3 * S, S).with_host_jitter(jitter_ns.unwrap_or(0));
         let mut sim = Sim::new(&cfg).unwrap();
         sim.run_until(Time::from_ns(cut_ms * MS));
         prop_assert_eq!(sim.check_conservation(), Ok(()));

@@ -13,7 +13,7 @@ mod report;
 
 use crate::config::RunConfig;
 use crate::event::{Event, EventQueue, FlowTimer};
-use crate::net::{Drops, Link, Routes, TxOutcome, NO_ROUTE};
+use crate::net::{Drops, HostLine, Link, Routes, TxOutcome, NO_ROUTE};
 use crate::outbox::Outbox;
 use crate::packet::{NodeId, Packet, PacketKind, HEADER_BYTES};
 use crate::results::Series;
@@ -72,6 +72,8 @@ pub struct Sim {
     cfg: RunConfig,
     q: EventQueue,
     links: Vec<Link>,
+    /// Each node's processing-delay line (inactive for routers and hosts without delay).
+    hosts: Vec<HostLine>,
     routes: Routes,
     flows: Vec<Flow>,
     group_names: Vec<String>,
@@ -121,6 +123,7 @@ impl Sim {
         match ev {
             Event::TxDone(l) => self.on_tx_done(l, now),
             Event::Arrival(l) => self.on_arrival(l, now),
+            Event::HostDeparture(n) => self.on_host_departure(n, now),
             Event::Flow(f, timer) => self.on_flow_timer(f, timer, now),
             Event::QdiscTimer(l) => {
                 let drops = self.links[l as usize].port.on_timer(now);
@@ -191,10 +194,30 @@ impl Sim {
         }
         for i in 0..out.pkts.len() {
             let pkt = out.pkts[i];
-            self.forward(node, pkt, now);
+            self.send_from_host(node, pkt, now);
         }
         out.pkts.clear();
         self.out = out;
+    }
+
+    /// Sends `pkt`, which an endpoint at `node` produced: through the host's processing-delay
+    /// line if it has one, else straight to its link.
+    fn send_from_host(&mut self, node: NodeId, pkt: Packet, now: Time) {
+        let host = &mut self.hosts[node as usize];
+        if !host.is_active() {
+            self.forward(node, pkt, now);
+        } else if let Some(at) = host.push(pkt, now) {
+            self.q.schedule(at, Event::HostDeparture(node));
+        }
+    }
+
+    /// The head of host `node`'s processing-delay line leaves for its link.
+    fn on_host_departure(&mut self, node: NodeId, now: Time) {
+        let (pkt, next) = self.hosts[node as usize].pop(now);
+        if let Some(next) = next {
+            self.q.schedule(next, Event::HostDeparture(node));
+        }
+        self.forward(node, pkt, now);
     }
 
     /// Sends `pkt` from `node` on the next link of its route.
@@ -330,10 +353,11 @@ impl Sim {
         }
     }
 
-    /// Returns the number of data and UDP packets currently inside the network (queued,
-    /// being transmitted or propagating).
+    /// Returns the number of data and UDP packets currently inside the network (waiting in a
+    /// host's processing delay, queued, being transmitted or propagating).
     pub fn data_packets_in_network(&self) -> u64 {
-        self.links.iter().map(Link::data_pkts_inside).sum()
+        self.links.iter().map(Link::data_pkts_inside).sum::<u64>()
+            + self.hosts.iter().map(HostLine::data_pkts_waiting).sum::<u64>()
     }
 
     /// Returns the number of data and UDP packets that reached their receiver.
