@@ -16,7 +16,7 @@ use crate::packet::NodeId;
 use crate::results::Series;
 use crate::rng;
 use crate::stats::Histogram;
-use crate::tcp::{TcpReceiver, TcpSender};
+use crate::tcp::{SenderStats, TcpReceiver, TcpSender};
 use crate::time::{Duration, Rate, Time};
 use crate::traffic::CbrSource;
 
@@ -69,6 +69,7 @@ impl Sim {
             finished: false,
             transfers: apps.transfers,
             barriers: apps.barriers,
+            stats_at_warmup: vec![SenderStats::default(); cfg.flows.len()],
         })
     }
 }

@@ -18,7 +18,7 @@ use crate::outbox::Outbox;
 use crate::packet::{NodeId, Packet, PacketKind, HEADER_BYTES};
 use crate::results::Series;
 use crate::stats::Histogram;
-use crate::tcp::{TcpReceiver, TcpSender};
+use crate::tcp::{SenderStats, TcpReceiver, TcpSender};
 use crate::time::{Duration, Time};
 use crate::traffic::CbrSource;
 
@@ -39,7 +39,7 @@ pub(crate) struct FlowAcc {
     pub delivered_total: u64,
     pub delivered_at_warmup: u64,
     pub drops: u64,
-    pub completed_at: Option<Time>,
+    pub drops_at_warmup: u64,
     pub delay_sum_ns: u128,
     pub delay_n: u64,
     pub data_received: u64,
@@ -88,6 +88,8 @@ pub struct Sim {
     finished: bool,
     transfers: Vec<apps::TransferRec>,
     barriers: Vec<apps::Barrier>,
+    /// Each configured flow's sender counters when the window opened.
+    stats_at_warmup: Vec<SenderStats>,
 }
 
 impl Sim {
@@ -291,9 +293,6 @@ impl Sim {
                 let d = rcv.on_data(&pkt, now, &mut out);
                 delivered = d.bytes;
                 completed = d.completed;
-                if d.completed {
-                    flow.acc.completed_at = Some(now);
-                }
                 node = flow.dst;
             }
             (Endpoints::Tcp { snd, .. }, PacketKind::Ack) => {
@@ -331,7 +330,9 @@ impl Sim {
         }
         for flow in &mut self.flows {
             flow.acc.delivered_at_warmup = flow.acc.delivered_total;
+            flow.acc.drops_at_warmup = flow.acc.drops;
         }
+        self.stats_at_warmup = self.sender_stats();
         for h in &mut self.group_delay {
             h.clear();
         }

@@ -26,6 +26,7 @@
 use crate::event::FlowTimer;
 use crate::outbox::Outbox;
 use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN};
+use crate::stats::Counters;
 use crate::time::{Duration, Time};
 
 use super::cc::{AnyCc, CongestionControl, Window};
@@ -44,7 +45,7 @@ use recovery::LossRecovery;
 /// RFC 3465's L: the most segments one ACK may count toward window growth.
 pub const ABC_LIMIT: u32 = 2;
 
-/// Counters of one sender.
+/// Counters of one sender (monotone: a window's counts are differences, [`Counters::since`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SenderStats {
     /// Data segments transmitted, retransmissions included.
@@ -57,6 +58,29 @@ pub struct SenderStats {
     pub timeouts: u64,
     /// Window reductions in response to ECN echoes (at most one per RTT).
     pub ecn_reductions: u64,
+}
+
+impl SenderStats {
+    /// Adds `other`'s counts to these (a flow's connections report to it together).
+    pub fn add(&mut self, other: &SenderStats) {
+        self.sent_pkts += other.sent_pkts;
+        self.retransmits += other.retransmits;
+        self.fast_retransmits += other.fast_retransmits;
+        self.timeouts += other.timeouts;
+        self.ecn_reductions += other.ecn_reductions;
+    }
+}
+
+impl Counters for SenderStats {
+    fn since(&self, e: &Self) -> Self {
+        SenderStats {
+            sent_pkts: self.sent_pkts - e.sent_pkts,
+            retransmits: self.retransmits - e.retransmits,
+            fast_retransmits: self.fast_retransmits - e.fast_retransmits,
+            timeouts: self.timeouts - e.timeouts,
+            ecn_reductions: self.ecn_reductions - e.ecn_reductions,
+        }
+    }
 }
 
 /// A TCP sender.
