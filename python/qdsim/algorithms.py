@@ -43,7 +43,8 @@ def core_catalog() -> dict[str, Any]:
 def tcp_options() -> list[dict[str, Any]]:
     """Returns the TCP options of a flow group's ``tcp = {...}``, from the core: each with
     ``name``, ``field`` (the core's ``TcpConfig`` field), ``unit``, ``default``, ``help`` and
-    ``max`` (the largest value of a numeric option, in the core's unit)."""
+    ``max`` (the largest value of a numeric option, in the core's unit) and ``values`` (the
+    names an option of unit ``name`` takes)."""
     return core_catalog()["tcp"]
 
 

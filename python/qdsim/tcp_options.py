@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -25,10 +25,11 @@ __all__ = ["options_model", "tcp_config"]
 def options_model(base: type[BaseModel], types: Mapping[str, Any]) -> type[BaseModel]:
     """Returns the model of ``tcp = {...}``, a subclass of ``base``: one optional field per
     option of the core, of type ``types[unit]``, a number bounded by the option's ``max``
-    (the core field's largest value), absent (``None``) by default."""
+    (the core field's largest value), or for unit ``name`` one of the option's ``values``;
+    absent (``None``) by default."""
     fields: dict[str, Any] = {}
     for option in algorithms.tcp_options():
-        kind = types[option["unit"]]
+        kind = Literal[tuple(option["values"])] if option["unit"] == "name" else types[option["unit"]]
         if option["max"] is not None:
             kind = Annotated[kind, Field(lt=option["max"] + 1)]
         fields[option["name"]] = (kind | None, Field(None, description=option["help"]))

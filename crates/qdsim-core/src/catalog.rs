@@ -72,7 +72,7 @@ pub struct TcpOptionInfo {
     pub name: &'static str,
     /// The `TcpConfig` field it sets.
     pub field: &'static str,
-    /// Unit (`"bytes"`, `"pkts"`, `"time"` or `"bool"`).
+    /// Unit (`"bytes"`, `"pkts"`, `"time"`, `"bool"`, or `"name"`: one of [`Self::values`]).
     pub unit: &'static str,
     /// Default, rendered; `"none"` means the field is absent.
     pub default: &'static str,
@@ -80,6 +80,8 @@ pub struct TcpOptionInfo {
     pub help: &'static str,
     /// The largest value the field holds (in its core unit), for numeric options.
     pub max: Option<u64>,
+    /// The names the option takes, for unit `"name"` (empty for the others).
+    pub values: &'static [&'static str],
 }
 
 impl TcpOptionInfo {

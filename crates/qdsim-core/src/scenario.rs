@@ -110,6 +110,15 @@ impl Dumbbell {
                 i += 1;
             }
         }
-        RunConfig { seed, duration_ns, warmup_ns, nodes, links, flows, sampling: SamplingConfig::default() }
+        RunConfig {
+            seed,
+            duration_ns,
+            warmup_ns,
+            nodes,
+            links,
+            flows,
+            hosts: vec![],
+            sampling: SamplingConfig::default(),
+        }
     }
 }

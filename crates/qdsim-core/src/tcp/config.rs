@@ -4,9 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::wire::{WireFormat, WireSizes};
 use crate::catalog::TcpOptionInfo;
 use crate::error::ConfigError;
-use crate::packet::HEADER_BYTES;
 
 /// Congestion control (and loss-recovery flavour) of a TCP sender, by the name papers use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -57,8 +57,9 @@ impl CcKind {
 pub struct TcpConfig {
     /// Congestion control.
     pub cc: CcKind,
-    /// Wire size of a full-sized data segment in bytes; the MSS is this minus 40 bytes of
-    /// headers. Default 1500 (Ethernet MTU).
+    /// Wire size of a full-sized data segment in bytes; the MSS is this minus the headers and
+    /// options every data segment carries (40 bytes, plus the timestamp option's 12 with
+    /// `timestamps` in the `ietf` wire format; see `wire.rs`). Default 1500 (Ethernet MTU).
     pub packet_bytes: u32,
     /// Initial congestion window in segments. Default 10 (RFC 6928, Linux).
     pub initial_cwnd_pkts: u32,
@@ -118,6 +119,11 @@ pub struct TcpConfig {
     /// (RFC 6298 §5.7) and the initial window is one segment (RFC 5681 §3.1). Default off,
     /// as ns-2's one-way agents: data flows from the start.
     pub handshake: bool,
+    /// Whose rules set the segments' sizes on the wire (`wire.rs`): `ietf` (the RFCs' option
+    /// layout, as Linux and ns-3 send it: timestamps 12 bytes on every segment, SACK blocks
+    /// 4 + 8n on ACKs) or `ns2` (ns-2.35: timestamps 10 bytes on data only, SACK blocks 8n).
+    /// Default `ietf`.
+    pub wire: WireFormat,
 }
 
 impl Default for TcpConfig {
@@ -144,6 +150,7 @@ impl Default for TcpConfig {
             timestamps: false,
             byte_counting: true,
             handshake: false,
+            wire: WireFormat::Ietf,
         }
     }
 }
@@ -161,6 +168,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "1500B",
         help: "wire size of a full segment (MSS = size - 40)",
         max: U32,
+        values: &[],
     },
     TcpOptionInfo {
         name: "initial_cwnd",
@@ -169,6 +177,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "10",
         help: "initial window (RFC 6928, Linux)",
         max: U32,
+        values: &[],
     },
     TcpOptionInfo {
         name: "initial_ssthresh",
@@ -177,6 +186,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "none",
         help: "initial slow-start threshold; none = unlimited",
         max: U32,
+        values: &[],
     },
     TcpOptionInfo {
         name: "rwnd",
@@ -185,6 +195,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "6MiB",
         help: "receiver window (Linux tcp_rmem max)",
         max: U64,
+        values: &[],
     },
     TcpOptionInfo {
         name: "min_rto",
@@ -193,6 +204,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "200ms",
         help: "minimum RTO (Linux; RFC 6298 says 1 s)",
         max: U64,
+        values: &[],
     },
     TcpOptionInfo {
         name: "max_rto",
@@ -201,6 +213,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "60s",
         help: "maximum RTO (RFC 6298)",
         max: U64,
+        values: &[],
     },
     TcpOptionInfo {
         name: "initial_rto",
@@ -209,6 +222,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "1s",
         help: "RTO before the first RTT sample (RFC 6298)",
         max: U64,
+        values: &[],
     },
     TcpOptionInfo {
         name: "dupack_threshold",
@@ -217,6 +231,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "3",
         help: "duplicate ACKs that trigger fast retransmit",
         max: U32,
+        values: &[],
     },
     TcpOptionInfo {
         name: "delayed_ack",
@@ -225,6 +240,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "false",
         help: "delayed ACKs at the receiver (off as in ns-2)",
         max: None,
+        values: &[],
     },
     TcpOptionInfo {
         name: "delayed_ack_count",
@@ -233,6 +249,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "2",
         help: "segments per delayed ACK",
         max: U32,
+        values: &[],
     },
     TcpOptionInfo {
         name: "delayed_ack_timeout",
@@ -241,6 +258,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "40ms",
         help: "delayed-ACK timer (Linux)",
         max: U64,
+        values: &[],
     },
     TcpOptionInfo {
         name: "ecn",
@@ -249,6 +267,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "false",
         help: "ECN (RFC 3168): ECT data, ECE/CWR, one reduction per RTT",
         max: None,
+        values: &[],
     },
     TcpOptionInfo {
         name: "sack",
@@ -257,6 +276,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "false",
         help: "SACK blocks (RFC 2018) and RFC 6675 loss recovery",
         max: None,
+        values: &[],
     },
     TcpOptionInfo {
         name: "hystart",
@@ -265,6 +285,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "false",
         help: "HyStart++ delay-increase exit from slow start (RFC 9406)",
         max: None,
+        values: &[],
     },
     TcpOptionInfo {
         name: "limited_transmit",
@@ -273,6 +294,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "false",
         help: "RFC 3042: a new segment on each of the first two duplicate ACKs",
         max: None,
+        values: &[],
     },
     TcpOptionInfo {
         name: "linux_rto",
@@ -281,6 +303,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "false",
         help: "RTO = SRTT + max(4 RTTVAR, min_rto) as Linux, not RFC 6298's max(SRTT + 4 RTTVAR, min_rto)",
         max: None,
+        values: &[],
     },
     TcpOptionInfo {
         name: "timestamps",
@@ -289,6 +312,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "false",
         help: "RFC 7323 RTT measurement: the ACK of a retransmission is a sample (Linux)",
         max: None,
+        values: &[],
     },
     TcpOptionInfo {
         name: "byte_counting",
@@ -297,6 +321,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "true",
         help: "RFC 3465 growth per segment ACKed (at most 2 per ACK); false = per ACK (Linux < 3.0, ns-2)",
         max: None,
+        values: &[],
     },
     TcpOptionInfo {
         name: "idle_restart",
@@ -305,6 +330,7 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "true",
         help: "RFC 5681 4.1: restart from min(IW, cwnd) after idling longer than the RTO",
         max: None,
+        values: &[],
     },
     TcpOptionInfo {
         name: "handshake",
@@ -313,13 +339,28 @@ pub const OPTIONS: &[TcpOptionInfo] = &[
         default: "false",
         help: "SYN / SYN-ACK before data; a lost SYN costs initial_rto",
         max: None,
+        values: &[],
+    },
+    TcpOptionInfo {
+        name: "wire",
+        field: "wire",
+        unit: "name",
+        default: "ietf",
+        help: "wire sizes: ietf (TS 12 B on every segment, SACK 4+8n on ACKs) or ns2 (TS 10 B on data, SACK 8n)",
+        max: None,
+        values: WireFormat::NAMES,
     },
 ];
 
 impl TcpConfig {
     /// Returns the maximum segment size (payload bytes of a full segment).
     pub fn mss(&self) -> u32 {
-        self.packet_bytes - HEADER_BYTES
+        self.packet_bytes - self.wire_sizes().data_header_bytes
+    }
+
+    /// Returns the sizes of the connection's segments on the wire.
+    pub fn wire_sizes(&self) -> WireSizes {
+        WireSizes::new(self.wire, self.timestamps, self.sack)
     }
 
     /// Checks every parameter's range.
@@ -327,11 +368,12 @@ impl TcpConfig {
     /// # Errors
     /// The first parameter out of range, by its key.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.packet_bytes <= HEADER_BYTES || self.packet_bytes > 65_535 {
+        let headers = self.wire_sizes().data_header_bytes;
+        if self.packet_bytes <= headers || self.packet_bytes > 65_535 {
             return Err(ConfigError::new(
                 "packet_bytes",
                 self.packet_bytes,
-                format!("{}..=65535 bytes (headers are {HEADER_BYTES} bytes)", HEADER_BYTES + 1),
+                format!("{}..=65535 bytes (headers and options of a data segment are {headers} bytes)", headers + 1),
             ));
         }
         if self.initial_cwnd_pkts == 0 {
@@ -414,8 +456,33 @@ mod tests {
                     assert!(parse(max as u128).is_ok(), "{}: {max} refused", o.name);
                     assert!(parse(max as u128 + 1).is_err(), "{}: {} accepted", o.name, max as u128 + 1);
                 }
-                None => assert_eq!(o.unit, "bool", "{}: a numeric option needs its max", o.name),
+                None => assert!(matches!(o.unit, "bool" | "name"), "{}: a numeric option needs its max", o.name),
             }
         }
+    }
+
+    #[test]
+    fn a_name_option_lists_its_values_and_only_they_parse() {
+        for o in OPTIONS {
+            assert_eq!(o.unit == "name", !o.values.is_empty(), "{}: values go with unit name", o.name);
+            for v in o.values {
+                let c: TcpConfig = serde_json::from_str(&format!(r#"{{"{}": "{v}"}}"#, o.field)).unwrap();
+                assert_eq!(serde_json::to_value(&c).unwrap()[o.field], *v);
+            }
+            if !o.values.is_empty() {
+                assert!(serde_json::from_str::<TcpConfig>(&format!(r#"{{"{}": "nope"}}"#, o.field)).is_err());
+                assert!(o.values.contains(&o.default), "{}: default among the values", o.name);
+            }
+        }
+    }
+
+    #[test]
+    fn the_mss_is_the_packet_size_less_the_data_segment_s_headers() {
+        let c = |timestamps, wire| TcpConfig { packet_bytes: 1500, timestamps, wire, ..TcpConfig::default() };
+        assert_eq!(c(false, WireFormat::Ietf).mss(), 1460);
+        assert_eq!(c(true, WireFormat::Ietf).mss(), 1448, "Linux at MTU 1500 with timestamps");
+        assert_eq!(c(true, WireFormat::Ns2).mss(), 1450);
+        let tiny = TcpConfig { packet_bytes: 52, timestamps: true, ..TcpConfig::default() };
+        assert_eq!(tiny.validate().unwrap_err().key, "packet_bytes", "no room for a payload byte");
     }
 }

@@ -12,12 +12,14 @@ mod rtt;
 mod sack;
 mod sender;
 mod stream;
+mod wire;
 
 pub use config::{CcKind, TcpConfig, OPTIONS};
 pub use receiver::{Delivery, TcpReceiver};
 pub use rtt::RttEstimator;
 pub use sack::Scoreboard;
 pub use sender::{SenderStats, TcpSender};
+pub use wire::{WireFormat, WireSizes};
 
 #[cfg(test)]
 pub(crate) mod testing;
