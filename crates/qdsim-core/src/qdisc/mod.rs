@@ -59,11 +59,19 @@ pub enum DropReason {
     LongestQueue = 6,
     /// Drop-on-dequeue: the head packet waited longer than the delay threshold `T_D`.
     DelayThreshold = 7,
+    /// DSDRR: the arrival's queue is marked for discard (Kantawala & Turner 2005, Fig. 1).
+    DiscardState = 8,
+    /// DTDRR: the arrival's queue holds at least α times the free buffer (Choudhury & Hahne).
+    DynamicThreshold = 9,
+    /// TDRR: the head of the queue with the highest average throughput made room.
+    Throughput = 10,
+    /// QSDRR: the head of the current drop queue made room.
+    DropQueue = 11,
 }
 
 impl DropReason {
     /// Number of reasons (the length of per-reason counter arrays).
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 12;
     /// Every reason, in index order.
     pub const ALL: [DropReason; Self::COUNT] = [
         DropReason::Overflow,
@@ -74,6 +82,10 @@ impl DropReason {
         DropReason::Overmemory,
         DropReason::LongestQueue,
         DropReason::DelayThreshold,
+        DropReason::DiscardState,
+        DropReason::DynamicThreshold,
+        DropReason::Throughput,
+        DropReason::DropQueue,
     ];
 
     /// Returns the reason's name as used in results.
@@ -87,6 +99,10 @@ impl DropReason {
             DropReason::Overmemory => "overmemory",
             DropReason::LongestQueue => "longest_queue",
             DropReason::DelayThreshold => "delay_threshold",
+            DropReason::DiscardState => "discard_state",
+            DropReason::DynamicThreshold => "dynamic_threshold",
+            DropReason::Throughput => "throughput",
+            DropReason::DropQueue => "drop_queue",
         }
     }
 }

@@ -59,6 +59,11 @@ pub trait Policy: Sized {
     fn drop_at_dequeue(&self, _p: &Packet, _now: Time) -> Option<DropReason> {
         None
     }
+
+    /// The head `p` of queue `q` left on the link at `now` (`queues` without it): for
+    /// policies that keep per-queue state (a discard bit cleared when the queue empties, a
+    /// throughput average). Default: nothing.
+    fn sent(&mut self, _q: usize, _p: &Packet, _queues: &Queues, _now: Time) {}
 }
 
 /// Returns whether `pkt` fits within the total limits, given what is queued.
@@ -120,6 +125,12 @@ macro_rules! policies {
             fn drop_at_dequeue(&self, p: &Packet, now: Time) -> Option<DropReason> {
                 match self {
                     $(BufferPolicy::$variant(b) => b.drop_at_dequeue(p, now),)*
+                }
+            }
+
+            fn sent(&mut self, q: usize, p: &Packet, queues: &Queues, now: Time) {
+                match self {
+                    $(BufferPolicy::$variant(b) => b.sent(q, p, queues, now),)*
                 }
             }
         }
