@@ -5,7 +5,10 @@
 //!   stealing (Menth et al. §2.2, "drop-on-enqueue");
 //! - [`DropOnDequeue`] (`drop_on_dequeue`): heads older than `T_D` are dropped as they are
 //!   chosen to leave (Menth et al. §4.1);
-//! - [`PerQueue`] (`per_queue`): a static byte limit per queue, tail drop.
+//! - [`PerQueue`] (`per_queue`): a static byte limit per queue, tail drop;
+//! - the discard policies of Kantawala & Turner (2005) and ns-2's DRR they compare with:
+//!   [`Ns2Lqd`] (`ns2_lqd`), [`Qsdrr`] (`qsdrr`), [`Tdrr`] (`tdrr`), [`Dtdrr`] (`dtdrr`) and
+//!   [`Dsdrr`] (`dsdrr`); what they share is in `push_out.rs`.
 //!
 //! A policy implements [`Policy`]: it is built (and its keys checked) from [`FqParams`],
 //! decides every arrival — possibly dropping queued packets first — and may drop the head
@@ -16,12 +19,25 @@
 //! every change through `enqueued`, `sent` and `head_dropped`.
 
 mod drop_on_dequeue;
+mod dsdrr;
+mod dtdrr;
+mod ns2_lqd;
 mod per_queue;
+mod push_out;
+mod qsdrr;
 mod shared;
+mod tdrr;
+#[cfg(test)]
+mod testing;
 
 pub use drop_on_dequeue::DropOnDequeue;
+pub use dsdrr::Dsdrr;
+pub use dtdrr::Dtdrr;
+pub use ns2_lqd::Ns2Lqd;
 pub use per_queue::PerQueue;
+pub use qsdrr::Qsdrr;
 pub use shared::Shared;
+pub use tdrr::Tdrr;
 
 use super::FqParams;
 use crate::catalog::ParamInfo;
@@ -144,6 +160,16 @@ policies! {
     DropOnDequeue(DropOnDequeue) = "drop_on_dequeue";
     /// Static per-queue byte limits with tail drop.
     PerQueue(PerQueue) = "per_queue";
+    /// ns-2's DRR longest-queue drop (by bytes, enqueue first, scan from the DRR pointer).
+    Ns2Lqd(Ns2Lqd) = "ns2_lqd";
+    /// QSDRR: drop from the current drop queue, with hysteresis.
+    Qsdrr(Qsdrr) = "qsdrr";
+    /// TDRR: drop from the queue with the highest EWMA throughput.
+    Tdrr(Tdrr) = "tdrr";
+    /// DTDRR: dynamic threshold on arrival.
+    Dtdrr(Dtdrr) = "dtdrr";
+    /// DSDRR: dynamic threshold with discard bits and an adaptive bound.
+    Dsdrr(Dsdrr) = "dsdrr";
 }
 
 /// Returns `"a, b or c"`.
@@ -163,12 +189,30 @@ mod tests {
     fn an_unknown_name_is_refused_with_every_known_one() {
         let p = FqParams { buffer: "infinite".into(), ..FqParams::default() };
         let e = BufferPolicy::from_params(&p).unwrap_err();
-        assert_eq!((e.key.as_str(), e.allowed.as_str()), ("buffer", "shared, drop_on_dequeue or per_queue"));
+        assert_eq!(
+            (e.key.as_str(), e.allowed.as_str()),
+            ("buffer", "shared, drop_on_dequeue, per_queue, ns2_lqd, qsdrr, tdrr, dtdrr or dsdrr")
+        );
     }
 
     #[test]
     fn every_key_is_listed_once_in_policy_order() {
         let names: Vec<&str> = BufferPolicy::params().iter().map(|p| p.name).collect();
-        assert_eq!(names, ["limit", "t_d", "queue_limits"]);
+        assert_eq!(
+            names,
+            [
+                "limit",
+                "t_d",
+                "queue_limits",
+                "qsdrr_release",
+                "tdrr_w",
+                "tdrr_period",
+                "dtdrr_alpha",
+                "dsdrr_alpha",
+                "dsdrr_period",
+                "dsdrr_w0",
+                "dsdrr_w_max"
+            ]
+        );
     }
 }
