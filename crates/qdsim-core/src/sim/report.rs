@@ -149,7 +149,8 @@ impl Sim {
                     timeouts: s.timeouts,
                     ecn_reductions: s.ecn_reductions,
                     drops: f.acc.drops,
-                    fct_s: f.acc.completed_at.map(|t| (t - f.start).as_secs_f64()),
+                    // An on-off source's completion times are its bursts' (the transfer table).
+                    fct_s: f.acc.completed_at.filter(|_| f.on_off.is_none()).map(|t| (t - f.start).as_secs_f64()),
                     mean_queue_delay_s: (f.acc.delay_n > 0)
                         .then(|| f.acc.delay_sum_ns as f64 / f.acc.delay_n as f64 / NS_PER_SEC as f64),
                 }
