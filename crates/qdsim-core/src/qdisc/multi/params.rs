@@ -118,6 +118,7 @@ impl QdiscParams for FqParams {
                 return Err(ConfigError::new(format!("queue_limits[{i}]"), l, "at least 1 byte"));
             }
         }
+        BufferPolicy::check_every_policy_s_keys(self)?;
         BufferPolicy::from_params(self).map(|_| ())
     }
 }

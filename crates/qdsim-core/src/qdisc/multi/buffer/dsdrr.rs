@@ -159,8 +159,8 @@ impl Policy for Dsdrr {
         },
     ];
 
-    fn from_params(p: &FqParams) -> Result<Self, ConfigError> {
-        let alpha = Alpha::new(p.dsdrr_alpha, "dsdrr_alpha")?;
+    fn check_keys(p: &FqParams) -> Result<(), ConfigError> {
+        Alpha::new(p.dsdrr_alpha, "dsdrr_alpha")?;
         if p.dsdrr_period_ns == 0 {
             return Err(ConfigError::new("dsdrr_period", "0s", "a period > 0"));
         }
@@ -174,6 +174,12 @@ impl Policy for Dsdrr {
                 format!("a fraction of the queues in (0, dsdrr_w_max = {}]", p.dsdrr_w_max),
             ));
         }
+        Ok(())
+    }
+
+    fn from_params(p: &FqParams) -> Result<Self, ConfigError> {
+        Self::check_keys(p)?;
+        let alpha = Alpha::new(p.dsdrr_alpha, "dsdrr_alpha")?;
         let limit = Limit::from_params(p, true)?.expect("required");
         Ok(Dsdrr {
             limit,

@@ -78,6 +78,10 @@ impl Policy for Dtdrr {
         },
     ];
 
+    fn check_keys(p: &FqParams) -> Result<(), ConfigError> {
+        Alpha::new(p.dtdrr_alpha, "dtdrr_alpha").map(|_| ())
+    }
+
     fn from_params(p: &FqParams) -> Result<Self, ConfigError> {
         let alpha = Alpha::new(p.dtdrr_alpha, "dtdrr_alpha")?;
         let limit = Limit::from_params(p, true)?.expect("required");

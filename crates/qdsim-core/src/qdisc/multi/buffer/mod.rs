@@ -59,6 +59,15 @@ pub trait Policy: Sized {
     /// A key the policy needs that is missing or out of range.
     fn from_params(p: &FqParams) -> Result<Self, ConfigError>;
 
+    /// Checks the range of every key the policy owns, whatever the `buffer` (a bad value is
+    /// a mistake even where it is not used). Default: none to check.
+    ///
+    /// # Errors
+    /// The first of its keys out of range.
+    fn check_keys(_p: &FqParams) -> Result<(), ConfigError> {
+        Ok(())
+    }
+
     /// Decides an arrival `pkt` for queue `q`: `Ok` to queue it, or the reason it is dropped.
     /// May drop queued heads first, reporting each through `ctx` and telling `sched`.
     fn admit<S: Scheduler>(
@@ -102,6 +111,15 @@ macro_rules! policies {
         pub const NAMES: &[&str] = &[$($name),*];
 
         impl BufferPolicy {
+            /// Checks the keys of every policy ([`Policy::check_keys`]).
+            ///
+            /// # Errors
+            /// The first key out of range, in policy order.
+            pub fn check_every_policy_s_keys(p: &FqParams) -> Result<(), ConfigError> {
+                $(<$policy as Policy>::check_keys(p)?;)*
+                Ok(())
+            }
+
             /// Returns the catalog entries of every policy's keys, each key once.
             pub fn params() -> Vec<ParamInfo> {
                 let mut v: Vec<ParamInfo> = Vec::new();
@@ -193,6 +211,15 @@ mod tests {
             (e.key.as_str(), e.allowed.as_str()),
             ("buffer", "shared, drop_on_dequeue, per_queue, ns2_lqd, qsdrr, tdrr, dtdrr or dsdrr")
         );
+    }
+
+    #[test]
+    fn a_policy_s_bad_key_is_refused_whatever_the_buffer() {
+        use crate::qdisc::QdiscParams;
+        let p = FqParams { dsdrr_w0: 0.0, ..FqParams::default() };
+        assert_eq!((p.buffer.as_str(), p.validate().unwrap_err().key.as_str()), ("shared", "dsdrr_w0"));
+        let p = FqParams { buffer: "qsdrr".into(), tdrr_period_ns: 0, ..FqParams::default() };
+        assert_eq!(p.validate().unwrap_err().key, "tdrr_period");
     }
 
     #[test]

@@ -60,6 +60,15 @@ pub struct Qsdrr {
     dq: Option<usize>,
 }
 
+/// Returns the release rule `qsdrr_release` names.
+fn release(p: &FqParams) -> Result<Release, ConfigError> {
+    match p.qsdrr_release.as_str() {
+        "shortest" => Ok(Release::Shortest),
+        "empty" => Ok(Release::Empty),
+        other => Err(ConfigError::new("qsdrr_release", other, "shortest or empty")),
+    }
+}
+
 impl Policy for Qsdrr {
     const PARAMS: &'static [ParamInfo] = &[
         super::shared::LIMIT,
@@ -72,13 +81,12 @@ impl Policy for Qsdrr {
         },
     ];
 
+    fn check_keys(p: &FqParams) -> Result<(), ConfigError> {
+        release(p).map(|_| ())
+    }
+
     fn from_params(p: &FqParams) -> Result<Self, ConfigError> {
-        let release = match p.qsdrr_release.as_str() {
-            "shortest" => Release::Shortest,
-            "empty" => Release::Empty,
-            other => return Err(ConfigError::new("qsdrr_release", other, "shortest or empty")),
-        };
-        Ok(Qsdrr { limit: Limit::from_params(p, false)?, release, dq: None })
+        Ok(Qsdrr { limit: Limit::from_params(p, false)?, release: release(p)?, dq: None })
     }
 
     fn admit<S: Scheduler>(

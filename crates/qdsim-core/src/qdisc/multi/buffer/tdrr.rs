@@ -89,13 +89,18 @@ impl Policy for Tdrr {
         },
     ];
 
-    fn from_params(p: &FqParams) -> Result<Self, ConfigError> {
+    fn check_keys(p: &FqParams) -> Result<(), ConfigError> {
         if !(p.tdrr_w > 0.0 && p.tdrr_w <= 1.0) {
             return Err(ConfigError::new("tdrr_w", p.tdrr_w, "an EWMA weight in (0, 1]"));
         }
         if p.tdrr_period_ns == 0 {
             return Err(ConfigError::new("tdrr_period", "0s", "a period > 0"));
         }
+        Ok(())
+    }
+
+    fn from_params(p: &FqParams) -> Result<Self, ConfigError> {
+        Self::check_keys(p)?;
         let delta = Duration::from_ns(p.tdrr_period_ns);
         Ok(Tdrr {
             limit: Limit::from_params(p, false)?,
