@@ -121,3 +121,13 @@ def test_each_policy_runs_and_names_its_drops(on_off_spec, buffer, reasons):
         rounds = [r for f, r in zip(transfers["flow"], transfers["round"], strict=True) if f == flow]
         assert rounds == list(range(len(rounds))) and len(rounds) >= 3, (flow, rounds)
     assert all(f["fct_s"] is None for f in results["flows"][:8]), "an on-off flow's completion times are its bursts'"
+
+
+@pytest.mark.parametrize("buffer", ["ns2_lqd", "qsdrr", "tdrr", "dtdrr", "dsdrr"])
+def test_each_policy_runs_over_hashed_buckets(on_off_spec, buffer):
+    # Ten flows in three buckets (the paper's Fig. 6 shares queues the same way).
+    qdisc = f"topology.qdisc={{kind='drr',buffer='{buffer}',limit='60pkt',classifier='hashed',buckets=3}}"
+    results = run_config(resolved(on_off_spec, qdisc)).results
+    bottleneck = next(link for link in results["links"] if link["name"] == "bottleneck")
+    assert bottleneck["drops"] > 0 and bottleneck["utilization"] > 0.5, bottleneck
+    assert sum(results["transfers"]["fct_s"][i] is not None for i in range(len(results["transfers"]["flow"]))) >= 8 * 3
