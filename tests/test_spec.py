@@ -155,12 +155,12 @@ def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():
 
 
 def test_every_workload_key_is_in_the_catalog():
-    # incast and short_flows are resolved in Python; `qdsim list` must show their keys too.
+    # incast, short_flows and on_off are resolved in Python; `qdsim list` must show their keys too.
     from qdsim import workloads
-    from qdsim.spec import IncastFlows, ShortFlows, TcpFlows
+    from qdsim.spec import IncastFlows, OnOffFlows, ShortFlows, TcpFlows
 
     common = set(TcpFlows.model_fields) - {"kind", "cc", "size", "tcp"}
-    for model, name in ((IncastFlows, "incast"), (ShortFlows, "short_flows")):
+    for model, name in ((IncastFlows, "incast"), (ShortFlows, "short_flows"), (OnOffFlows, "on_off")):
         entry = next(t for t in workloads.catalog()["traffic"] if t["name"] == name)
         listed = {p["name"] for p in entry["params"]}
         assert set(model.model_fields) - common - {"kind"} == listed, name

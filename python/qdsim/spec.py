@@ -35,6 +35,7 @@ __all__ = [
     "GraphNode",
     "IncastFlows",
     "ModelCurve",
+    "OnOffFlows",
     "Panel",
     "PlotDefaults",
     "QdiscSpec",
@@ -105,6 +106,17 @@ PositiveBytes = Annotated[int, BeforeValidator(_positive(units.parse_bytes, "byt
 PositivePkts = Annotated[int, BeforeValidator(_positive(units.parse_pkts, "pkts"))]
 Probability = Annotated[float, BeforeValidator(_probability)]
 HostJitter = Annotated[int, BeforeValidator(_host_jitter)]
+
+
+def _positive_size(value: object) -> tuple[str, int]:
+    which, amount = units.parse_limit(value)
+    if amount <= 0:
+        raise units.UnitError(value, f"a size > 0; {units.ALLOWED['limit']}")
+    return which, amount
+
+
+#: A size in packets or bytes: ``("pkts", n)`` or ``("bytes", n)``.
+PositiveSize = Annotated[tuple[str, int], BeforeValidator(_positive_size)]
 Name = Annotated[str, Field(min_length=1, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")]
 
 
@@ -288,6 +300,22 @@ class ShortFlows(_FlowGroup):
     tcp: TcpOptions = TcpOptions()
 
 
+class OnOffFlows(_FlowGroup):
+    """``[[flows]]`` with ``kind = "on_off"``: TCP sources that send a ``burst`` (full segments
+    or bytes), wait an exponential ``idle`` time once the receiver has it, and send the next
+    burst on the same connection (Kantawala & Turner 2005, §4: 256 packets, mean 2 s).
+    ``first_burst = "idle"`` starts each source with an idle time, ``"start"`` with a burst.
+    Each burst is a transfer with its completion time. Resolved in :mod:`qdsim.workloads`.
+    """
+
+    kind: Literal["on_off"]
+    burst: PositiveSize = ("pkts", 256)
+    idle: PositiveDuration = 2_000_000_000
+    first_burst: Literal["idle", "start"] = "idle"
+    cc: str | None = None
+    tcp: TcpOptions = TcpOptions()
+
+
 def _flow_kind(value: Any) -> str:
     if isinstance(value, dict):
         return value.get("kind", "tcp")
@@ -295,7 +323,7 @@ def _flow_kind(value: Any) -> str:
 
 
 FlowGroup = Annotated[
-    Annotated[TcpFlows, Tag("tcp")] | Annotated[UdpCbrFlows, Tag("udp_cbr")] | Annotated[IncastFlows, Tag("incast")] | Annotated[ShortFlows, Tag("short_flows")],
+    Annotated[TcpFlows, Tag("tcp")] | Annotated[UdpCbrFlows, Tag("udp_cbr")] | Annotated[IncastFlows, Tag("incast")] | Annotated[ShortFlows, Tag("short_flows")] | Annotated[OnOffFlows, Tag("on_off")],
     Discriminator(_flow_kind),
 ]
 

@@ -155,6 +155,26 @@ pub enum SourceConfig {
         #[serde(default)]
         stop_ns: Option<u64>,
     },
+    /// An on-off TCP source (Kantawala & Turner 2005, §4): one connection that is handed a
+    /// burst of data, and after the receiver has all of it an exponentially distributed idle
+    /// time, then the next burst. Every burst is a row of the transfer table (its round is
+    /// the burst's number), with its completion time.
+    OnOff {
+        /// Burst size in full segments (each `tcp.mss()` bytes); this or `burst_bytes`.
+        #[serde(default)]
+        burst_pkts: Option<u64>,
+        /// Burst size in bytes of application data; this or `burst_pkts`.
+        #[serde(default)]
+        burst_bytes: Option<u64>,
+        /// Mean of the exponential idle time between a burst's completion and the next, ns.
+        idle_ns: u64,
+        /// When the first burst is handed to TCP.
+        #[serde(default)]
+        first_burst: FirstBurst,
+        /// TCP parameters of the connection.
+        #[serde(default)]
+        tcp: TcpConfig,
+    },
     /// A UDP constant-bit-rate source, sending `packet_bytes` packets at `rate_bps` until
     /// `stop_ns` (or the end of the run).
     UdpCbr {
@@ -167,6 +187,18 @@ pub enum SourceConfig {
         #[serde(default)]
         stop_ns: Option<u64>,
     },
+}
+
+/// When an on-off source hands its first burst to TCP.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FirstBurst {
+    /// After one idle time drawn from the flow's start: the source starts in its off phase,
+    /// so that sources starting together do not send their first bursts together.
+    #[default]
+    Idle,
+    /// At the flow's start.
+    Start,
 }
 
 /// Rounds of a repeated transfer: every flow naming the same `barrier` starts its next
@@ -374,6 +406,7 @@ impl SourceConfig {
         match self {
             SourceConfig::Tcp { .. } => "tcp",
             SourceConfig::ShortFlows { .. } => "short_flows",
+            SourceConfig::OnOff { .. } => "on_off",
             SourceConfig::UdpCbr { .. } => "udp_cbr",
         }
     }
@@ -381,8 +414,20 @@ impl SourceConfig {
     /// Returns the TCP configuration of the source's connections, if it opens any.
     pub fn tcp(&self) -> Option<&TcpConfig> {
         match self {
-            SourceConfig::Tcp { tcp, .. } | SourceConfig::ShortFlows { tcp, .. } => Some(tcp),
+            SourceConfig::Tcp { tcp, .. } | SourceConfig::ShortFlows { tcp, .. } | SourceConfig::OnOff { tcp, .. } => {
+                Some(tcp)
+            }
             SourceConfig::UdpCbr { .. } => None,
+        }
+    }
+
+    /// Returns the burst size in bytes of an on-off source (`None` for other kinds).
+    pub fn burst_bytes(&self) -> Option<u64> {
+        match self {
+            SourceConfig::OnOff { burst_pkts, burst_bytes, tcp, .. } => {
+                burst_bytes.or(burst_pkts.map(|n| n.saturating_mul(tcp.mss() as u64)))
+            }
+            _ => None,
         }
     }
 
@@ -423,6 +468,24 @@ impl SourceConfig {
                         size_max_bytes,
                         format!(">= size_min_bytes ({size_min_bytes})"),
                     ));
+                }
+                tcp.validate().map_err(|e| e.within("tcp"))
+            }
+            SourceConfig::OnOff { burst_pkts, burst_bytes, idle_ns, tcp, .. } => {
+                match (burst_pkts, burst_bytes) {
+                    (Some(_), Some(_)) | (None, None) => {
+                        return Err(ConfigError::new(
+                            "burst_pkts",
+                            format!("{burst_pkts:?} / {burst_bytes:?}"),
+                            "exactly one burst size, in packets (burst_pkts) or bytes (burst_bytes)",
+                        ))
+                    }
+                    (Some(0), _) => return Err(ConfigError::new("burst_pkts", 0, "at least 1 packet")),
+                    (_, Some(0)) => return Err(ConfigError::new("burst_bytes", 0, "at least 1 byte")),
+                    _ => {}
+                }
+                if *idle_ns == 0 {
+                    return Err(ConfigError::new("idle_ns", 0, "a mean idle time > 0"));
                 }
                 tcp.validate().map_err(|e| e.within("tcp"))
             }
@@ -495,6 +558,16 @@ mod tests {
             key(|v| v["hosts"] = serde_json::json!([{"node": "a", "jitter_ns": 2_000_000_000u64}])),
             "hosts[0].jitter_ns"
         );
+        let on_off = |source: serde_json::Value| key(|v| v["flows"][0]["source"] = source);
+        assert_eq!(on_off(serde_json::json!({"kind": "on_off", "idle_ns": 1})), "flows[0].source.burst_pkts");
+        assert_eq!(
+            on_off(serde_json::json!({"kind": "on_off", "burst_bytes": 0, "idle_ns": 1})),
+            "flows[0].source.burst_bytes"
+        );
+        assert_eq!(
+            on_off(serde_json::json!({"kind": "on_off", "burst_pkts": 2, "idle_ns": 0})),
+            "flows[0].source.idle_ns"
+        );
     }
 
     #[test]
@@ -508,11 +581,22 @@ mod tests {
     }
 
     #[test]
+    fn an_on_off_burst_in_packets_is_that_many_full_segments() {
+        let s: SourceConfig = serde_json::from_value(serde_json::json!({
+            "kind": "on_off", "burst_pkts": 256, "idle_ns": 1, "tcp": {"packet_bytes": 1540}
+        }))
+        .unwrap();
+        assert_eq!(s.burst_bytes(), Some(256 * 1500));
+        assert_eq!(SourceConfig::UdpCbr { rate_bps: 1, packet_bytes: 100, stop_ns: None }.burst_bytes(), None);
+    }
+
+    #[test]
     fn a_source_s_kind_is_its_serde_tag() {
         for source in [
             serde_json::json!({"kind": "tcp"}),
             serde_json::json!({"kind": "short_flows", "arrival_rate_per_s": 1.0, "size_min_bytes": 1, "size_max_bytes": 2}),
             serde_json::json!({"kind": "udp_cbr", "rate_bps": 1}),
+            serde_json::json!({"kind": "on_off", "burst_pkts": 256, "idle_ns": 2_000_000_000u64}),
         ] {
             let s: SourceConfig = serde_json::from_value(source.clone()).unwrap();
             assert_eq!(s.kind(), source["kind"]);

@@ -51,6 +51,8 @@ pub enum FlowTimer {
     Arrival,
     /// The next round of a persistent connection's repeated transfer.
     NextRound,
+    /// The next burst of an on-off source, after its idle time.
+    NextBurst,
 }
 
 /// Bits of a heap key that name the event's slot in [`EventQueue::slots`].

@@ -61,11 +61,19 @@ pub enum DropReason {
     DelayThreshold = 7,
     /// EWFQ's weighted differential dropping: the arrival's class was over its fair share.
     Differential = 8,
+    /// DSDRR: the arrival's queue is marked for discard (Kantawala & Turner 2005, Fig. 1).
+    DiscardState = 9,
+    /// DTDRR: the arrival's queue holds at least α times the free buffer (Choudhury & Hahne).
+    DynamicThreshold = 10,
+    /// TDRR: the head of the queue with the highest average throughput made room.
+    Throughput = 11,
+    /// QSDRR: the head of the current drop queue made room.
+    DropQueue = 12,
 }
 
 impl DropReason {
     /// Number of reasons (the length of per-reason counter arrays).
-    pub const COUNT: usize = 9;
+    pub const COUNT: usize = 13;
     /// Every reason, in index order.
     pub const ALL: [DropReason; Self::COUNT] = [
         DropReason::Overflow,
@@ -77,6 +85,10 @@ impl DropReason {
         DropReason::LongestQueue,
         DropReason::DelayThreshold,
         DropReason::Differential,
+        DropReason::DiscardState,
+        DropReason::DynamicThreshold,
+        DropReason::Throughput,
+        DropReason::DropQueue,
     ];
 
     /// Returns the reason's name as used in results.
@@ -91,6 +103,10 @@ impl DropReason {
             DropReason::LongestQueue => "longest_queue",
             DropReason::DelayThreshold => "delay_threshold",
             DropReason::Differential => "differential",
+            DropReason::DiscardState => "discard_state",
+            DropReason::DynamicThreshold => "dynamic_threshold",
+            DropReason::Throughput => "throughput",
+            DropReason::DropQueue => "drop_queue",
         }
     }
 }

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use rand::Rng;
 
-use super::apps::{Barrier, ShortFlowGen, TransferRec};
+use super::apps::{Barrier, OnOff, ShortFlowGen, TransferRec};
 use super::{Endpoints, Flow, FlowAcc, Sim};
-use crate::config::{FlowConfig, RunConfig, SourceConfig};
+use crate::config::{FirstBurst, FlowConfig, RunConfig, SourceConfig};
 use crate::error::ConfigError;
 use crate::event::{Event, EventQueue, FlowTimer};
 use crate::net::{HostLine, Link, Port, Routes, NO_ROUTE};
@@ -45,8 +45,9 @@ impl Sim {
             let start = start_time(cfg, i, f);
             let group = group_index[f.group.as_str()];
             let flow = apps.flow(cfg, i as u32, f, (src, dst), group, start);
-            if start.as_ns() < cfg.duration_ns {
-                q.schedule(start, Event::Flow(i as u32, FlowTimer::Start));
+            // The flow's own start: an on-off source may begin with an idle time.
+            if flow.start.as_ns() < cfg.duration_ns {
+                q.schedule(flow.start, Event::Flow(i as u32, FlowTimer::Start));
             }
             flows.push(flow);
         }
@@ -70,6 +71,7 @@ impl Sim {
             transfers: apps.transfers,
             barriers: apps.barriers,
             stats_at_warmup: vec![SenderStats::default(); cfg.flows.len()],
+            on_offs: apps.on_offs,
         })
     }
 }
@@ -170,18 +172,19 @@ fn start_time(cfg: &RunConfig, i: usize, f: &FlowConfig) -> Time {
     Time::from_ns(f.start_ns + jitter)
 }
 
-/// The application state collected while building flows: finite transfers and the
-/// barriers of repeated ones.
+/// The application state collected while building flows: finite transfers, the barriers
+/// of repeated ones, and on-off sources.
 #[derive(Default)]
 struct Apps<'a> {
     transfers: Vec<TransferRec>,
     barriers: Vec<Barrier>,
     barrier_index: BTreeMap<&'a str, u32>,
+    on_offs: Vec<OnOff>,
 }
 
 impl<'a> Apps<'a> {
-    /// Returns configured flow `fid` (`f`, between nodes `(src, dst)`) with its endpoints,
-    /// registering its transfer and barrier.
+    /// Returns configured flow `fid` (`f`, between nodes `(src, dst)`, starting at `start`)
+    /// with its endpoints, registering its transfer, barrier or on-off source.
     fn flow(
         &mut self,
         cfg: &RunConfig,
@@ -189,11 +192,12 @@ impl<'a> Apps<'a> {
         f: &'a FlowConfig,
         (src, dst): (NodeId, NodeId),
         group: u32,
-        start: Time,
+        mut start: Time,
     ) -> Flow {
         let class = f.user.unwrap_or(group);
         let mut transfer = None;
         let mut barrier = None;
+        let mut on_off = None;
         let ep = match &f.source {
             SourceConfig::Tcp { size_bytes, tcp, repeat } => {
                 if let Some(size) = size_bytes {
@@ -232,6 +236,25 @@ impl<'a> Apps<'a> {
                     tcp: tcp.clone(),
                 })
             }
+            SourceConfig::OnOff { idle_ns, first_burst, tcp, .. } => {
+                let size = f.source.burst_bytes().expect("an on-off source has a burst size");
+                let mut app = OnOff::new(cfg.seed, fid, size, Duration::from_ns(*idle_ns));
+                if *first_burst == FirstBurst::Idle {
+                    start += app.idle_time();
+                }
+                // The first burst is handed to TCP when the connection starts.
+                app.bursts = 1;
+                if start.as_ns() < cfg.duration_ns {
+                    transfer = Some(self.transfers.len() as u32);
+                    self.transfers.push(TransferRec { root: fid, round: 0, start, size, done: None });
+                }
+                on_off = Some(self.on_offs.len() as u32);
+                self.on_offs.push(app);
+                Endpoints::Tcp {
+                    snd: TcpSender::new(fid, class, src, dst, tcp, Some(size)),
+                    rcv: TcpReceiver::new(fid, class, dst, src, tcp, Some(size)),
+                }
+            }
             SourceConfig::UdpCbr { rate_bps, packet_bytes, stop_ns } => Endpoints::Cbr {
                 src: CbrSource::new(
                     fid,
@@ -244,6 +267,6 @@ impl<'a> Apps<'a> {
                 ),
             },
         };
-        Flow { src, dst, group, class, start, ep, acc: FlowAcc::default(), root: fid, transfer, barrier }
+        Flow { src, dst, group, class, start, ep, acc: FlowAcc::default(), root: fid, transfer, barrier, on_off }
     }
 }

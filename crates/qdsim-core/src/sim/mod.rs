@@ -65,6 +65,8 @@ pub(crate) struct Flow {
     pub transfer: Option<u32>,
     /// The barrier of a repeated transfer.
     pub barrier: Option<u32>,
+    /// The application of an on-off source (its index in `Sim::on_offs`).
+    pub on_off: Option<u32>,
 }
 
 /// A simulation in progress.
@@ -90,6 +92,7 @@ pub struct Sim {
     barriers: Vec<apps::Barrier>,
     /// Each configured flow's sender counters when the window opened.
     stats_at_warmup: Vec<SenderStats>,
+    on_offs: Vec<apps::OnOff>,
 }
 
 impl Sim {
@@ -143,6 +146,10 @@ impl Sim {
     fn on_flow_timer(&mut self, f: u32, timer: FlowTimer, now: Time) {
         if timer == FlowTimer::NextRound {
             self.next_round(f, now);
+            return;
+        }
+        if timer == FlowTimer::NextBurst {
+            self.next_burst(f, now);
             return;
         }
         let mut out = std::mem::take(&mut self.out);

@@ -119,6 +119,7 @@ impl<S: Scheduler> Qdisc for Multi<S> {
                 continue;
             }
             self.sched.sent(q, size, &self.queues);
+            self.buffer.sent(q, &p, &self.queues, now);
             return Some(p);
         }
     }

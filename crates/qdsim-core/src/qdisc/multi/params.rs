@@ -28,8 +28,8 @@ pub struct FqParams {
     /// DRR-LDS deficit saving limit `D_max`, in quanta (§3). Default 10 (project choice: the
     /// paper's findings need `D_max` ≥ 10 with drop-on-enqueue, §4).
     pub d_max: i64,
-    /// The buffer policy: `shared`, `drop_on_dequeue`, `per_queue` or `ewfq` (see `buffer/`).
-    /// Default `shared`.
+    /// The buffer policy: `shared`, `drop_on_dequeue`, `per_queue`, `ewfq`, `ns2_lqd`, `qsdrr`,
+    /// `tdrr`, `dtdrr` or `dsdrr` (see `buffer/`). Default `shared`.
     pub buffer: String,
     /// Buffer size `S_B` in packets (shared; optional for drop_on_dequeue).
     pub limit_pkts: Option<u64>,
@@ -68,6 +68,22 @@ pub struct FqParams {
     pub tcp_flows: Vec<i64>,
     /// The link's rate (EWFQ's ceiling of m_fair); filled from the link unless set.
     pub link_rate_bps: Option<u64>,
+    /// QSDRR's release rule, `shortest` or `empty` (`buffer/qsdrr.rs`). Default `shortest`.
+    pub qsdrr_release: String,
+    /// TDRR's EWMA weight `w`. Default 1/16 (`buffer/tdrr.rs`).
+    pub tdrr_w: f64,
+    /// TDRR's averaging period `Δ`, ns. Default 10 ms (`buffer/tdrr.rs`).
+    pub tdrr_period_ns: u64,
+    /// DTDRR's α. Default 2 (Kantawala & Turner 2005, §3.1).
+    pub dtdrr_alpha: f64,
+    /// DSDRR's α. Default 0.1 (§3.2).
+    pub dsdrr_alpha: f64,
+    /// DSDRR's period `T`, ns. Default 1 s (§3.2).
+    pub dsdrr_period_ns: u64,
+    /// DSDRR's initial `W` as a fraction of the queues. Default 0.1 (§3.2).
+    pub dsdrr_w0: f64,
+    /// DSDRR's `W_max` as a fraction of the queues. Default 0.5 (§3.2).
+    pub dsdrr_w_max: f64,
 }
 
 impl Default for FqParams {
@@ -97,6 +113,14 @@ impl Default for FqParams {
             responsive: vec![],
             tcp_flows: vec![],
             link_rate_bps: None,
+            qsdrr_release: "shortest".into(),
+            tdrr_w: 0.0625,
+            tdrr_period_ns: 10_000_000,
+            dtdrr_alpha: 2.0,
+            dsdrr_alpha: 0.1,
+            dsdrr_period_ns: 1_000_000_000,
+            dsdrr_w0: 0.1,
+            dsdrr_w_max: 0.5,
         }
     }
 }
@@ -137,6 +161,7 @@ impl QdiscParams for FqParams {
                 return Err(ConfigError::new(format!("queue_limits[{i}]"), l, "at least 1 byte"));
             }
         }
+        BufferPolicy::check_every_policy_s_keys(self)?;
         BufferPolicy::from_params(self).map(|_| ())
     }
 
@@ -203,7 +228,7 @@ fn common_params(with_quantum: bool, with_d_max: bool) -> Vec<ParamInfo> {
         name: "buffer",
         unit: "name",
         default: "shared",
-        help: "shared (longest-queue drop on enqueue), drop_on_dequeue, per_queue or ewfq (differential dropping)",
+        help: "shared (longest-queue drop on enqueue), drop_on_dequeue, per_queue, ewfq (differential dropping), or the discard policies ns2_lqd, qsdrr, tdrr, dtdrr, dsdrr",
     });
     v.extend(BufferPolicy::params());
     v
