@@ -7,6 +7,7 @@ mod common;
 
 use common::*;
 use qdsim_core::qdisc::{FifoParams, QdiscConfig};
+use qdsim_core::scenario::plain_tcp;
 use qdsim_core::tcp::{CcKind, TcpConfig};
 
 /// Returns the mean window in segments of one `cc` flow over a 1 Gb/s path with RTT
@@ -17,7 +18,7 @@ fn mean_window(cc: CcKind, p: f64, rtt_ms: u64, seconds: u64) -> f64 {
     d.loss = p;
     d.groups[0].source = qdsim_core::config::SourceConfig::Tcp {
         size_bytes: None,
-        tcp: TcpConfig { cc, rwnd_bytes: 1 << 30, ..TcpConfig::default() },
+        tcp: TcpConfig { cc, rwnd_bytes: 1 << 30, ..plain_tcp(false) },
         repeat: None,
     };
     let r = qdsim_core::run(&d.config(5, seconds * S, 20 * S)).unwrap();
@@ -65,14 +66,18 @@ fn reno_and_newreno_follow_the_mathis_law() {
 fn highspeed_takes_the_larger_share_beside_newreno_in_a_large_fifo() {
     // Augé & Roberts Fig. 6 (middle): HSTCP and NewReno through one bottleneck with a large
     // buffer; HSTCP's a(w) > 1 and b(w) < 0.5 at large windows win it most of the capacity.
-    use qdsim_core::scenario::FlowGroup;
+    use qdsim_core::scenario::{plain_tcp, FlowGroup};
     let mut d = dumbbell(100_000_000, 10, 15, 0, 2000);
     for (name, cc) in [("hstcp", CcKind::Highspeed), ("newreno", CcKind::Newreno)] {
-        d.groups.push(FlowGroup::bulk(name, 1, 15 * MS, TcpConfig { cc, rwnd_bytes: 1 << 30, ..TcpConfig::default() }));
+        d.groups.push(FlowGroup::bulk(name, 1, 15 * MS, TcpConfig { cc, rwnd_bytes: 1 << 30, ..plain_tcp(false) }));
     }
     let r = qdsim_core::run(&d.config(2, 120 * S, 20 * S)).unwrap();
     let (h, n) = (r.flows[0].goodput_bps, r.flows[1].goodput_bps);
     eprintln!("HSTCP {:.1} Mb/s, NewReno {:.1} Mb/s", h / 1e6, n / 1e6);
     assert!(h > 1.5 * n, "HSTCP {h:.0} vs NewReno {n:.0}");
-    assert!(r.links[0].utilization > 0.95);
+    // 0.950 (63.7 + 30.1 Mb/s) when the fast retransmission restarted the timer too (Linux,
+    // ns-2); RFC 6298 §5.1 does not restart it, and each flow's burst of losses then ends in one
+    // timeout more or less: 0.94999 (66.4 + 26.0 Mb/s).
+    let u = r.links[0].utilization;
+    assert!(u > 0.94, "utilization {u}");
 }

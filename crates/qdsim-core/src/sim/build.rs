@@ -16,7 +16,6 @@ use crate::packet::NodeId;
 use crate::results::Series;
 use crate::rng;
 use crate::stats::Histogram;
-use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{Duration, Rate, Time};
 use crate::traffic::CbrSource;
 
@@ -200,10 +199,7 @@ impl<'a> Apps<'a> {
                     self.barriers[b as usize].outstanding += 1;
                     barrier = Some(b);
                 }
-                Endpoints::Tcp {
-                    snd: TcpSender::new(fid, class, src, dst, tcp, *size_bytes),
-                    rcv: TcpReceiver::new(fid, class, dst, src, tcp, *size_bytes),
-                }
+                Endpoints::tcp(cfg.seed, fid, class, src, dst, tcp, *size_bytes)
             }
             SourceConfig::ShortFlows { arrival_rate_per_s, size_min_bytes, size_max_bytes, tcp, stop_ns } => {
                 Endpoints::Generator(ShortFlowGen {

@@ -22,7 +22,7 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
         AlgorithmInfo {
             name: "tcp",
             summary: "A TCP connection: saturated (bulk) without `size`, a finite transfer with it (FCT recorded)",
-            params: tcp_flow.into_iter().chain(tcp::OPTIONS.iter().map(|o| o.as_param())).collect(),
+            params: tcp_flow.into_iter().chain(tcp::profiles::option_infos().iter().map(|o| o.as_param())).collect(),
         },
         AlgorithmInfo {
             name: "udp_cbr",
