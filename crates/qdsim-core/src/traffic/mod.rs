@@ -17,6 +17,13 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
     let tcp_flow = [
         ParamInfo { name: "size", unit: "bytes", default: "none", help: "bytes to transfer; none = saturated" },
         ParamInfo { name: "cc", unit: "name", default: "newreno", help: "congestion control" },
+        ParamInfo {
+            name: "profile",
+            unit: "name",
+            default: tcp::profiles::DEFAULT,
+            help:
+                "TCP profile (tcp = { profile = ... }): ns3, ns2-sack1, linux-2.6 or rfc; the options below override it",
+        },
     ];
     vec![
         AlgorithmInfo {

@@ -251,12 +251,28 @@ impl TcpSender {
         }
     }
 
+    /// Returns whether duplicate ACKs may start a recovery now: not while they may be for
+    /// data sent before the last timeout or recovery, which go-back-N resends and the receiver
+    /// answers with duplicate ACKs. With SACK (RFC 6675 §5.1) once `snd_una` reaches
+    /// `recover`, since such duplicates carry no new SACK information; without it (RFC 6582
+    /// §3.2 step 2: the ACK must cover *more* than `recover`; ns-2's `highest_ack_ >
+    /// recover_`, also for its Sack1) only once `snd_una` is past it. Reno has no check.
+    fn may_recover(&self) -> bool {
+        let r = &self.rec;
+        if !r.checks_recover || r.recover == 0 {
+            return true;
+        }
+        if r.sack() && r.kind != RecoveryKind::Ns2Sack1 {
+            self.snd_una >= r.recover
+        } else {
+            self.snd_una > r.recover
+        }
+    }
+
     /// Returns whether the duplicate ACKs so far start a recovery.
     fn recovery_starts(&self) -> bool {
         let r = &self.rec;
-        // Duplicate ACKs that do not cover `recover` are for data sent before a timeout
-        // (RFC 6582 §3.2 step 2).
-        if r.checks_recover && self.snd_una < r.recover {
+        if !self.may_recover() {
             return false;
         }
         let thr = r.dupack_threshold;
@@ -272,9 +288,14 @@ impl TcpSender {
         r.dupacks == thr || r.scoreboard.is_lost_end(thr as u64) > self.snd_una
     }
 
-    /// New data on a duplicate ACK before recovery (`limited_transmit`).
+    /// New data on a duplicate ACK before recovery (`limited_transmit`); not while the
+    /// duplicates are for data sent before the last timeout or recovery (Linux's Loss state,
+    /// ns-3 ignoring duplicates in LOSS), when they may be echoes of go-back-N.
     fn limited_transmit(&mut self, now: Time, out: &mut Outbox) {
         let r = &self.rec;
+        if !self.may_recover() {
+            return;
+        }
         let (beyond, limit) = match r.limited_transmit {
             LimitedTransmit::Off => return,
             // RFC 3042: one new segment on each of the first two duplicate ACKs, at most two
@@ -284,7 +305,12 @@ impl TcpSender {
             // Linux / ns-3: segments SACKed (without SACK, one per duplicate ACK) have left the
             // network, so new ones may go while pipe < cwnd.
             LimitedTransmit::Pipe => {
-                let left = if r.sack() { r.scoreboard.sacked_total() } else { r.dupacks as u64 };
+                // Without SACK at most FlightSize − 1, as Linux's `tcp_limit_reno_sacked`.
+                let left = if r.sack() {
+                    r.scoreboard.sacked_total()
+                } else {
+                    r.dupacks.min(self.flight().saturating_sub(1)) as u64
+                };
                 (self.win.cwnd + left.min(u32::MAX as u64) as u32, u32::MAX)
             }
         };
