@@ -41,7 +41,7 @@ pub const PROFILES: &[Profile] = &[NS3, NS2_SACK1, LINUX_26, RFC];
 
 const NS3: Profile = Profile {
     name: "ns3",
-    summary: "ns-3.44 TcpSocketBase with TcpNewReno (set cc = \"newreno\"; ns-3.44's default SocketType is TcpCubic) \
+    summary: "ns-3.44 TcpSocketBase with TcpNewReno (qdsim's default cc; ns-3.44's default SocketType is TcpCubic) \
               and the default TcpPrrRecovery. Not modelled: DataRetries (6 retransmissions abort a connection), \
               the backoff collapsing on the next ACK, DoRecovery run twice on a partial ACK that carries new SACK \
               blocks, the leftover-segment CA increment of NewReno's slow start",
