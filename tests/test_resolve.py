@@ -116,3 +116,38 @@ def test_sampling_is_off_unless_asked(small_spec):
     assert "sampling" not in resolved(small_spec)
     on = resolved(small_spec, "sampling.queues=true")
     assert on["sampling"] == {"interval_ns": 10_000_000, "queues": True, "tcp": False, "tcp_on_change": False, "tcp_events": False}
+
+
+def test_every_flow_endpoint_gets_the_topology_s_host_jitter_and_routers_none(small_spec):
+    config = resolved(small_spec)
+    endpoints = {node for flow in config["flows"] for node in (flow["src"], flow["dst"])}
+    assert {h["node"] for h in config["hosts"]} == endpoints
+    assert len(config["hosts"]) == len(endpoints)
+    assert all(h["jitter_ns"] == 10_000 for h in config["hosts"]), "default 10 us"
+    assert not {"r1", "r2"} & {h["node"] for h in config["hosts"]}
+    exact = resolved(small_spec, 'topology.host_jitter="0s"')
+    assert all(h["jitter_ns"] == 0 for h in exact["hosts"])
+    assert {h["jitter_ns"] for h in resolved(small_spec, 'topology.host_jitter="25us"')["hosts"]} == {25_000}
+
+
+@pytest.mark.parametrize("value", ['"2s"', '"-1us"', '"fast"'])
+def test_a_bad_host_jitter_names_the_key(small_spec, value):
+    with pytest.raises(SpecError) as err:
+        resolved(small_spec, f"topology.host_jitter={value}")
+    assert err.value.key == "topology.host_jitter"
+
+
+def test_the_wire_format_reaches_the_core_and_sizes_data_and_acks(small_spec):
+    from qdsim import run_config
+
+    config = resolved(small_spec, 'flows.0.tcp={wire="ns2", timestamps=true, sack=true}')
+    assert {f["source"]["tcp"].get("wire") for f in config["flows"][:2]} == {"ns2"}
+    assert config["flows"][2]["source"]["tcp"]["wire"] == "ietf", "the default profile's when not set"
+    results = run_config(config).results
+    by_name = {link["name"]: link for link in results["links"]}
+    # ns-2 accounting: a full data packet is packet_size (1500 B, payload 1450 after 40 + 10 B
+    # of timestamps); near's receivers' ACKs are 40 B + 8 per SACK block, no TS bytes.
+    sender_link, ack_link = by_name["near.s0->r1"], by_name["near.d0->r2"]
+    assert sender_link["tx_bytes"] <= 1500 * sender_link["tx_pkts"]
+    assert ack_link["tx_bytes"] > 40 * ack_link["tx_pkts"], "some ACKs carry SACK blocks"
+    assert ack_link["tx_bytes"] % 8 == 0 and ack_link["tx_bytes"] <= 64 * ack_link["tx_pkts"]

@@ -35,6 +35,8 @@ def load_with(path, *overrides):
         ("flows.0.tcp.min_rto=-1ms", "flows.0.tcp.min_rto", ">= 0"),
         ("flows.0.rate=1Mbps", "flows.0.rate", "cc"),
         ("flows.0.tcp.sack=yes", "flows.0.tcp.sack", "boolean"),  # TOML has booleans: no "yes"
+        ("flows.0.tcp.wire=ns3", "flows.0.tcp.wire", 'one of "ietf", "ns2"'),
+        ("flows.0.tcp={timestamps=true,packet_size='52B'}", "flows.0.tcp.packet_size", "53..=65535 bytes"),
         # Range checks only the core knows, named by the file's key (not the core's path).
         ("topology.qdisc={kind='red',max_p=-0.5}", "topology.qdisc.max_p", "probability"),
         ("topology.qdisc={kind='red',min_th=30}", "topology.qdisc.max_th", "min_th"),

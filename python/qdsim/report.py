@@ -34,8 +34,8 @@ def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | 
         f"Jain {_num(summary['jain_index'], digits=3)}  {summary['events']:,} events in {summary['wall_s']:.2f} s"
     )
     groups = _table(
-        "flow groups over the window (rates Mb/s, delays ms, FCT s)",
-        ["group", "flows", "goodput", "per flow", "xfair", "qdelay", "p95", "retx", "RTOs", "FCT"],
+        "flow groups over the window (rates Mb/s, delays ms, FCT s: mean over transfers started in the window, unfinished ones counted until the end)",
+        ["group", "flows", "goodput", "per flow", "xfair", "qdelay", "p95", "retx", "RTOs", "FCT", "unfinished"],
     )
     for g in summary["groups"]:
         groups.add_row(
@@ -49,6 +49,7 @@ def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | 
             str(g["retransmits"]),
             str(g["timeouts"]),
             _num(g["mean_fct_s"], digits=3),
+            str(g["unfinished_transfers"]) if g["mean_fct_s"] is not None else "",
         )
     console.print(groups)
     links = _table("links (queue in packets, delays ms)", ["link", "qdisc", "util", "drops", "queue", "delay", "p95"])

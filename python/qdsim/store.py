@@ -10,7 +10,8 @@ A results directory (written by ``qdsim run``, ``qdsim sweep`` or ``qdsim reprod
   wall time (and, for sweeps, the swept keys, ``rep`` and ``point_key``);
 * ``flows.parquet``, ``groups.parquet``, ``links.parquet`` — one row per flow, flow group and
   link of every run, with the same identifying columns;
-* ``series_queue.parquet``, ``series_tcp.parquet`` — sampled time series, when sampling was on;
+* ``series_queue.parquet``, ``series_tcp.parquet``, ``series_qdisc.parquet`` — sampled time
+  series, when sampling was on;
 * ``spec.json`` (the experiment file after overrides), ``config.json`` (``run``: the resolved
   configuration) or ``sweep.json`` (``sweep``: grid, repetitions, point keys and the
   experiment file's path);
@@ -95,7 +96,8 @@ def run_rows(summary: dict[str, Any], ids: dict[str, Any]) -> dict[str, list[dic
 
 def series_rows(results: dict[str, Any], ids: dict[str, Any]) -> dict[str, dict[str, list[Any] | np.ndarray]]:
     """Returns the sampled series of one run as columns: ``series_queue``, ``series_tcp``,
-    ``series_tcp_events``."""
+    ``series_tcp_events``, ``series_qdisc`` (qdisc internals: ``link``, ``link_name``, ``t``,
+    ``var``, ``class`` (−1 = the whole qdisc), ``value``)."""
     link_names = [link["name"] for link in results["links"]]
     out: dict[str, dict[str, list[Any] | np.ndarray]] = {}
     queue = results["series"]["queue"]
@@ -117,6 +119,15 @@ def series_rows(results: dict[str, Any], ids: dict[str, Any]) -> dict[str, dict[
     if events["t"]:
         n = len(events["t"])
         out["series_tcp_events"] = {**{k: [v] * n for k, v in ids.items()}, **events}
+    internals = results["series"].get("qdisc", {"t": []})
+    if len(internals["t"]):
+        n = len(internals["t"])
+        out["series_qdisc"] = {
+            **{k: [v] * n for k, v in ids.items()},
+            **internals,
+            "var": np.asarray(internals["var"], dtype=object),
+            "link_name": np.asarray(link_names, dtype=object)[np.asarray(internals["link"], dtype=np.intp)],
+        }
     return out
 
 

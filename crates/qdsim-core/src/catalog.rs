@@ -7,7 +7,8 @@
 //! parameters: a parameter `name` with unit `time` is the core's field `name_ns`, `pkts` →
 //! `name_pkts`, `bytes` → `name_bytes`, `bit/s` → `name_bps`, `pkts|bytes` → `name_pkts` or
 //! `name_bytes` (whichever unit the experiment file's value is in); any other unit (`bool`,
-//! `int`, `float`, `list`, `name`) keeps the name. TCP options name their field explicitly
+//! `int`, `float`, `list` (of whole numbers), `bools` (a list of booleans), `name`) keeps
+//! the name. TCP options name their field explicitly
 //! ([`TcpOptionInfo::field`]): their experiment-file names (`packet_size`, `rwnd`) are older
 //! than the rule.
 //!
@@ -204,7 +205,7 @@ pub fn core_value(unit: &str, default: &str) -> Option<Value> {
         ),
         "pkts" | "pkts|bytes" => scaled(default, &[("", 1.0), ("pkt", 1.0), ("pkts", 1.0)]),
         "bit/s" => scaled(default, &[("", 1.0), ("bps", 1.0), ("kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9)]),
-        "bool" | "list" | "int" | "float" => {
+        "bool" | "list" | "bools" | "int" | "float" => {
             serde_json::from_str(default).unwrap_or_else(|e| panic!("{default}: not a {unit} ({e})"))
         }
         "name" => Value::from(default),

@@ -38,6 +38,11 @@ pub struct RunConfig {
     pub links: Vec<LinkConfig>,
     /// Traffic sources, each one flow from `src` to `dst`.
     pub flows: Vec<FlowConfig>,
+    /// Hosts (endpoint nodes) that delay the packets they send by a random processing time
+    /// (see [`HostConfig`]); a node not listed sends at once. The Python package lists every
+    /// flow endpoint with the experiment file's `[topology] host_jitter`.
+    #[serde(default)]
+    pub hosts: Vec<HostConfig>,
     /// Optional sampled time series (queue lengths, TCP state).
     #[serde(default)]
     pub sampling: SamplingConfig,
@@ -71,6 +76,23 @@ pub struct LinkConfig {
 fn default_metric() -> u32 {
     1
 }
+
+/// The packet processing of one host: each packet its endpoints send waits a time drawn
+/// uniformly from `[0, jitter_ns]` (the host's own random stream) before it reaches the host's
+/// output link, never overtaking the packets sent before it. It breaks the exact phase
+/// relations of a lattice of fixed rates and sizes (Floyd & Jacobson 1992); see
+/// `net/host.rs` and `docs/tcp.md`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// The host's node name.
+    pub node: String,
+    /// Largest processing delay in nanoseconds; 0 = none.
+    pub jitter_ns: u64,
+}
+
+/// Largest host processing delay the core accepts: 1 s, far above any per-packet processing.
+pub const MAX_HOST_JITTER_NS: u64 = 1_000_000_000;
 
 /// One traffic source and its sink.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -194,6 +216,10 @@ pub struct SamplingConfig {
     /// Record a per-flow event log of fast retransmits, retransmissions and timeouts.
     #[serde(default)]
     pub tcp_events: bool,
+    /// Record every link's qdisc internals ([`crate::qdisc::Qdisc::internals`]: EWFQ's
+    /// `m_fair`, `m_i`, `gamma_i`, `d_i`, ...) at each sample.
+    #[serde(default)]
+    pub qdisc: bool,
 }
 
 impl RunConfig {
@@ -235,10 +261,41 @@ impl RunConfig {
         for (i, f) in self.flows.iter().enumerate() {
             f.validate(&nodes, self.duration_ns).map_err(|e| e.within(&format!("flows[{i}]")))?;
         }
-        if self.sampling.interval_ns == 0 && (self.sampling.queues || self.sampling.tcp) {
-            return Err(ConfigError::new("sampling.interval_ns", 0, "> 0 when sampling.queues or sampling.tcp is on"));
+        let mut hosts = BTreeSet::new();
+        for (i, h) in self.hosts.iter().enumerate() {
+            let p = format!("hosts[{i}]");
+            known_node(&nodes, &format!("{p}.node"), &h.node)?;
+            if !hosts.insert(h.node.as_str()) {
+                return Err(ConfigError::new(format!("{p}.node"), &h.node, "a node not listed before in `hosts`"));
+            }
+            if h.jitter_ns > MAX_HOST_JITTER_NS {
+                return Err(ConfigError::new(format!("{p}.jitter_ns"), h.jitter_ns, "at most 1 s (1000000000 ns)"));
+            }
+        }
+        if self.sampling.interval_ns == 0 && (self.sampling.queues || self.sampling.tcp || self.sampling.qdisc) {
+            return Err(ConfigError::new(
+                "sampling.interval_ns",
+                0,
+                "> 0 when sampling.queues, sampling.tcp or sampling.qdisc is on",
+            ));
         }
         Ok(())
+    }
+
+    /// Returns the configuration with every flow endpoint listed in `hosts` with processing
+    /// delays up to `jitter_ns` (replacing any `hosts` it had), endpoints in order of first
+    /// use; for the core's tests and benchmarks, as the Python package resolves
+    /// `[topology] host_jitter`.
+    pub fn with_host_jitter(mut self, jitter_ns: u64) -> Self {
+        let mut seen = BTreeSet::new();
+        self.hosts = self
+            .flows
+            .iter()
+            .flat_map(|f| [&f.src, &f.dst])
+            .filter(|n| seen.insert(n.as_str()))
+            .map(|n| HostConfig { node: n.clone(), jitter_ns })
+            .collect();
+        self
     }
 
     /// Returns the node names, checked to be unique and at least one.
@@ -429,6 +486,25 @@ mod tests {
             "flows[0].source.rate_bps"
         );
         assert_eq!(key(|v| v["sampling"] = serde_json::json!({"queues": true})), "sampling.interval_ns");
+        assert_eq!(key(|v| v["hosts"] = serde_json::json!([{"node": "c", "jitter_ns": 1}])), "hosts[0].node");
+        assert_eq!(
+            key(|v| v["hosts"] = serde_json::json!([{"node": "a", "jitter_ns": 1}, {"node": "a", "jitter_ns": 2}])),
+            "hosts[1].node"
+        );
+        assert_eq!(
+            key(|v| v["hosts"] = serde_json::json!([{"node": "a", "jitter_ns": 2_000_000_000u64}])),
+            "hosts[0].jitter_ns"
+        );
+    }
+
+    #[test]
+    fn with_host_jitter_lists_every_flow_endpoint_once() {
+        let mut cfg = RunConfig::from_json(&base().to_string()).unwrap();
+        cfg.flows.push(FlowConfig { src: "b".into(), dst: "a".into(), ..cfg.flows[0].clone() });
+        let cfg = cfg.with_host_jitter(10_000);
+        let hosts: Vec<(&str, u64)> = cfg.hosts.iter().map(|h| (h.node.as_str(), h.jitter_ns)).collect();
+        assert_eq!(hosts, vec![("a", 10_000), ("b", 10_000)]);
+        assert!(cfg.validate().is_ok());
     }
 
     #[test]

@@ -11,12 +11,13 @@ use crate::config::{FlowConfig, LinkConfig, RunConfig, SamplingConfig, SourceCon
 use crate::qdisc::{FifoParams, QdiscConfig};
 use crate::tcp::{
     CcKind, InitialWindow, LimitedTransmit, PrrBound, RecoveryKind, ReductionBase, RescueRetransmit, RtoFormula,
-    RtoRestart, TcpConfig,
+    RtoRestart, TcpConfig, WireFormat,
 };
 
 /// A TCP without the profiles' stack details, for tests of physics (the Mathis law, response
 /// functions, slow start): what the core's defaults were before profiles. NewReno (RFC 6582,
-/// the "Impatient" timer restart; with `sack`, RFC 6675 and a restart on every ACK), IW 10,
+/// the "Impatient" timer restart; with `sack`, RFC 6675 and a restart on every ACK; the fast
+/// retransmission restarts the timer too), IW 10,
 /// RTO per RFC 6298 with an exact clock and a 200-ms minimum, no delayed ACKs, no limited
 /// transmit, no timestamps, RFC 3465 byte counting, no handshake, a 6-MiB receiver window.
 pub fn plain_tcp(sack: bool) -> TcpConfig {
@@ -32,6 +33,7 @@ pub fn plain_tcp(sack: bool) -> TcpConfig {
         rto_formula: RtoFormula::Rfc6298,
         clock_granularity_ns: 0,
         rto_restart: if sack { RtoRestart::EveryAck } else { RtoRestart::FirstPartialAck },
+        fast_retransmit_restarts_rto: true,
         dupack_threshold: 3,
         delayed_ack: false,
         delayed_ack_count: 2,
@@ -50,6 +52,7 @@ pub fn plain_tcp(sack: bool) -> TcpConfig {
         timestamps: false,
         byte_counting: true,
         handshake: false,
+        wire: WireFormat::Ietf,
     }
 }
 
@@ -153,6 +156,15 @@ impl Dumbbell {
                 i += 1;
             }
         }
-        RunConfig { seed, duration_ns, warmup_ns, nodes, links, flows, sampling: SamplingConfig::default() }
+        RunConfig {
+            seed,
+            duration_ns,
+            warmup_ns,
+            nodes,
+            links,
+            flows,
+            hosts: vec![],
+            sampling: SamplingConfig::default(),
+        }
     }
 }

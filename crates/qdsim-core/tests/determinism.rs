@@ -1,5 +1,6 @@
 //! Determinism: the same configuration and seed give identical results, whatever ran
-//! before in the process; another seed changes the random start times (and so the run).
+//! before in the process; another seed changes the random start times and the hosts'
+//! processing delays (and so the run).
 
 mod common;
 
@@ -37,7 +38,8 @@ fn config_with(seed: u64, profile: &str) -> qdsim_core::RunConfig {
         },
         ..FlowGroup::bulk("short", 1, 2 * MS, TcpConfig::default())
     });
-    let mut cfg = d.config(seed, 10 * S, 2 * S);
+    // Every host delays its packets by up to 10 us (the experiment files' default).
+    let mut cfg = d.config(seed, 10 * S, 2 * S).with_host_jitter(10_000);
     cfg.sampling.interval_ns = 10 * MS;
     cfg.sampling.queues = true;
     cfg.sampling.tcp = true;
@@ -74,4 +76,15 @@ fn another_seed_moves_start_times_and_changes_the_run() {
     let starts = |r: &qdsim_core::RunResults| r.flows.iter().map(|f| f.start_s).collect::<Vec<_>>();
     assert_ne!(starts(&a)[..3], starts(&b)[..3]);
     assert_ne!(a.transfers.start_s, b.transfers.start_s);
+}
+
+#[test]
+fn host_processing_delay_changes_the_run_and_zero_is_exact_timing() {
+    let exact = config(5).with_host_jitter(0);
+    let none = qdsim_core::RunConfig { hosts: vec![], ..exact.clone() };
+    // J = 0 is today's exact timing, bit for bit.
+    assert_eq!(qdsim_core::run(&exact).unwrap(), qdsim_core::run(&none).unwrap());
+    // Any J > 0 moves packets off the lattice: the run differs.
+    let jittered = qdsim_core::run(&config(5)).unwrap();
+    assert_ne!(jittered.events, qdsim_core::run(&exact).unwrap().events);
 }

@@ -41,7 +41,8 @@ fn sack_recovers_the_slow_start_overshoot_without_the_timeouts_newreno_takes() {
         let mut d = dumbbell(10_000_000, 5, 5, 1, 20);
         d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp: plain_tcp(sack), repeat: None };
         let r = qdsim_core::run(&d.config(1, 10 * S, 2 * S)).unwrap();
-        (r.flows[0].timeouts, r.flows[0].retransmits, r.links[0].utilization)
+        // The overshoot is before the window: the whole run's counts.
+        (r.flows[0].timeouts_total, r.flows[0].retransmits_total, r.links[0].utilization)
     };
     let (newreno_timeouts, newreno_retx, _) = run(false);
     let (sack_timeouts, sack_retx, sack_util) = run(true);
@@ -64,7 +65,8 @@ fn hystart_ends_slow_start_before_the_overshoot_losses() {
         let tcp = TcpConfig { cc: CcKind::Cubic, hystart, ..plain_tcp(true) };
         d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp, repeat: None };
         let r = qdsim_core::run(&d.config(1, 5 * S, S)).unwrap();
-        (r.flows[0].drops, r.flows[0].retransmits)
+        // Slow start ends before the window: the whole run's counts.
+        (r.flows[0].drops_total, r.flows[0].retransmits_total)
     };
     let (plain_drops, _) = run(false);
     let (hystart_drops, _) = run(true);

@@ -10,12 +10,13 @@ use super::{Endpoints, Flow, FlowAcc, Sim};
 use crate::config::{FlowConfig, RunConfig, SourceConfig};
 use crate::error::ConfigError;
 use crate::event::{Event, EventQueue, FlowTimer};
-use crate::net::{Link, Port, Routes, NO_ROUTE};
+use crate::net::{HostLine, Link, Port, Routes, NO_ROUTE};
 use crate::outbox::Outbox;
 use crate::packet::NodeId;
 use crate::results::Series;
 use crate::rng;
 use crate::stats::Histogram;
+use crate::tcp::SenderStats;
 use crate::time::{Duration, Rate, Time};
 use crate::traffic::CbrSource;
 
@@ -32,6 +33,7 @@ impl Sim {
         cfg.validate()?;
         let ids: NodeIds = cfg.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i as NodeId)).collect();
         let links = build_links(cfg, &ids);
+        let hosts = build_hosts(cfg, &ids);
         let routes = build_routes(cfg, &ids);
         let (group_index, group_names) = flow_groups(cfg);
         let mut q = first_events(cfg);
@@ -52,6 +54,7 @@ impl Sim {
             cfg: cfg.clone(),
             q,
             links,
+            hosts,
             routes,
             flows,
             group_delay: vec![Histogram::new(); group_names.len()],
@@ -66,6 +69,7 @@ impl Sim {
             finished: false,
             transfers: apps.transfers,
             barriers: apps.barriers,
+            stats_at_warmup: vec![SenderStats::default(); cfg.flows.len()],
         })
     }
 }
@@ -87,6 +91,20 @@ fn build_links(cfg: &RunConfig, ids: &NodeIds) -> Vec<Link> {
                 port,
             )
         })
+        .collect()
+}
+
+/// Returns every node's processing-delay line, each host of `cfg.hosts` with its own random
+/// stream (`host_jitter`, the node's index); the others never delay.
+fn build_hosts(cfg: &RunConfig, ids: &NodeIds) -> Vec<HostLine> {
+    let mut jitter = vec![0; cfg.nodes.len()];
+    for h in &cfg.hosts {
+        jitter[ids[h.node.as_str()] as usize] = h.jitter_ns;
+    }
+    jitter
+        .into_iter()
+        .enumerate()
+        .map(|(n, j)| HostLine::new(Duration::from_ns(j), rng::stream(cfg.seed, "host_jitter", n as u64)))
         .collect()
 }
 

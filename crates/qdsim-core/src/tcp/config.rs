@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::wire::{WireFormat, WireSizes};
 use crate::error::ConfigError;
-use crate::packet::HEADER_BYTES;
 
 /// Congestion control (and loss-recovery flavour) of a TCP sender, by the name papers use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -175,16 +175,12 @@ pub enum RtoFormula {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RtoRestart {
-    /// RFC 6298 §5.3: every ACK of new data, partial ACKs in recovery included; a
-    /// retransmission starts the timer only when it is not running.
+    /// RFC 6298 §5.3 (Linux `tcp_rearm_rto`, ns-2 `newtimer`): every ACK of new data, partial
+    /// ACKs in recovery included.
     EveryAck,
     /// ns-3, RFC 6582's "Impatient" NewReno: as `every_ack`, but during a recovery only the
     /// first partial ACK restarts it.
     FirstPartialAck,
-    /// Linux (`tcp_rearm_rto`, and the head's retransmission in `tcp_xmit_retransmit_queue`)
-    /// and ns-2 (`reset_rtx_timer` on the third duplicate ACK): every ACK of new data, and the
-    /// fast retransmission.
-    EveryAckAndFastRetransmit,
 }
 
 /// Parameters of one TCP connection (sender and receiver).
@@ -197,8 +193,9 @@ pub enum RtoRestart {
 pub struct TcpConfig {
     /// Congestion control.
     pub cc: CcKind,
-    /// Wire size of a full-sized data segment in bytes; the MSS is this minus 40 bytes of
-    /// headers.
+    /// Wire size of a full-sized data segment in bytes; the MSS is this minus the headers and
+    /// options every data segment carries (40 bytes, plus the timestamp option's 12 with
+    /// `timestamps` in the `ietf` wire format; see `wire.rs`).
     pub packet_bytes: u32,
     /// Initial congestion window (segments, or RFC 3390's rule of the MSS).
     pub initial_cwnd_pkts: InitialWindow,
@@ -219,6 +216,10 @@ pub struct TcpConfig {
     pub clock_granularity_ns: u64,
     /// When ACKs restart the retransmission timer.
     pub rto_restart: RtoRestart,
+    /// The fast retransmission restarts the timer too (Linux: the head's retransmission in
+    /// `tcp_xmit_retransmit_queue`; ns-2: `reset_rtx_timer` on the third duplicate ACK). Off,
+    /// a retransmission starts the timer only when it is not running (RFC 6298 §5.1, ns-3).
+    pub fast_retransmit_restarts_rto: bool,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681 DupThresh, Linux `reordering`).
     pub dupack_threshold: u32,
     /// Delayed ACKs at the receiver (RFC 5681 §4.2): one ACK per `delayed_ack_count`
@@ -268,6 +269,10 @@ pub struct TcpConfig {
     pub byte_counting: bool,
     /// Open the connection with a SYN / SYN-ACK exchange before any data (RFC 9293 §3.5).
     pub handshake: bool,
+    /// Whose rules set the segments' sizes on the wire (`wire.rs`): `ietf` (the RFCs' option
+    /// layout, as Linux and ns-3 send it: timestamps 12 bytes on every segment, SACK blocks
+    /// 4 + 8n on ACKs) or `ns2` (ns-2.35: timestamps 10 bytes on data only, SACK blocks 8n).
+    pub wire: WireFormat,
 }
 
 impl Serialize for TcpConfig {
@@ -312,7 +317,12 @@ impl TcpConfig {
 
     /// Returns the maximum segment size (payload bytes of a full segment).
     pub fn mss(&self) -> u32 {
-        self.packet_bytes - HEADER_BYTES
+        self.packet_bytes - self.wire_sizes().data_header_bytes
+    }
+
+    /// Returns the sizes of the connection's segments on the wire.
+    pub fn wire_sizes(&self) -> WireSizes {
+        WireSizes::new(self.wire, self.timestamps, self.sack)
     }
 
     /// Returns the initial window in segments.
@@ -325,11 +335,12 @@ impl TcpConfig {
     /// # Errors
     /// The first parameter out of range, by its key.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.packet_bytes <= HEADER_BYTES || self.packet_bytes > 65_535 {
+        let headers = self.wire_sizes().data_header_bytes;
+        if self.packet_bytes <= headers || self.packet_bytes > 65_535 {
             return Err(ConfigError::new(
                 "packet_bytes",
                 self.packet_bytes,
-                format!("{}..=65535 bytes (headers are {HEADER_BYTES} bytes)", HEADER_BYTES + 1),
+                format!("{}..=65535 bytes (headers and options of a data segment are {headers} bytes)", headers + 1),
             ));
         }
         if self.initial_cwnd_pkts == InitialWindow::Pkts(0) {
@@ -423,6 +434,16 @@ mod tests {
         assert_eq!(c.initial_cwnd(), 7);
         assert_eq!(serde_json::to_value(&c).unwrap()["initial_cwnd_pkts"], 7);
         assert!(serde_json::from_str::<TcpConfig>(r#"{"initial_cwnd_pkts": "rfc6928"}"#).is_err());
+    }
+
+    #[test]
+    fn the_mss_is_the_packet_size_less_the_data_segment_s_headers() {
+        let c = |timestamps, wire| TcpConfig { packet_bytes: 1500, timestamps, wire, ..TcpConfig::default() };
+        assert_eq!(c(false, WireFormat::Ietf).mss(), 1460);
+        assert_eq!(c(true, WireFormat::Ietf).mss(), 1448, "Linux at MTU 1500 with timestamps");
+        assert_eq!(c(true, WireFormat::Ns2).mss(), 1450);
+        let tiny = TcpConfig { packet_bytes: 52, timestamps: true, ..TcpConfig::default() };
+        assert_eq!(tiny.validate().unwrap_err().key, "packet_bytes", "no room for a payload byte");
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod rtt;
 mod sack;
 mod sender;
 mod stream;
+mod wire;
 
 pub use config::{
     CcKind, InitialWindow, IwRule, LimitedTransmit, PrrBound, RecoveryKind, ReductionBase, RescueRetransmit,
@@ -26,6 +27,7 @@ pub use receiver::{Delivery, TcpReceiver};
 pub use rtt::RttEstimator;
 pub use sack::Scoreboard;
 pub use sender::{SenderStats, TcpSender};
+pub use wire::{WireFormat, WireSizes};
 
 #[cfg(test)]
 pub(crate) mod testing;

@@ -62,8 +62,13 @@ pub const OPTIONS: &[TcpOption] = &[
     },
     choice(
         "rto_restart",
-        &["every_ack", "first_partial_ack", "every_ack_and_fast_retransmit"],
-        "ACKs that restart the timer: RFC 6298, ns-3 / RFC 6582 impatient, Linux / ns-2",
+        &["every_ack", "first_partial_ack"],
+        "ACKs that restart the timer: RFC 6298, Linux, ns-2; ns-3 / RFC 6582 impatient (first partial ACK only)",
+    ),
+    flag(
+        "fast_retransmit_restarts_rto",
+        "fast_retransmit_restarts_rto",
+        "the fast retransmission restarts the timer (Linux, ns-2; not RFC 6298, ns-3)",
     ),
     number("dupack_threshold", "dupack_threshold", "pkts", U32, "duplicate ACKs that trigger fast retransmit"),
     flag("delayed_ack", "delayed_ack", "delayed ACKs at the receiver"),
@@ -111,6 +116,11 @@ pub const OPTIONS: &[TcpOption] = &[
     flag("timestamps", "timestamps", "RFC 7323 RTT measurement: the ACK of a retransmission is a sample"),
     flag("byte_counting", "byte_counting", "RFC 3465 growth per segment ACKed (at most 2 per ACK); false = per ACK"),
     flag("handshake", "handshake", "SYN / SYN-ACK before data; a lost SYN costs initial_rto"),
+    choice(
+        "wire",
+        crate::tcp::WireFormat::NAMES,
+        "wire sizes: ietf (TS 12 B on every segment, SACK 4+8n on ACKs) or ns2 (TS 10 B on data, SACK 8n)",
+    ),
 ];
 
 /// Returns the option named `name`.

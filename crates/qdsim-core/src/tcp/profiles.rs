@@ -55,7 +55,8 @@ const NS3: Profile = Profile {
         e("initial_rto", "3s", "ns3:src/internet/model/tcp-socket.cc:79-90 (ConnTimeout 3 s, the SYN's timer; the handshake gives data its first sample before data's 1-s InitialEstimation, rtt-estimator.cc:40-42, could apply)"),
         e("rto_formula", "rfc6298", "ns3:src/internet/model/rtt-estimator.cc:126-135 (RttMeanDeviation); tcp-socket-base.cc:2841 (max(MinRto, SRTT + max(G, 4 RTTVAR)))"),
         e("clock_granularity", "1ms", "ns3:src/internet/model/tcp-socket-base.cc:148-154 (ClockGranularity); tcp-option-ts.cc:123-145 (TS values in ms; a 0 sample is 1 us, tcp-socket-base.cc:3717-3750)"),
-        e("rto_restart", "first_partial_ack", "ns3:src/internet/model/tcp-socket-base.cc:2109-2126 (m_isFirstPartialAck), 3277-3285 (SendDataPacket arms only a stopped timer)"),
+        e("rto_restart", "first_partial_ack", "ns3:src/internet/model/tcp-socket-base.cc:2109-2126 (m_isFirstPartialAck)"),
+        e("fast_retransmit_restarts_rto", "false", "ns3:src/internet/model/tcp-socket-base.cc:3277-3285 (SendDataPacket arms only a stopped timer)"),
         e("dupack_threshold", "3", "ns3:src/internet/model/tcp-socket-base.cc:177-181 (ReTxThreshold)"),
         e("delayed_ack", "true", "ns3:src/internet/model/tcp-socket.cc:97-108 (DelAckCount 2)"),
         e("delayed_ack_count", "2", "ns3:src/internet/model/tcp-socket.cc:97-108 (DelAckCount)"),
@@ -74,6 +75,7 @@ const NS3: Profile = Profile {
         e("timestamps", "true", "ns3:src/internet/model/tcp-socket-base.cc:137-141 (Timestamp)"),
         e("byte_counting", "false", "ns3:src/internet/model/tcp-congestion-ops.cc:152-164, 177-186 (NewReno: +1 SMSS per ACK in slow start, max(1, SMSS^2/cwnd) per ACK after)"),
         e("handshake", "true", "ns3:src/internet/model/tcp-socket-base.cc:713-790, 2312-2410 (three-way handshake)"),
+        e("wire", "ietf", "ns3:src/internet/model/tcp-header.cc:404-418, tcp-option-ts.cc:56, tcp-option-sack.cc:65 (options padded to 32-bit words: data 52 + payload with TS, ACK 52 + 4 + 8n)"),
     ],
 };
 
@@ -92,7 +94,8 @@ const NS2_SACK1: Profile = Profile {
         e("initial_rto", "3s", "ns2:tcl/lib/ns-default.tcl:952-961 (rtxcur_init_ 3.0); tcp.cc:520-527 (rtt_init)"),
         e("rto_formula", "ns2", "ns2:tcp/tcp.cc:529-561 (rtt_timeout), 565-609 (rtt_update), 611-627 (rtt_backoff)"),
         e("clock_granularity", "10ms", "ns2:tcl/lib/ns-default.tcl (tcpTick_ 0.01)"),
-        e("rto_restart", "every_ack_and_fast_retransmit", "ns2:tcp/tcp.cc:965-1005 (reset_rtx_timer, newtimer on every new ACK); tcp-sack1.cc:218-226 (every partial ACK), 338 (reset_rtx_timer(1,0) on the third duplicate ACK)"),
+        e("rto_restart", "every_ack", "ns2:tcp/tcp.cc:965-1005 (newtimer on every new ACK); tcp-sack1.cc:218-226 (every partial ACK)"),
+        e("fast_retransmit_restarts_rto", "true", "ns2:tcp/tcp-sack1.cc:338 (reset_rtx_timer(1,0) on the third duplicate ACK)"),
         e("dupack_threshold", "3", "ns2:tcl/lib/ns-default.tcl (numdupacks_ 3)"),
         e("delayed_ack", "false", "ns2:tcp/tcp-sink.cc:358-381 (TCPSink/Sack1 ACKs every packet)"),
         e("delayed_ack_count", "2", "unused (delayed_ack false); the DelAck sink's count, ns2:tcp/tcp-sink.cc:540-556"),
@@ -111,6 +114,7 @@ const NS2_SACK1: Profile = Profile {
         e("timestamps", "false", "ns2:tcl/lib/ns-default.tcl:946 (timestamps_ false)"),
         e("byte_counting", "false", "ns2:tcp/tcp.cc:1119-1131 (opencwnd: +1, or +1/cwnd_, per new ACK)"),
         e("handshake", "true", "ns2:tcl/lib/ns-default.tcl:922 (syn_ true); tcp.cc:699-706 (packet 0 is a 40-B SYN ACKed like data; IW 1 if it is lost, tcp.cc:1885-1892)"),
+        e("wire", "ns2", "ns2:tcl/lib/ns-default.tcl:936-938, 1055; tcp.cc:634-645, 761-763; tcp-sink.cc:755 (data payload + 40 (+ 10 with TS), ACK 40 + 8n)"),
     ],
 };
 
@@ -130,7 +134,8 @@ const LINUX_26: Profile = Profile {
         e("initial_rto", "3s", "lx:include/net/tcp.h:128 (TCP_TIMEOUT_INIT = 3 HZ)"),
         e("rto_formula", "linux", "lx:net/ipv4/tcp_input.c:620-681 (tcp_rtt_estimator), 686-714 (tcp_set_rto, tcp_bound_rto)"),
         e("clock_granularity", "1ms", "[unverified] HZ 1000: NSC's HZ is asked of the stack (ns-3.26 src/internet/model/nsc-tcp-l4-protocol.cc:206-212)"),
-        e("rto_restart", "every_ack_and_fast_retransmit", "lx:net/ipv4/tcp_input.c:2785-2796 (tcp_rearm_rto on every ACK of data); tcp_output.c:1999-2003 (re-armed when the head is retransmitted)"),
+        e("rto_restart", "every_ack", "lx:net/ipv4/tcp_input.c:2785-2796 (tcp_rearm_rto on every ACK of data, partial ACKs included)"),
+        e("fast_retransmit_restarts_rto", "true", "lx:net/ipv4/tcp_output.c:1999-2003 (re-armed when the head is retransmitted)"),
         e("dupack_threshold", "3", "lx:net/ipv4/tcp_input.c:80 (tcp_reordering = TCP_FASTRETRANS_THRESH 3)"),
         e("delayed_ack", "true", "lx:net/ipv4/tcp_input.c:4412-4441 (__tcp_ack_snd_check)"),
         e("delayed_ack_count", "2", "lx:net/ipv4/tcp_input.c:4412-4441 (ACK at once when more than one full MSS is unACKed)"),
@@ -149,6 +154,7 @@ const LINUX_26: Profile = Profile {
         e("timestamps", "true", "lx:net/ipv4/tcp_input.c:76 (tcp_timestamps 1)"),
         e("byte_counting", "false", "lx:net/ipv4/tcp_input.c:94 (tcp_abc 0)"),
         e("handshake", "true", "lx:net/ipv4/tcp_output.c:512-525 (SYN with MSS, TS, SACK-OK, WS)"),
+        e("wire", "ietf", "lx:net/ipv4/tcp_output.c:350-380, 505-533 (tcp_options_write: data 52 + MSS with TS, ACK 52 + 4 + 8n, SYN 60)"),
     ],
 };
 
@@ -179,6 +185,11 @@ const RFC: Profile = Profile {
             "every_ack",
             "RFC 6298 section 5.3 (RFC 6582's Impatient variant is for NewReno without SACK)",
         ),
+        e(
+            "fast_retransmit_restarts_rto",
+            "false",
+            "RFC 6298 section 5.1 (a retransmission starts only a stopped timer)",
+        ),
         e("dupack_threshold", "3", "RFC 5681 section 3.2; RFC 6675 section 2 (DupThresh)"),
         e("delayed_ack", "true", "RFC 5681 section 4.2 (SHOULD); RFC 1122 section 4.2.3.2"),
         e("delayed_ack_count", "2", "RFC 5681 section 4.2 (an ACK for at least every second full-sized segment)"),
@@ -197,6 +208,7 @@ const RFC: Profile = Profile {
         e("timestamps", "true", "RFC 7323 section 4"),
         e("byte_counting", "false", "RFC 5681 section 3.1 eq. 2 and 3 (per ACK; RFC 3465's ABC is Experimental)"),
         e("handshake", "true", "RFC 9293 section 3.5"),
+        e("wire", "ietf", "RFC 2018 section 3; RFC 7323 appendix A (NOP, NOP, TS 12 B; NOP, NOP, SACK 4 + 8n B)"),
     ],
 };
 

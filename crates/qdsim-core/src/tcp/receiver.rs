@@ -11,13 +11,12 @@
 
 use crate::event::FlowTimer;
 use crate::outbox::Outbox;
-use crate::packet::{
-    Ecn, FlowId, NodeId, Packet, PacketKind, SackBlocks, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN, HEADER_BYTES,
-};
+use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, SackBlocks, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN};
 use crate::time::{Duration, Time};
 
 use super::config::TcpConfig;
 use super::stream::Stream;
+use super::wire::WireSizes;
 
 /// A TCP receiver.
 #[derive(Debug)]
@@ -48,6 +47,8 @@ pub struct TcpReceiver {
     /// segment with CWR arrives.
     ece_pending: bool,
     sack: bool,
+    /// Sizes of the ACKs on the wire, and how many SACK blocks fit.
+    wire: WireSizes,
     /// The out-of-order segment received last: its range leads the SACK blocks.
     last_ooo: Option<u64>,
 }
@@ -83,6 +84,7 @@ impl TcpReceiver {
             last_retx: false,
             ece_pending: false,
             sack: cfg.sack,
+            wire: cfg.wire_sizes(),
             last_ooo: None,
         }
     }
@@ -102,7 +104,8 @@ impl TcpReceiver {
     /// timestamp); returns what it delivered.
     pub fn on_data(&mut self, pkt: &Packet, now: Time, out: &mut Outbox) -> Delivery {
         if pkt.has(FLAG_SYN) {
-            out.send(self.ack_packet(0, pkt.ts, FLAG_SYN | (pkt.flags & FLAG_RETX), SackBlocks::NONE, now));
+            let syn_ack = self.ack_packet(0, pkt.ts, FLAG_SYN | (pkt.flags & FLAG_RETX), SackBlocks::NONE, now);
+            out.send(Packet { size_bytes: self.wire.syn_bytes, ..syn_ack });
             return Delivery { bytes: 0, completed: false };
         }
         let seq = pkt.seq;
@@ -176,14 +179,15 @@ impl TcpReceiver {
     }
 
     /// RFC 2018 §4: the first block holds the most recently received segment, the others
-    /// follow from the highest down (the most recently filled, for a sender sending in order).
+    /// follow from the highest down (the most recently filled, for a sender sending in order);
+    /// as many as the option space holds (`WireSizes::max_sack_blocks`).
     fn sack_blocks(&self) -> SackBlocks {
         if !self.sack || self.ooo.is_empty() {
             return SackBlocks::NONE;
         }
         let first = self.last_ooo.and_then(|s| self.ooo.iter().copied().find(|&(a, b)| a <= s && s < b));
         let rest = self.ooo.iter().rev().copied().filter(move |r| Some(*r) != first);
-        SackBlocks::from_ranges(self.rcv_nxt, first.into_iter().chain(rest))
+        SackBlocks::from_ranges(self.rcv_nxt, first.into_iter().chain(rest), self.wire.max_sack_blocks)
     }
 
     fn send_ack(&mut self, now: Time, out: &mut Outbox) {
@@ -200,7 +204,7 @@ impl TcpReceiver {
             flow: self.flow,
             class: self.class,
             kind: PacketKind::Ack,
-            size_bytes: HEADER_BYTES,
+            size_bytes: self.wire.ack(sack.len()),
             src: self.node,
             dst: self.peer,
             seq: 0,
@@ -320,6 +324,34 @@ mod tests {
         let blocks: Vec<(u64, u64)> = last.sack.ranges(last.ack).collect();
         assert_eq!(last.ack, 1);
         assert_eq!(blocks, vec![(2, 4), (5, 7)]);
+    }
+
+    #[test]
+    fn ack_sizes_and_the_sack_block_count_follow_the_option_space() {
+        use crate::tcp::WireFormat::{Ietf, Ns2};
+        // (timestamps, wire, pure ACK, blocks sent with five holes, that ACK's size)
+        let cases = [
+            (false, Ietf, 40, 4, 40 + 4 + 4 * 8),
+            (true, Ietf, 52, 3, 52 + 4 + 3 * 8),
+            (false, Ns2, 40, 3, 40 + 3 * 8),
+            (true, Ns2, 40, 3, 40 + 3 * 8),
+        ];
+        for (timestamps, wire, pure, blocks, size) in cases {
+            let c = TcpConfig { sack: true, timestamps, wire, ..TcpConfig::default() };
+            let mut r = TcpReceiver::new(0, 0, 1, 0, &c, None);
+            let mut out = Outbox::default();
+            // Segment 0 in order, then five islands 2, 4, 6, 8, 10 above holes.
+            for seq in [0, 2, 4, 6, 8, 10] {
+                r.on_data(&data(seq), T, &mut out);
+            }
+            let what = format!("timestamps {timestamps}, {wire:?}");
+            assert_eq!((out.pkts[0].sack.len(), out.pkts[0].size_bytes), (0, pure), "{what}");
+            let last = out.pkts.last().unwrap();
+            assert_eq!(last.sack.len(), blocks, "{what}");
+            assert_eq!(last.size_bytes, size, "{what}");
+            let reported: Vec<(u64, u64)> = last.sack.ranges(last.ack).collect();
+            assert_eq!(reported[..2], [(10, 11), (8, 9)], "the latest first, then from the highest down");
+        }
     }
 
     #[test]

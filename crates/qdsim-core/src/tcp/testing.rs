@@ -51,7 +51,10 @@ pub fn ack(n: u64, ts: Time) -> Packet {
 
 /// Returns the ACK for `n` with SACK `blocks`.
 pub fn sack_ack(n: u64, blocks: &[(u64, u64)]) -> Packet {
-    Packet { sack: crate::packet::SackBlocks::from_ranges(n, blocks.iter().copied()), ..ack(n, T) }
+    Packet {
+        sack: crate::packet::SackBlocks::from_ranges(n, blocks.iter().copied(), crate::packet::SackBlocks::MAX),
+        ..ack(n, T)
+    }
 }
 
 /// Returns the ACK for `n` with ECE set.

@@ -1,4 +1,4 @@
-//! The parameters of the multi-queue qdiscs (`drr`, `drr_lds`, `wfq`, `wf2q_plus`): one flat
+//! The parameters of the multi-queue qdiscs (`drr`, `drr_lds`, `wfq`, `wf2q_plus`, `fifo_classes`): one flat
 //! table of keys, the classifier and buffer policy named by `classifier` and `buffer`.
 
 use serde::{Deserialize, Serialize};
@@ -9,7 +9,7 @@ use crate::error::ConfigError;
 use crate::qdisc::classify::{Classifier, MAX_QUEUES};
 use crate::qdisc::QdiscParams;
 
-/// Parameters shared by `drr`, `drr_lds`, `wfq` and `wf2q_plus` (flat, one key each).
+/// Parameters shared by `drr`, `drr_lds`, `wfq`, `wf2q_plus` and `fifo_classes` (flat, one key each).
 ///
 /// Keys that an algorithm or buffer policy does not use (`quantum` for WFQ, `d_max` outside
 /// `drr_lds`, `t_d` outside drop-on-dequeue, ...) are accepted and ignored. Defaults: Menth,
@@ -28,7 +28,7 @@ pub struct FqParams {
     /// DRR-LDS deficit saving limit `D_max`, in quanta (§3). Default 10 (project choice: the
     /// paper's findings need `D_max` ≥ 10 with drop-on-enqueue, §4).
     pub d_max: i64,
-    /// The buffer policy: `shared`, `drop_on_dequeue` or `per_queue` (see `buffer/`).
+    /// The buffer policy: `shared`, `drop_on_dequeue`, `per_queue` or `ewfq` (see `buffer/`).
     /// Default `shared`.
     pub buffer: String,
     /// Buffer size `S_B` in packets (shared; optional for drop_on_dequeue).
@@ -39,6 +39,35 @@ pub struct FqParams {
     pub t_d_ns: Option<u64>,
     /// Per-queue byte limits of `per_queue` (the last repeats).
     pub queue_limits: Vec<i64>,
+    /// EWFQ's m_fair gain α on Q_old − q_target. Default 0.85 (Lu et al. §V).
+    pub alpha: f64,
+    /// EWFQ's m_fair gain β on Q_now − q_target. Default 0.9 (§V).
+    pub beta: f64,
+    /// EWFQ's m_fair updates per second, f_s (Hz). Default 100 (§V).
+    pub f_s: f64,
+    /// EWFQ's measurement interval t_i, ns. Default 1 s (§V).
+    pub t_i_ns: u64,
+    /// EWFQ's packet cache insertion probability p_c. Default 0.1 (§V).
+    pub p_c: f64,
+    /// EWFQ's match-hit stages k. Default 1 (§V).
+    pub k: i64,
+    /// EWFQ's packet cache slots. Default 100 (project choice, docs/algorithms/ewfq.md).
+    pub cache_size: i64,
+    /// EWFQ's chance to miss a class at its fair share in an interval. Default 0.1 (§V).
+    pub p_miss: f64,
+    /// EWFQ: a held class sending less than this share of its fair bytes in an interval
+    /// leaves the holding table. Default 0.5 (project choice, docs/algorithms/ewfq.md).
+    pub hold_fraction: f64,
+    /// EWFQ's RTT_o, an assumed maximum RTT, ns (required by `ewfq`).
+    pub rtt_o_ns: Option<u64>,
+    /// EWFQ's size_p, bytes; `None` = each class's measured mean packet size.
+    pub size_p_bytes: Option<u64>,
+    /// EWFQ: whether class i is responsive (equation 2) or not (footnote 1); missing = true.
+    pub responsive: Vec<bool>,
+    /// EWFQ's n_i, TCP flows of class i (§IV-A); missing = 1.
+    pub tcp_flows: Vec<i64>,
+    /// The link's rate (EWFQ's ceiling of m_fair); filled from the link unless set.
+    pub link_rate_bps: Option<u64>,
 }
 
 impl Default for FqParams {
@@ -54,6 +83,20 @@ impl Default for FqParams {
             limit_bytes: None,
             t_d_ns: None,
             queue_limits: vec![],
+            alpha: 0.85,
+            beta: 0.9,
+            f_s: 100.0,
+            t_i_ns: 1_000_000_000,
+            p_c: 0.1,
+            k: 1,
+            cache_size: 100,
+            p_miss: 0.1,
+            hold_fraction: 0.5,
+            rtt_o_ns: None,
+            size_p_bytes: None,
+            responsive: vec![],
+            tcp_flows: vec![],
+            link_rate_bps: None,
         }
     }
 }
@@ -95,6 +138,11 @@ impl QdiscParams for FqParams {
             }
         }
         BufferPolicy::from_params(self).map(|_| ())
+    }
+
+    /// Takes the link's rate (EWFQ bounds `m_fair` by the link's bytes per interval).
+    fn on_link(&mut self, rate_bps: u64) {
+        self.link_rate_bps.get_or_insert(rate_bps);
     }
 }
 
@@ -155,7 +203,7 @@ fn common_params(with_quantum: bool, with_d_max: bool) -> Vec<ParamInfo> {
         name: "buffer",
         unit: "name",
         default: "shared",
-        help: "shared (longest-queue drop on enqueue), drop_on_dequeue or per_queue",
+        help: "shared (longest-queue drop on enqueue), drop_on_dequeue, per_queue or ewfq (differential dropping)",
     });
     v.extend(BufferPolicy::params());
     v
@@ -181,6 +229,14 @@ pub(crate) fn info_wfq() -> AlgorithmInfo {
     AlgorithmInfo {
         name: "wfq",
         summary: "Weighted Fair Queueing, finish tags with self-clocked virtual time (SCFQ, Golestani 1994)",
+        params: common_params(false, false),
+    }
+}
+
+pub(crate) fn info_fifo_classes() -> AlgorithmInfo {
+    AlgorithmInfo {
+        name: "fifo_classes",
+        summary: "One FIFO (arrival order) over classified packets: a buffer policy per class, as AFD",
         params: common_params(false, false),
     }
 }

@@ -6,12 +6,15 @@
 //! queue's head or the arriving packet, so these three events cover every change.
 //!
 //! Schedulers: [`Drr`] (Menth et al. §2.2), [`DrrLds`] (§3), [`Wfq`] (SCFQ virtual time, or
-//! WF2Q+). Static dispatch: the composite is generic over [`Scheduler`].
+//! WF2Q+), [`Arrival`] (arrival order: one FIFO over classes). Static dispatch: the
+//! composite is generic over [`Scheduler`].
 
+mod arrival;
 mod drr;
 mod drr_lds;
 mod wfq;
 
+pub use arrival::Arrival;
 pub use drr::Drr;
 pub use drr_lds::DrrLds;
 pub use wfq::Wfq;

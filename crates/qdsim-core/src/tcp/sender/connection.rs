@@ -4,7 +4,7 @@
 
 use super::TcpSender;
 use crate::outbox::Outbox;
-use crate::packet::{Ecn, Packet, PacketKind, FLAG_RETX, FLAG_SYN, HEADER_BYTES};
+use crate::packet::{Ecn, Packet, PacketKind, FLAG_RETX, FLAG_SYN};
 use crate::time::{Duration, Time};
 
 impl TcpSender {
@@ -25,7 +25,7 @@ impl TcpSender {
             flow: self.flow,
             class: self.class,
             kind: PacketKind::Data,
-            size_bytes: HEADER_BYTES,
+            size_bytes: self.wire.syn_bytes,
             src: self.src,
             dst: self.dst,
             seq: 0,
@@ -89,7 +89,7 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::event::FlowTimer;
-    use crate::packet::{FLAG_RETX, FLAG_SYN, HEADER_BYTES};
+    use crate::packet::{FLAG_RETX, FLAG_SYN};
     use crate::tcp::testing::*;
     use crate::tcp::{InitialWindow, TcpConfig, TcpReceiver};
 
@@ -168,7 +168,8 @@ mod tests {
         assert_eq!(out.pkts.len(), 1);
         let syn = out.pkts[0];
         assert!(syn.has(FLAG_SYN) && !syn.has(FLAG_RETX));
-        assert_eq!(syn.size_bytes, HEADER_BYTES, "no data on the SYN");
+        // No data on the SYN: headers and the MSS and window-scale options (no SACK, no TS).
+        assert_eq!(syn.size_bytes, 48);
         assert!(s.in_handshake());
         out.pkts.clear();
         // 20 ms later the SYN-ACK: the first RTT sample, then the initial window of 4.

@@ -28,13 +28,15 @@
 
 use crate::event::FlowTimer;
 use crate::outbox::Outbox;
-use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN, HEADER_BYTES};
+use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN};
+use crate::stats::Counters;
 use crate::time::Time;
 
 use super::cc::{AnyCc, CongestionControl, Window};
 use super::config::{RecoveryKind, RtoFormula, RtoRestart, TcpConfig};
 use super::rtt::RttEstimator;
 use super::stream::Stream;
+use super::wire::WireSizes;
 
 mod connection;
 mod hystart;
@@ -46,7 +48,7 @@ use recovery::{AckInfo, LossRecovery};
 /// RFC 3465's L: the most segments one ACK may count toward window growth.
 pub const ABC_LIMIT: u32 = 2;
 
-/// Counters of one sender.
+/// Counters of one sender (monotone: a window's counts are differences, [`Counters::since`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SenderStats {
     /// Data segments transmitted, retransmissions included.
@@ -59,6 +61,29 @@ pub struct SenderStats {
     pub timeouts: u64,
     /// Window reductions in response to ECN echoes (at most one per RTT).
     pub ecn_reductions: u64,
+}
+
+impl SenderStats {
+    /// Adds `other`'s counts to these (a flow's connections report to it together).
+    pub fn add(&mut self, other: &SenderStats) {
+        self.sent_pkts += other.sent_pkts;
+        self.retransmits += other.retransmits;
+        self.fast_retransmits += other.fast_retransmits;
+        self.timeouts += other.timeouts;
+        self.ecn_reductions += other.ecn_reductions;
+    }
+}
+
+impl Counters for SenderStats {
+    fn since(&self, e: &Self) -> Self {
+        SenderStats {
+            sent_pkts: self.sent_pkts - e.sent_pkts,
+            retransmits: self.retransmits - e.retransmits,
+            fast_retransmits: self.fast_retransmits - e.fast_retransmits,
+            timeouts: self.timeouts - e.timeouts,
+            ecn_reductions: self.ecn_reductions - e.ecn_reductions,
+        }
+    }
 }
 
 /// A TCP sender.
@@ -88,6 +113,8 @@ pub struct TcpSender {
     /// The connection is waiting for its SYN-ACK (`Some(retransmitted)`), or open (`None`).
     syn_pending: Option<bool>,
     mss: u32,
+    /// Sizes of the segments on the wire.
+    wire: WireSizes,
     /// The application data written so far, in segments.
     data: Stream,
     /// RFC 5681 §4.1 restart window after an idle period longer than the RTO.
@@ -108,6 +135,8 @@ pub struct TcpSender {
     pub rtt: RttEstimator,
     /// Which ACKs restart the retransmission timer.
     rto_restart: RtoRestart,
+    /// The fast retransmission restarts the timer (Linux, ns-2).
+    fast_retransmit_restarts_rto: bool,
     /// ns-2 times one segment per round trip (`rto_formula = "ns2"`): the segment and when it
     /// was sent; ACKing it gives the sample (without timestamps) and ends the backoff.
     timed: Option<(u64, Time)>,
@@ -142,6 +171,7 @@ impl TcpSender {
                 samples: 0,
             }),
             mss,
+            wire: cfg.wire_sizes(),
             data: Stream::new(mss, size_bytes),
             idle_restart: cfg.idle_restart,
             initial_cwnd: cfg.initial_cwnd().min(clamp),
@@ -157,6 +187,7 @@ impl TcpSender {
             snd_max: 0,
             rtt: RttEstimator::for_config(cfg, 0),
             rto_restart: cfg.rto_restart,
+            fast_retransmit_restarts_rto: cfg.fast_retransmit_restarts_rto,
             timed: None,
             timestamps: cfg.timestamps,
             growth_per_ack: if cfg.byte_counting { ABC_LIMIT } else { 1 },
@@ -233,7 +264,7 @@ impl TcpSender {
             flow: self.flow,
             class: self.class,
             kind: PacketKind::Data,
-            size_bytes: self.data.payload(seq) + HEADER_BYTES,
+            size_bytes: self.data.payload(seq) + self.wire.data_header_bytes,
             src: self.src,
             dst: self.dst,
             seq,
@@ -260,7 +291,7 @@ impl TcpSender {
 
     /// Whether the fast retransmission restarts the timer (Linux, ns-2).
     fn restarts_on_fast_retransmit(&self) -> bool {
-        self.rto_restart == RtoRestart::EveryAckAndFastRetransmit
+        self.fast_retransmit_restarts_rto
     }
 
     /// Sends new (or go-back-N) segments while the window allows.
@@ -527,6 +558,21 @@ mod tests {
         s.on_ack(&ack(3, Time::ZERO), T, &mut out);
         assert!(s.is_done());
         assert!(out.pkts.is_empty());
+    }
+
+    #[test]
+    fn data_segments_are_packet_size_on_the_wire_whatever_the_options() {
+        use crate::tcp::WireFormat::{Ietf, Ns2};
+        // 3000 bytes with 1500-byte packets: the payload is what the headers leave.
+        for (timestamps, wire, mss) in [(false, Ietf, 1460), (true, Ietf, 1448), (true, Ns2, 1450)] {
+            let c = TcpConfig { timestamps, wire, ..cfg(CcKind::Newreno) };
+            let mut s = TcpSender::new(0, 0, 0, 1, &c, Some(3000));
+            let mut out = Outbox::default();
+            s.start(Time::ZERO, &mut out);
+            let sizes: Vec<u32> = out.pkts.iter().map(|p| p.size_bytes).collect();
+            let headers = 1500 - mss;
+            assert_eq!(sizes, vec![1500, 1500, 3000 - 2 * mss + headers], "timestamps {timestamps}, {wire:?}");
+        }
     }
 
     #[test]

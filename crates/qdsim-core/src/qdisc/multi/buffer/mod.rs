@@ -6,6 +6,8 @@
 //! - [`DropOnDequeue`] (`drop_on_dequeue`): heads older than `T_D` are dropped as they are
 //!   chosen to leave (Menth et al. §4.1);
 //! - [`PerQueue`] (`per_queue`): a static byte limit per queue, tail drop.
+//! - [`Ewfq`] (`ewfq`): one shared buffer with EWFQ's weighted differential dropping (Lu,
+//!   Voelker & Snoeren §III–IV).
 //!
 //! A policy implements [`Policy`]: it is built (and its keys checked) from [`FqParams`],
 //! decides every arrival — possibly dropping queued packets first — and may drop the head
@@ -16,10 +18,12 @@
 //! every change through `enqueued`, `sent` and `head_dropped`.
 
 mod drop_on_dequeue;
+mod ewfq;
 mod per_queue;
 mod shared;
 
 pub use drop_on_dequeue::DropOnDequeue;
+pub use ewfq::Ewfq;
 pub use per_queue::PerQueue;
 pub use shared::Shared;
 
@@ -28,7 +32,7 @@ use crate::catalog::ParamInfo;
 use crate::error::ConfigError;
 use crate::packet::Packet;
 use crate::qdisc::sched::{Queues, Scheduler};
-use crate::qdisc::{DropReason, QdiscCtx};
+use crate::qdisc::{DropReason, Probe, QdiscCtx};
 use crate::time::Time;
 
 /// A buffer policy.
@@ -59,6 +63,15 @@ pub trait Policy: Sized {
     fn drop_at_dequeue(&self, _p: &Packet, _now: Time) -> Option<DropReason> {
         None
     }
+
+    /// Handles the qdisc's timer at `now`, which the policy requested through `ctx` in an
+    /// earlier call (in `admit`, the arrival's `enq_time` is the current time: the port
+    /// stamps it). Default: nothing.
+    fn on_timer(&mut self, _now: Time, _queues: &Queues, _ctx: &mut QdiscCtx) {}
+
+    /// Reports the policy's internal variables ([`crate::qdisc::Qdisc::internals`]).
+    /// Default: none.
+    fn internals(&self, _probe: &mut dyn Probe) {}
 }
 
 /// Returns whether `pkt` fits within the total limits, given what is queued.
@@ -122,6 +135,18 @@ macro_rules! policies {
                     $(BufferPolicy::$variant(b) => b.drop_at_dequeue(p, now),)*
                 }
             }
+
+            fn on_timer(&mut self, now: Time, queues: &Queues, ctx: &mut QdiscCtx) {
+                match self {
+                    $(BufferPolicy::$variant(b) => b.on_timer(now, queues, ctx),)*
+                }
+            }
+
+            fn internals(&self, probe: &mut dyn Probe) {
+                match self {
+                    $(BufferPolicy::$variant(b) => b.internals(probe),)*
+                }
+            }
         }
     };
 }
@@ -133,6 +158,8 @@ policies! {
     DropOnDequeue(DropOnDequeue) = "drop_on_dequeue";
     /// Static per-queue byte limits with tail drop.
     PerQueue(PerQueue) = "per_queue";
+    /// A shared buffer with EWFQ's weighted differential dropping.
+    Ewfq(Ewfq) = "ewfq";
 }
 
 /// Returns `"a, b or c"`.
@@ -152,12 +179,13 @@ mod tests {
     fn an_unknown_name_is_refused_with_every_known_one() {
         let p = FqParams { buffer: "infinite".into(), ..FqParams::default() };
         let e = BufferPolicy::from_params(&p).unwrap_err();
-        assert_eq!((e.key.as_str(), e.allowed.as_str()), ("buffer", "shared, drop_on_dequeue or per_queue"));
+        assert_eq!((e.key.as_str(), e.allowed.as_str()), ("buffer", "shared, drop_on_dequeue, per_queue or ewfq"));
     }
 
     #[test]
     fn every_key_is_listed_once_in_policy_order() {
         let names: Vec<&str> = BufferPolicy::params().iter().map(|p| p.name).collect();
-        assert_eq!(names, ["limit", "t_d", "queue_limits"]);
+        assert_eq!(&names[..3], ["limit", "t_d", "queue_limits"]);
+        assert!(names[3..].contains(&"rtt_o"), "{names:?}");
     }
 }

@@ -253,19 +253,24 @@ impl TcpSender {
 
     /// Returns whether duplicate ACKs may start a recovery now: not while they may be for
     /// data sent before the last timeout or recovery, which go-back-N resends and the receiver
-    /// answers with duplicate ACKs. With SACK (RFC 6675 §5.1) once `snd_una` reaches
-    /// `recover`, since such duplicates carry no new SACK information; without it (RFC 6582
-    /// §3.2 step 2: the ACK must cover *more* than `recover`; ns-2's `highest_ack_ >
-    /// recover_`, also for its Sack1) only once `snd_una` is past it. Reno has no check.
+    /// answers with duplicate ACKs (RFC 6582 §3.2 step 2, RFC 6675 §5.1). Once `snd_una`
+    /// reaches `recover` (RFC 6675's `HighACK ≥ RecoveryPoint`, ns-3's `m_highRxAckMark >=
+    /// m_recover`) — but for Tahoe and ns-2 Sack1 only once it is past it (ns-2's
+    /// `highest_ack_ > recover_`, RFC 6582's "covers more than recover"): their every fast
+    /// retransmit goes back N (Tahoe) or their duplicate ACKs need no new SACK information
+    /// (Sack1 counts any change of its scoreboard), and the echoes of the resent segments,
+    /// ACKing exactly `recover`, would otherwise start a spurious recovery after each one.
+    /// Reno has no check.
     fn may_recover(&self) -> bool {
         let r = &self.rec;
         if !r.checks_recover || r.recover == 0 {
             return true;
         }
-        if r.sack() && r.kind != RecoveryKind::Ns2Sack1 {
-            self.snd_una >= r.recover
-        } else {
+        let strict = r.scheme == Scheme::Tahoe || (r.sack() && r.kind == RecoveryKind::Ns2Sack1);
+        if strict {
             self.snd_una > r.recover
+        } else {
+            self.snd_una >= r.recover
         }
     }
 

@@ -363,7 +363,8 @@ fn ns2_sack1_trace_with_two_losses() {
         reduction_base: ReductionBase::Cwnd,
         limited_transmit: LimitedTransmit::Rfc3042,
         rescue_retransmit: RescueRetransmit::Off,
-        rto_restart: RtoRestart::EveryAckAndFastRetransmit,
+        rto_restart: RtoRestart::EveryAck,
+        fast_retransmit_restarts_rto: true,
         ..plain_sack()
     };
     let (mut s, mut out) = started(&c, None);
@@ -466,15 +467,19 @@ fn rto_restart_decides_which_acks_restart_the_timer() {
     // the third, partial ACKs 3 and 6 at T + 10 ms and T + 20 ms. The timer (RTO 1 s, no
     // sample yet) was armed at 0 when the window went out.
     let ms = |n: u64| T + Duration::from_ms(n);
-    for (restart, deadlines) in [
-        // RFC 6298: each partial ACK restarts it.
-        (RtoRestart::EveryAck, [1_000, 1_000, 1_110, 1_120]),
+    for (restart, at_fast_retransmit, deadlines) in [
+        // RFC 6298: each partial ACK restarts it, the retransmission does not.
+        (RtoRestart::EveryAck, false, [1_000, 1_000, 1_110, 1_120]),
         // ns-3 / RFC 6582 Impatient: only the first partial ACK.
-        (RtoRestart::FirstPartialAck, [1_000, 1_000, 1_110, 1_110]),
+        (RtoRestart::FirstPartialAck, false, [1_000, 1_000, 1_110, 1_110]),
         // Linux, ns-2: the fast retransmission restarts it too.
-        (RtoRestart::EveryAckAndFastRetransmit, [1_000, 1_100, 1_110, 1_120]),
+        (RtoRestart::EveryAck, true, [1_000, 1_100, 1_110, 1_120]),
     ] {
-        let c = TcpConfig { rto_restart: restart, ..cfg(CcKind::Newreno) };
+        let c = TcpConfig {
+            rto_restart: restart,
+            fast_retransmit_restarts_rto: at_fast_retransmit,
+            ..cfg(CcKind::Newreno)
+        };
         let (mut s, mut out) = started(&c, None);
         let mut got = vec![s.rto_deadline.unwrap()];
         for _ in 0..3 {
@@ -490,6 +495,6 @@ fn rto_restart_decides_which_acks_restart_the_timer() {
         s.on_ack(&a, ms(20), &mut out);
         got.push(s.rto_deadline.unwrap());
         let want: Vec<Time> = deadlines.iter().map(|&d| Time::ZERO + Duration::from_ms(d)).collect();
-        assert_eq!(got, want, "{restart:?}");
+        assert_eq!(got, want, "{restart:?}, fast retransmit restarts: {at_fast_retransmit}");
     }
 }
