@@ -19,7 +19,7 @@ use rand_distr::{Distribution, Exp};
 use super::{Endpoints, Flow, FlowAcc, Sim};
 use crate::event::{Event, FlowTimer};
 use crate::rng::StreamRng;
-use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::tcp::TcpConfig;
 use crate::time::{Duration, Time};
 
 /// A Poisson generator of finite TCP transfers.
@@ -110,10 +110,7 @@ impl Sim {
             group,
             class,
             start,
-            ep: Endpoints::Tcp {
-                snd: TcpSender::new(id, class, src, dst, tcp, Some(size)),
-                rcv: TcpReceiver::new(id, class, dst, src, tcp, Some(size)),
-            },
+            ep: Endpoints::tcp(self.cfg.seed, id, class, src, dst, tcp, Some(size)),
             acc: FlowAcc::default(),
             root,
             transfer: Some(transfer),
