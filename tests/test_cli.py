@@ -3,6 +3,7 @@
 import json
 
 import pyarrow.parquet as pq
+import pytest
 
 from qdsim.store import connect
 
@@ -72,3 +73,33 @@ def test_reproduce_without_a_sweep_refuses_before_running(qdsim, small_spec, tmp
     result = qdsim("reproduce", small_spec, "--out", tmp_path / "out")
     assert result.code == 2 and result.stderr.startswith("error: sweep:"), result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_unfinished_transfers_are_counted_until_the_end_and_named(qdsim, small_spec):
+    # 2 MB transfers over 10 Mb/s shared by four flows cannot finish within 2 s.
+    result = qdsim("run", small_spec, "--set", "flows.0.size=2MB", "--set", "experiment.warmup=0s", "--json")
+    assert result.code == 0, result.stderr
+    summary = result.json()
+    near = [f for f in summary["flows"] if f["group"] == "near"]
+    assert all(f["finished"] is False for f in near)
+    for f in near:
+        assert f["fct_s"] == pytest.approx(summary["duration_s"] - f["start_s"]), "censored at the end of the run"
+    group = next(g for g in summary["groups"] if g["group"] == "near")
+    assert (group["transfers_completed"], group["unfinished_transfers"]) == (0, 2)
+    assert group["mean_fct_s"] == pytest.approx(sum(f["fct_s"] for f in near) / 2), "no transfer is left out of the mean"
+    saturated = [f for f in summary["flows"] if f["group"] == "far"]
+    assert all(f["fct_s"] is None and f["finished"] is None for f in saturated)
+
+
+def test_counters_cover_the_window_and_totals_the_whole_run(qdsim, small_spec):
+    summary = qdsim("run", small_spec, "--json").json()
+    for f in summary["flows"]:
+        for counter in ("drops", "retransmits", "fast_retransmits", "timeouts"):
+            assert f[f"{counter}_total"] >= f[counter]
+    assert sum(f["drops_total"] for f in summary["flows"]) > sum(f["drops"] for f in summary["flows"]), "slow-start losses are before the window"
+    # A flow's window drops are its data packets lost on any link in the window: here only
+    # the bottleneck drops.
+    assert sum(f["drops"] for f in summary["flows"]) == sum(link["drops"] for link in summary["links"])
+    for g in summary["groups"]:
+        members = [f for f in summary["flows"] if f["group"] == g["group"]]
+        assert g["drops_total"] == sum(f["drops_total"] for f in members)

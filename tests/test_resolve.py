@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from qdsim import spec
+from qdsim import algorithms, spec
 from qdsim.errors import SpecError
 from qdsim.resolve import resolve
 from qdsim.topologies import BOTTLENECK
@@ -68,9 +68,19 @@ def test_units_become_core_integers(small_spec):
     assert config["duration_ns"] == 2 * 10**9 and config["warmup_ns"] == 500_000_000
     first = config["flows"][0]
     assert first["start_jitter_ns"] == 500_000_000
-    assert first["source"] == {"kind": "tcp", "size_bytes": 10**6, "tcp": {"min_rto_ns": 10**9, "packet_bytes": 1000, "initial_cwnd_pkts": 4}}
-    assert config["flows"][2]["source"]["tcp"] == {"cc": "reno"}
+    # Every TCP field is resolved: the default profile's, with the file's overrides.
+    ns3 = algorithms.tcp_profile("ns3")["config"]
+    assert first["source"] == {"kind": "tcp", "size_bytes": 10**6, "tcp": {**ns3, "min_rto_ns": 10**9, "packet_bytes": 1000, "initial_cwnd_pkts": 4}}
+    assert config["flows"][2]["source"]["tcp"] == {**ns3, "cc": "reno"}
     json.dumps(config)  # serialisable as is
+
+
+def test_a_profile_gives_every_tcp_field_and_explicit_keys_override_it(small_spec):
+    config = resolved(small_spec, "flows.0.tcp={profile='ns2-sack1', min_rto='10ms', initial_cwnd='rfc3390'}")
+    tcp = config["flows"][0]["source"]["tcp"]
+    ns2 = algorithms.tcp_profile("ns2-sack1")["config"]
+    assert tcp == {**ns2, "min_rto_ns": 10**7, "initial_cwnd_pkts": "rfc3390"}
+    assert (tcp["recovery"], tcp["clock_granularity_ns"], tcp["packet_bytes"]) == ("ns2_sack1", 10**7, 1040)
 
 
 def test_udp_cbr_groups_resolve_to_udp_sources(small_spec):
@@ -106,3 +116,38 @@ def test_sampling_is_off_unless_asked(small_spec):
     assert "sampling" not in resolved(small_spec)
     on = resolved(small_spec, "sampling.queues=true")
     assert on["sampling"] == {"interval_ns": 10_000_000, "queues": True, "tcp": False, "tcp_on_change": False, "tcp_events": False}
+
+
+def test_every_flow_endpoint_gets_the_topology_s_host_jitter_and_routers_none(small_spec):
+    config = resolved(small_spec)
+    endpoints = {node for flow in config["flows"] for node in (flow["src"], flow["dst"])}
+    assert {h["node"] for h in config["hosts"]} == endpoints
+    assert len(config["hosts"]) == len(endpoints)
+    assert all(h["jitter_ns"] == 10_000 for h in config["hosts"]), "default 10 us"
+    assert not {"r1", "r2"} & {h["node"] for h in config["hosts"]}
+    exact = resolved(small_spec, 'topology.host_jitter="0s"')
+    assert all(h["jitter_ns"] == 0 for h in exact["hosts"])
+    assert {h["jitter_ns"] for h in resolved(small_spec, 'topology.host_jitter="25us"')["hosts"]} == {25_000}
+
+
+@pytest.mark.parametrize("value", ['"2s"', '"-1us"', '"fast"'])
+def test_a_bad_host_jitter_names_the_key(small_spec, value):
+    with pytest.raises(SpecError) as err:
+        resolved(small_spec, f"topology.host_jitter={value}")
+    assert err.value.key == "topology.host_jitter"
+
+
+def test_the_wire_format_reaches_the_core_and_sizes_data_and_acks(small_spec):
+    from qdsim import run_config
+
+    config = resolved(small_spec, 'flows.0.tcp={wire="ns2", timestamps=true, sack=true}')
+    assert {f["source"]["tcp"].get("wire") for f in config["flows"][:2]} == {"ns2"}
+    assert config["flows"][2]["source"]["tcp"]["wire"] == "ietf", "the default profile's when not set"
+    results = run_config(config).results
+    by_name = {link["name"]: link for link in results["links"]}
+    # ns-2 accounting: a full data packet is packet_size (1500 B, payload 1450 after 40 + 10 B
+    # of timestamps); near's receivers' ACKs are 40 B + 8 per SACK block, no TS bytes.
+    sender_link, ack_link = by_name["near.s0->r1"], by_name["near.d0->r2"]
+    assert sender_link["tx_bytes"] <= 1500 * sender_link["tx_pkts"]
+    assert ack_link["tx_bytes"] > 40 * ack_link["tx_pkts"], "some ACKs carry SACK blocks"
+    assert ack_link["tx_bytes"] % 8 == 0 and ack_link["tx_bytes"] <= 64 * ack_link["tx_pkts"]

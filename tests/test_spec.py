@@ -35,6 +35,8 @@ def load_with(path, *overrides):
         ("flows.0.tcp.min_rto=-1ms", "flows.0.tcp.min_rto", ">= 0"),
         ("flows.0.rate=1Mbps", "flows.0.rate", "cc"),
         ("flows.0.tcp.sack=yes", "flows.0.tcp.sack", "boolean"),  # TOML has booleans: no "yes"
+        ("flows.0.tcp.wire=ns3", "flows.0.tcp.wire", 'one of "ietf", "ns2"'),
+        ("flows.0.tcp={timestamps=true,packet_size='52B'}", "flows.0.tcp.packet_size", "53..=65535 bytes"),
         # Range checks only the core knows, named by the file's key (not the core's path).
         ("topology.qdisc={kind='red',max_p=-0.5}", "topology.qdisc.max_p", "probability"),
         ("topology.qdisc={kind='red',min_th=30}", "topology.qdisc.max_th", "min_th"),
@@ -145,7 +147,7 @@ def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():
     from qdsim import algorithms, workloads
     from qdsim.spec import TcpOptions
 
-    options = {o["name"] for o in algorithms.tcp_options()}
+    options = {o["name"] for o in algorithms.tcp_options()} | {"profile"}
     assert set(TcpOptions.model_fields) == options
     tcp = next(t for t in workloads.catalog()["traffic"] if t["name"] == "tcp")
     listed = {p["name"] for p in tcp["params"]}
@@ -153,12 +155,12 @@ def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():
 
 
 def test_every_workload_key_is_in_the_catalog():
-    # incast and short_flows are resolved in Python; `qdsim list` must show their keys too.
+    # incast, short_flows and on_off are resolved in Python; `qdsim list` must show their keys too.
     from qdsim import workloads
-    from qdsim.spec import IncastFlows, ShortFlows, TcpFlows
+    from qdsim.spec import IncastFlows, OnOffFlows, ShortFlows, TcpFlows
 
     common = set(TcpFlows.model_fields) - {"kind", "cc", "size", "tcp"}
-    for model, name in ((IncastFlows, "incast"), (ShortFlows, "short_flows")):
+    for model, name in ((IncastFlows, "incast"), (ShortFlows, "short_flows"), (OnOffFlows, "on_off")):
         entry = next(t for t in workloads.catalog()["traffic"] if t["name"] == name)
         listed = {p["name"] for p in entry["params"]}
         assert set(model.model_fields) - common - {"kind"} == listed, name

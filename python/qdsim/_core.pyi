@@ -49,9 +49,11 @@ def run(
     """Runs one simulation of the resolved RunConfig ``config_json``.
 
     Returns ``(results_json, series)``: RunResults as JSON, except that the ``queue`` and
-    ``tcp`` time series are moved out of it into ``series[kind][column] = (dtype, data)``,
-    the column's NumPy dtype (``"<f8"``, ``"<u4"``, ``"<u8"``, ``"|b1"``) and its values as
-    little-endian bytes (``numpy.frombuffer(data, dtype)``). The TCP event log stays in the JSON.
+    ``tcp`` time series (and the ``qdisc`` series, when recorded) are moved out of it into
+    ``series[kind][column] = (dtype, data)``, the column's NumPy dtype (``"<f8"``, ``"<u4"``,
+    ``"<u8"``, ``"<i8"``, ``"|b1"``, and ``"<U<n>"`` for the qdisc series' variable names) and
+    its values as little-endian bytes (``numpy.frombuffer(data, dtype)``). The TCP event log
+    stays in the JSON.
 
     The GIL is released while the simulation runs; about every 0.1 s of wall time it is
     taken back to handle signals (Ctrl-C raises KeyboardInterrupt from here) and to call

@@ -8,7 +8,8 @@ a parameter ``name`` with unit ``pkts`` becomes ``name_pkts`` (a packet count), 
 ``name_bytes``, ``ns`` or ``time`` → ``name_ns`` (a duration), ``bps`` or ``bit/s`` →
 ``name_bps`` (a rate), and
 ``pkts|bytes`` becomes ``name_pkts`` or ``name_bytes`` depending on the unit written.
-Parameters with any other unit (``bool``, ``int``, ``float``, ...) pass through unchanged, so
+Parameters with any other unit (``bool``, ``int``, ``float``, ``list``, ``bools``, ...) pass
+through unchanged (checked to be of their type), so
 a new qdisc in the core needs no Python change as long as it follows this naming. The TCP
 options (:func:`tcp_options`) name their core field explicitly; :mod:`qdsim.tcp_options`
 builds the experiment file's ``tcp = {...}`` model and translation from them.
@@ -25,7 +26,7 @@ from typing import Any
 from . import units
 from .errors import SpecError
 
-__all__ = ["DEFAULT_QDISC", "cc_names", "core_catalog", "qdisc_config", "qdisc_names", "tcp_options"]
+__all__ = ["DEFAULT_QDISC", "cc_names", "core_catalog", "qdisc_config", "qdisc_names", "tcp_options", "tcp_profile", "tcp_profiles"]
 
 #: The queue of every link not under study: a FIFO that never drops.
 DEFAULT_QDISC: dict[str, Any] = {"kind": "fifo"}
@@ -42,8 +43,24 @@ def core_catalog() -> dict[str, Any]:
 def tcp_options() -> list[dict[str, Any]]:
     """Returns the TCP options of a flow group's ``tcp = {...}``, from the core: each with
     ``name``, ``field`` (the core's ``TcpConfig`` field), ``unit``, ``default``, ``help`` and
-    ``max`` (the largest value of a numeric option, in the core's unit)."""
+    ``max`` (the largest value of a numeric option, in the core's unit) and ``values`` (the
+    names an option of unit ``name`` takes)."""
     return core_catalog()["tcp"]
+
+
+def tcp_profiles() -> list[dict[str, Any]]:
+    """Returns the TCP profiles, the default first: each with ``name``, ``summary``,
+    ``default``, ``options`` (``option``, ``value`` as a file writes it, ``source``) and
+    ``config`` (the core's resolved ``TcpConfig``)."""
+    return core_catalog()["tcp_profiles"]
+
+
+def tcp_profile(name: str | None) -> dict[str, Any]:
+    """Returns the TCP profile ``name`` (the default profile for None)."""
+    profiles = tcp_profiles()
+    if name is None:
+        return next(p for p in profiles if p["default"])
+    return next(p for p in profiles if p["name"] == name)
 
 
 def qdisc_names() -> list[str]:
@@ -72,6 +89,7 @@ _INT_LIST = _typed(
     lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) and -(2**63) <= x < 2**63 for x in v),
     "a list of whole numbers, e.g. [3, 1, 1]",
 )
+_BOOL_LIST = _typed(lambda v: isinstance(v, list) and all(isinstance(x, bool) for x in v), "a list of true/false, e.g. [true, true, false]")
 
 #: unit in the catalog → (suffix of the core's key, parser of the experiment-file value)
 _UNIT_TRANSLATIONS: dict[str, tuple[str, Callable[[object], Any]]] = {
@@ -85,6 +103,7 @@ _UNIT_TRANSLATIONS: dict[str, tuple[str, Callable[[object], Any]]] = {
     "int": ("", _INT),
     "float": ("", _FLOAT),
     "list": ("", _INT_LIST),
+    "bools": ("", _BOOL_LIST),
     "name": ("", _typed(lambda v: isinstance(v, str), "a name, as listed by `qdsim list`")),
 }
 

@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["print_catalog", "print_results", "print_rows", "print_run", "print_status"]
+__all__ = ["print_catalog", "print_results", "print_rows", "print_run", "print_status", "print_tcp_profiles"]
 
 
 def _num(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
@@ -35,8 +35,8 @@ def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | 
         f"Jain {_num(summary['jain_index'], digits=3)}  {summary['events']:,} events in {summary['wall_s']:.2f} s"
     )
     groups = _table(
-        "flow groups over the window (rates Mb/s, delays ms, FCT s)",
-        ["group", "flows", "goodput", "per flow", "xfair", "qdelay", "p95", "retx", "RTOs", "FCT"],
+        "flow groups over the window (rates Mb/s, delays ms, FCT s: mean over transfers started in the window, unfinished ones counted until the end)",
+        ["group", "flows", "goodput", "per flow", "xfair", "qdelay", "p95", "retx", "RTOs", "FCT", "unfinished"],
     )
     for g in summary["groups"]:
         groups.add_row(
@@ -50,6 +50,7 @@ def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | 
             str(g["retransmits"]),
             str(g["timeouts"]),
             _num(g["mean_fct_s"], digits=3),
+            str(g["unfinished_transfers"]) if g["mean_fct_s"] is not None else "",
         )
     console.print(groups)
     links = _table("links (queue in packets, delays ms)", ["link", "qdisc", "util", "drops", "queue", "delay", "p95"])
@@ -87,6 +88,22 @@ def print_catalog(catalog: dict[str, Any], console: Console | None = None) -> No
             for p in item.get("params", []):
                 table.add_row("", p["name"], p["unit"], p["default"], p["help"])
         console.print(table)
+    print_tcp_profiles(catalog, console)
+
+
+def print_tcp_profiles(catalog: dict[str, Any], console: Console) -> None:
+    """Prints every TCP profile's value of every option (sources: ``docs/tcp-profiles.md``)."""
+    profiles = catalog.get("tcp_profiles", [])
+    if not profiles:
+        return
+    table = Table(title="TCP profiles (flows.tcp.profile; the first is the default; sources in docs/tcp-profiles.md)")
+    table.add_column("option")
+    for p in profiles:
+        table.add_column(p["name"] + (" (default)" if p["default"] else ""))
+    values = [{o["option"]: o["value"] for o in p["options"]} for p in profiles]
+    for option in catalog.get("tcp", []):
+        table.add_row(option["name"], *(v.get(option["name"], "") for v in values))
+    console.print(table)
 
 
 def _size(n: int) -> str:

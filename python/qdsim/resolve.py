@@ -72,9 +72,10 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
         "nodes": nodes,
         "links": links,
         "flows": flows,
+        "hosts": _hosts(flows, spec.topology.host_jitter),
     }
     sampling = spec.sampling
-    if sampling is not None and (sampling.queues or sampling.tcp or sampling.tcp_on_change or sampling.tcp_events):
+    if sampling is not None and (sampling.queues or sampling.tcp or sampling.tcp_on_change or sampling.tcp_events or sampling.qdisc):
         config["sampling"] = {
             "interval_ns": sampling.interval,
             "queues": sampling.queues,
@@ -82,7 +83,16 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
             "tcp_on_change": sampling.tcp_on_change,
             "tcp_events": sampling.tcp_events,
         }
+        if sampling.qdisc:  # only when on: the resolved configs of other files stay as they were
+            config["sampling"]["qdisc"] = True
     return config
+
+
+def _hosts(flows: list[dict[str, Any]], jitter_ns: int) -> list[dict[str, Any]]:
+    """Returns the core's ``hosts``: every flow endpoint, in order of first use, with the
+    topology's processing delay ``host_jitter`` (routers are no endpoints: they add none)."""
+    endpoints = dict.fromkeys(node for flow in flows for node in (flow["src"], flow["dst"]))
+    return [{"node": node, "jitter_ns": jitter_ns} for node in endpoints]
 
 
 def _check_group_names(spec: Spec) -> None:

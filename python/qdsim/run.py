@@ -5,9 +5,12 @@ under a memory budget (:func:`default_memory_limit`), with an optional progress 
 and measures wall-clock time; the sampled queue and TCP series come back as NumPy columns
 (:func:`series_as_lists` turns them into lists for JSON). :func:`summarize` turns the core's
 results into the summary ``qdsim run --json`` prints and the results tables hold: fairness,
-per-flow, per-group (with users) and per-link figures. Completion times are the core's
-(``fct_s`` per flow, ``mean_fct_s`` per group: finished transfers that started in the
-window); they enter the summary in one place, :func:`completion_times`.
+per-flow, per-group (with users) and per-link figures. Counters (drops, retransmissions,
+timeouts) cover the measurement window, their ``*_total`` columns the whole run. Completion
+times are the core's (``fct_s`` and ``finished`` per flow; per group ``mean_fct_s`` over every
+transfer that started in the window, an unfinished one counted until the end of the run,
+with ``transfers_completed`` and ``unfinished_transfers``); they enter the summary in one
+place, :func:`completion_times`.
 
 :func:`code_version` names the code that computes a run's stored rows (the core, the
 binding, this file and :mod:`qdsim.tables`); sweeps key their stored points by it.
@@ -30,6 +33,7 @@ import numpy as np
 from . import _core
 from .errors import BudgetError, SpecError
 from .resolve import config_json
+from .tcp_options import resolved_options
 from .topologies import BOTTLENECK
 
 __all__ = [
@@ -39,6 +43,7 @@ __all__ = [
     "code_version",
     "completion_times",
     "default_memory_limit",
+    "group_tcp_options",
     "jain_index",
     "physical_memory",
     "run_config",
@@ -157,17 +162,20 @@ def _is_saturated(flow: dict[str, Any]) -> bool:
     return flow["kind"] == "tcp" and flow.get("size_bytes") is None
 
 
-def completion_times(results: dict[str, Any]) -> tuple[dict[int, float | None], dict[str, dict[str, Any]]]:
-    """Returns the completion times of a run: ``fct_s`` per flow id, and per group its
-    ``mean_fct_s`` and ``transfers_completed``.
+def completion_times(results: dict[str, Any]) -> tuple[dict[int, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Returns the completion times of a run: per flow id its ``fct_s`` and ``finished``, and
+    per group its ``mean_fct_s``, ``transfers_completed`` and ``unfinished_transfers``.
 
-    A flow's ``fct_s`` is None until its transfer completes; a group's mean is over its
-    transfers (finite flows, incast responses, short flows) that started in the window and
-    completed — the core's figures. Every completion time in the summary and the tables
-    comes through here, so counting unfinished transfers differently is one edit.
+    Nothing is left out (the core's figures): a finite flow's ``fct_s`` is its transfer's
+    completion time, or if it had not finished at the end of the run the time until then
+    (censored, ``finished = false``; None for saturated flows); a group's ``mean_fct_s`` is
+    over every transfer (finite flows, incast responses, short flows) that started in the
+    window, the unfinished ones censored alike — a lower bound of the true mean whenever
+    ``unfinished_transfers`` > 0. Every completion time in the summary and the tables comes
+    through here.
     """
-    flows = {f["id"]: f["fct_s"] for f in results["flows"]}
-    groups = {g["group"]: {"mean_fct_s": g["mean_fct_s"], "transfers_completed": g["transfers_completed"]} for g in results["groups"]}
+    flows = {f["id"]: {"fct_s": f["fct_s"], "finished": f["finished"]} for f in results["flows"]}
+    groups = {g["group"]: {"mean_fct_s": g["mean_fct_s"], "transfers_completed": g["transfers_completed"], "unfinished_transfers": g["unfinished_transfers"]} for g in results["groups"]}
     return flows, groups
 
 
@@ -199,12 +207,20 @@ def _add_users(summary: dict[str, Any], config: dict[str, Any]) -> dict[str, Any
     return summary
 
 
+#: Flow counters a group sums: the window's, then the whole run's.
+_GROUP_COUNTERS = ("retransmits", "timeouts", "drops", "retransmits_total", "timeouts_total", "drops_total")
+
+
 def summarize(outcome: RunOutcome) -> dict[str, Any]:
     """Returns the run summary: ``jain_index``, ``flows``, ``groups``, ``links``, ``events``, ``wall_s``, ...
 
-    Flows carry their ``user`` and groups ``users`` and ``per_user_goodput_bps``. A link's
+    Flows carry their ``user`` and groups ``users`` and ``per_user_goodput_bps``. ``tcp`` holds
+    each TCP-carrying group's resolved TCP options (its profile's with the file's overrides),
+    by option name. A link's
     ``overflow_drops`` are its drops because the buffer was full, ``aqm_drops`` the rest (the
-    discipline's own decisions, and random link loss). Jain's index is over the saturated TCP flows' goodput (all flows if there are none).
+    discipline's own decisions, and random link loss). Flows' and groups' ``drops``,
+    ``retransmits``, ``fast_retransmits`` and ``timeouts`` count the window (a flow's drops on
+    any link), their ``*_total`` the whole run. Jain's index is over the saturated TCP flows' goodput (all flows if there are none).
     A group's ``fair_share_ratio`` is its mean per-flow goodput over the fair share, the
     bottleneck's rate divided by the number of flows.
     """
@@ -226,7 +242,11 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
             "fast_retransmits": f["fast_retransmits"],
             "timeouts": f["timeouts"],
             "drops": f["drops"],
-            "fct_s": flow_fct[f["id"]],
+            "retransmits_total": f["retransmits_total"],
+            "fast_retransmits_total": f["fast_retransmits_total"],
+            "timeouts_total": f["timeouts_total"],
+            "drops_total": f["drops_total"],
+            **flow_fct[f["id"]],
             "mean_queue_delay_s": f["mean_queue_delay_s"],
         }
         for f in res["flows"]
@@ -250,8 +270,7 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
                 "p50_queue_delay_s": g["p50_queue_delay_s"],
                 "p95_queue_delay_s": g["p95_queue_delay_s"],
                 "p99_queue_delay_s": g["p99_queue_delay_s"],
-                "retransmits": sum(f["retransmits"] for f in members),
-                "timeouts": sum(f["timeouts"] for f in members),
+                **{column: sum(f[column] for f in members) for column in _GROUP_COUNTERS},
                 **group_fct[g["group"]],
             }
         )
@@ -291,5 +310,16 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
         "flows": flows,
         "groups": groups,
         "links": links,
+        "tcp": group_tcp_options(outcome.config),
     }
     return _add_users(summary, outcome.config)
+
+
+def group_tcp_options(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Returns the resolved TCP options of every TCP-carrying flow group of ``config``."""
+    out: dict[str, dict[str, Any]] = {}
+    for flow in config["flows"]:
+        tcp = flow["source"].get("tcp")
+        if tcp is not None and flow["group"] not in out:
+            out[flow["group"]] = resolved_options(tcp)
+    return out

@@ -35,6 +35,7 @@ __all__ = [
     "GraphNode",
     "IncastFlows",
     "ModelCurve",
+    "OnOffFlows",
     "Panel",
     "PlotDefaults",
     "QdiscSpec",
@@ -71,6 +72,13 @@ def _positive(parse: typing.Callable[[object], int], kind: str) -> typing.Callab
     return check
 
 
+def _host_jitter(value: object) -> int:
+    amount = units.parse_duration(value)
+    if amount > MAX_HOST_JITTER_NS:
+        raise units.UnitError(value, f"a processing delay of at most 1s; {units.ALLOWED['duration']}")
+    return amount
+
+
 def _probability(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
         raise units.UnitError(value, "a probability in [0, 1), such as 0.01")
@@ -80,14 +88,36 @@ def _probability(value: object) -> float:
 #: The most flows one ``[[flows]]`` group may have.
 MAX_FLOWS_PER_GROUP = 1_000_000
 
+#: Largest ``[topology] host_jitter`` (the core's bound).
+MAX_HOST_JITTER_NS = 1_000_000_000
+
+#: Default ``[topology] host_jitter``: 10 us, of the order of a real host's per-packet
+#: processing and interrupt-moderation variability, at most 4 % of the smallest RTT of the
+#: reproduced papers (300 us) and above the 8 us slot of a 1 kB packet at 1 Gb/s, so exact
+#: phase lock-outs cannot persist (docs/tcp.md, "Timing jitter").
+DEFAULT_HOST_JITTER_NS = 10_000
+
 Rate = Annotated[int, BeforeValidator(units.parse_rate)]
 PositiveRate = Annotated[int, BeforeValidator(_positive(units.parse_rate, "rate"))]
 Duration = Annotated[int, BeforeValidator(units.parse_duration)]
 PositiveDuration = Annotated[int, BeforeValidator(_positive(units.parse_duration, "duration"))]
 Bytes = Annotated[int, BeforeValidator(units.parse_bytes)]
 PositiveBytes = Annotated[int, BeforeValidator(_positive(units.parse_bytes, "bytes"))]
+Pkts = Annotated[int, BeforeValidator(units.parse_pkts)]
 PositivePkts = Annotated[int, BeforeValidator(_positive(units.parse_pkts, "pkts"))]
 Probability = Annotated[float, BeforeValidator(_probability)]
+HostJitter = Annotated[int, BeforeValidator(_host_jitter)]
+
+
+def _positive_size(value: object) -> tuple[str, int]:
+    which, amount = units.parse_limit(value)
+    if amount <= 0:
+        raise units.UnitError(value, f"a size > 0; {units.ALLOWED['limit']}")
+    return which, amount
+
+
+#: A size in packets or bytes: ``("pkts", n)`` or ``("bytes", n)``.
+PositiveSize = Annotated[tuple[str, int], BeforeValidator(_positive_size)]
 Name = Annotated[str, Field(min_length=1, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")]
 
 
@@ -123,7 +153,15 @@ class QdiscSpec(BaseModel):
         return dict(self.model_extra or {})
 
 
-class Dumbbell(_Strict):
+class _Topology(_Strict):
+    """What every ``[topology]`` kind has: ``host_jitter``, the largest random processing
+    delay each packet a host (a flow endpoint) sends waits before its link, in order
+    (default 10 us; 0 = exact timing). Routers add nothing."""
+
+    host_jitter: HostJitter = DEFAULT_HOST_JITTER_NS
+
+
+class Dumbbell(_Topology):
     """``[topology]`` with ``kind = "dumbbell"``: senders → r1 → bottleneck → r2 → receivers."""
 
     kind: Literal["dumbbell"]
@@ -158,7 +196,7 @@ class GraphLink(_Strict):
     reverse_qdisc: QdiscSpec | None = None
 
 
-class Graph(_Strict):
+class Graph(_Topology):
     """``[topology]`` with ``kind = "graph"``: explicit nodes and links."""
 
     kind: Literal["graph"]
@@ -166,7 +204,7 @@ class Graph(_Strict):
     links: list[GraphLink] = Field(min_length=1)
 
 
-class Star(_Strict):
+class Star(_Topology):
     """``[topology]`` with ``kind = "star"``: hosts on one switch ``sw`` (a data-center rack).
 
     Hosts are the flows' endpoints (created by name; incast servers are ``<group>.s<i>``).
@@ -187,9 +225,14 @@ class Star(_Strict):
     hosts: list[Name] = []
 
 
-#: ``tcp = {...}`` of a TCP flow group: overrides of the core's TCP defaults, one optional key
-#: per TCP option of the core's catalog, typed by its unit (:mod:`qdsim.tcp_options`).
-TcpOptions = tcp_options.options_model(_Strict, {"bytes": PositiveBytes, "pkts": PositivePkts, "time": PositiveDuration, "bool": StrictBool})
+#: ``tcp = {...}`` of a TCP flow group: a profile (``profile = "ns3"``, the default) and
+#: overrides of its options, one optional key per TCP option of the core's catalog, typed by
+#: its unit (:mod:`qdsim.tcp_options`).
+TcpOptions = tcp_options.options_model(
+    _Strict,
+    {"bytes": PositiveBytes, "pkts": PositivePkts, "time": PositiveDuration, "bool": StrictBool},
+    {"bytes": Bytes, "pkts": Pkts, "time": Duration},
+)
 
 
 class _FlowGroup(_Strict):
@@ -263,6 +306,22 @@ class ShortFlows(_FlowGroup):
     tcp: TcpOptions = TcpOptions()
 
 
+class OnOffFlows(_FlowGroup):
+    """``[[flows]]`` with ``kind = "on_off"``: TCP sources that send a ``burst`` (full segments
+    or bytes), wait an exponential ``idle`` time once the receiver has it, and send the next
+    burst on the same connection (Kantawala & Turner 2005, §4: 256 packets, mean 2 s).
+    ``first_burst = "idle"`` starts each source with an idle time, ``"start"`` with a burst.
+    Each burst is a transfer with its completion time. Resolved in :mod:`qdsim.workloads`.
+    """
+
+    kind: Literal["on_off"]
+    burst: PositiveSize = ("pkts", 256)
+    idle: PositiveDuration = 2_000_000_000
+    first_burst: Literal["idle", "start"] = "idle"
+    cc: str | None = None
+    tcp: TcpOptions = TcpOptions()
+
+
 def _flow_kind(value: Any) -> str:
     if isinstance(value, dict):
         return value.get("kind", "tcp")
@@ -270,7 +329,7 @@ def _flow_kind(value: Any) -> str:
 
 
 FlowGroup = Annotated[
-    Annotated[TcpFlows, Tag("tcp")] | Annotated[UdpCbrFlows, Tag("udp_cbr")] | Annotated[IncastFlows, Tag("incast")] | Annotated[ShortFlows, Tag("short_flows")],
+    Annotated[TcpFlows, Tag("tcp")] | Annotated[UdpCbrFlows, Tag("udp_cbr")] | Annotated[IncastFlows, Tag("incast")] | Annotated[ShortFlows, Tag("short_flows")] | Annotated[OnOffFlows, Tag("on_off")],
     Discriminator(_flow_kind),
 ]
 
@@ -283,6 +342,7 @@ class Sampling(_Strict):
     tcp: StrictBool = False
     tcp_on_change: StrictBool = False
     tcp_events: StrictBool = False
+    qdisc: StrictBool = False
 
 
 Seed = Annotated[int, Field(ge=0, lt=2**64)]

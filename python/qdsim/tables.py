@@ -52,7 +52,7 @@ SEED = pa.uint64()
 #: Tables every results directory has, one Parquet file each.
 TABLES = ("points", "flows", "groups", "links")
 #: Tables of sampled series, present when a run sampled them.
-SERIES_TABLES = ("series_queue", "series_tcp", "series_tcp_events")
+SERIES_TABLES = ("series_queue", "series_tcp", "series_tcp_events", "series_qdisc")
 
 _F, _I, _S, _B = pa.float64(), pa.int64(), pa.string(), pa.bool_()
 
@@ -97,7 +97,12 @@ def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
             ("fast_retransmits", _I),
             ("timeouts", _I),
             ("drops", _I),
+            ("retransmits_total", _I),
+            ("fast_retransmits_total", _I),
+            ("timeouts_total", _I),
+            ("drops_total", _I),
             ("fct_s", _F),
+            ("finished", _B),
             ("mean_queue_delay_s", _F),
         ),
         "groups": (
@@ -114,8 +119,13 @@ def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
             ("p99_queue_delay_s", _F),
             ("retransmits", _I),
             ("timeouts", _I),
+            ("drops", _I),
+            ("retransmits_total", _I),
+            ("timeouts_total", _I),
+            ("drops_total", _I),
             ("mean_fct_s", _F),
             ("transfers_completed", _I),
+            ("unfinished_transfers", _I),
         ),
         "links": (
             ("name", _S),
@@ -156,6 +166,8 @@ def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
             ("in_timeout", _B),
         ),
         "series_tcp_events": (("t", _F), ("flow", _I), ("kind", _S), ("seq", _I)),
+        # A qdisc's internal variables (`[sampling] qdisc`); `class` −1 is the whole qdisc.
+        "series_qdisc": (("t", _F), ("link", _I), ("link_name", _S), ("var", _S), ("class", _I), ("value", _F)),
     }
 
 
@@ -205,8 +217,8 @@ _POINT_KEYS = ("jain_index", "bottleneck", "bottleneck_utilization", "fair_share
 def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa.Table]:
     """Returns the tables one run contributes, without identifying columns: ``points``,
     ``flows``, ``groups``, ``links`` from its summary (:func:`qdsim.run.summarize`), and the
-    sampled series of its results (``series_queue``, ``series_tcp``, ``series_tcp_events``)
-    that hold rows."""
+    sampled series of its results (``series_queue``, ``series_tcp``, ``series_tcp_events``,
+    ``series_qdisc``) that hold rows."""
     point = {key: summary[key] for key in _POINT_KEYS}
     point["bottleneck_drops"] = next((link["drops"] for link in summary["links"] if link["name"] == summary["bottleneck"]), None)
     out = {
@@ -216,9 +228,9 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
         "links": _from_rows("links", [_link_row(link) for link in summary["links"]]),
     }
     series = results["series"]
+    names = np.asarray([link["name"] for link in results["links"]], dtype=object)
     queue = series["queue"]
     if len(queue["t"]):
-        names = np.asarray([link["name"] for link in results["links"]], dtype=object)
         drops, overflow = np.asarray(queue["drops"], dtype=np.int64), np.asarray(queue["overflow_drops"], dtype=np.int64)
         # Cumulative, like `drops`: everything but buffer overflows (see links.aqm_drops).
         out["series_queue"] = _from_columns("series_queue", {**queue, "link_name": names[np.asarray(queue["link"], dtype=np.intp)], "aqm_drops": drops - overflow})
@@ -227,6 +239,10 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
     events = series.get("tcp_events", {"t": []})
     if len(events["t"]):
         out["series_tcp_events"] = _from_columns("series_tcp_events", events)
+    internals = series.get("qdisc", {"t": []})
+    if len(internals["t"]):
+        link_name = names[np.asarray(internals["link"], dtype=np.intp)]
+        out["series_qdisc"] = _from_columns("series_qdisc", {**internals, "var": np.asarray(internals["var"], dtype=object), "link_name": link_name})
     return out
 
 

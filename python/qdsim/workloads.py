@@ -17,8 +17,14 @@
   dumbbell's bottleneck rate): λ = load · C / (8 · (size_min + size_max) / 2), counting
   application bytes.
 
-The last two are data-center workloads; they become the core's ``tcp`` source with
-``repeat`` and its ``short_flows`` source.
+* ``kind = "on_off"`` (Kantawala & Turner 2005, §4): each flow is one TCP connection that
+  sends a ``burst`` (``"256pkt"``: full segments, or bytes), waits an exponential ``idle``
+  time (mean 2 s) after the receiver has it, and sends the next burst; ``first_burst``
+  (``"idle"``: the source starts with an idle time; ``"start"``: with a burst). Every burst
+  is a transfer of the flow with its completion time.
+
+Incast and short flows are data-center workloads; they become the core's ``tcp`` source with
+``repeat`` and its ``short_flows`` source. On-off groups become the core's ``on_off`` source.
 
 User ids (:func:`user_ids`) are global and assigned in file order: a group with ``users = k``
 takes the next ``k`` ids (its flow ``i`` belongs to the ``i // (count // k)``-th), a group
@@ -32,7 +38,7 @@ from typing import Any
 
 from . import algorithms
 from .errors import SpecError
-from .spec import Dumbbell, IncastFlows, ShortFlows, Spec, Star, TcpFlows, UdpCbrFlows
+from .spec import Dumbbell, IncastFlows, OnOffFlows, ShortFlows, Spec, Star, TcpFlows, UdpCbrFlows
 
 __all__ = ["CATALOG", "arrival_rate_per_s", "catalog", "check_topology", "source", "user_ids"]
 
@@ -72,6 +78,17 @@ CATALOG: list[dict[str, Any]] = [
             _param("tcp", "table", "{}", "TCP options, as for `tcp`"),
         ],
     },
+    {
+        "name": "on_off",
+        "summary": "On-off TCP sources (Kantawala & Turner 2005): one connection per flow sends a burst, idles an exponential time once it has arrived, then the next; each burst is a transfer",
+        "params": [
+            _param("burst", "pkts|bytes", "256pkt", "burst size in full segments (pkt) or bytes of data; the paper's 256 packets"),
+            _param("idle", "time", "2s", "mean of the exponential idle time after a burst completes; the paper's 2 s"),
+            _param("first_burst", "name", "idle", "idle: the first burst after one idle time from the flow's start; start: at the flow's start"),
+            _param("cc", "name", "newreno", "congestion control of the connection (reno, tahoe, ...)"),
+            _param("tcp", "table", "{}", "TCP options, as for `tcp` (idle_restart: restart from the initial window after an idle RTO)"),
+        ],
+    },
 ]
 
 
@@ -101,7 +118,7 @@ def arrival_rate_per_s(group: ShortFlows, spec: Spec, key: str) -> float:
     return group.load * rate / (8 * mean_bytes)
 
 
-def source(group: TcpFlows | UdpCbrFlows | IncastFlows | ShortFlows, key: str, spec: Spec, tcp: dict[str, Any] | None) -> dict[str, Any]:
+def source(group: TcpFlows | UdpCbrFlows | IncastFlows | ShortFlows | OnOffFlows, key: str, spec: Spec, tcp: dict[str, Any] | None) -> dict[str, Any]:
     """Returns the core's ``SourceConfig`` of a flow group; ``key`` is its key path, for errors.
 
     ``tcp`` is the group's ``TcpConfig`` (:func:`qdsim.tcp_options.tcp_config`; None for UDP),
@@ -120,6 +137,9 @@ def source(group: TcpFlows | UdpCbrFlows | IncastFlows | ShortFlows, key: str, s
         if group.size is not None:
             tcp_source["size_bytes"] = group.size
         return tcp_source
+    if isinstance(group, OnOffFlows):
+        which, amount = group.burst
+        return {"kind": "on_off", f"burst_{which}": amount, "idle_ns": group.idle, "first_burst": group.first_burst, "tcp": tcp}
     return _workload_source(group, key, spec, tcp)
 
 

@@ -18,7 +18,9 @@ def label_of(results_dir: Path, value: Any) -> str:
 
 def runs(results_dir: Path, group: str) -> list[dict[str, Any]]:
     """Returns one row per run: its swept values, ``rep``, the bottleneck's utilization, the
-    group's AFCT and completed transfers, the bottleneck link's queue, losses and drops."""
+    group's AFCT (over every transfer started in the window, unfinished ones counted until the
+    end) with its completed and unfinished transfers, the bottleneck link's queue, losses and
+    drops."""
     points = store.read_rows(results_dir, "points")
     groups = {r["point_key"]: r for r in store.read_rows(results_dir, "groups") if r["group"] == group}
     links = {r["point_key"]: r for r in store.read_rows(results_dir, "links") if r["name"] == "bottleneck"}
@@ -28,6 +30,7 @@ def runs(results_dir: Path, group: str) -> list[dict[str, Any]]:
             "utilization": p["bottleneck_utilization"],
             "afct_s": groups[p["point_key"]]["mean_fct_s"],
             "transfers": groups[p["point_key"]]["transfers_completed"],
+            "unfinished": groups[p["point_key"]]["unfinished_transfers"],
             "mean_queue_pkts": links[p["point_key"]]["mean_queue_pkts"],
             "loss_rate": links[p["point_key"]]["loss_rate"],
             "drops": links[p["point_key"]]["drops"],
@@ -45,10 +48,11 @@ def by_label(results_dir: Path, rows: list[dict[str, Any]], key: str = "topology
 
 
 def mean_of(rows: list[dict[str, Any]], metric: str) -> float:
-    """Returns the mean of ``metric`` over the rows where it is not None (fails if none)."""
-    values = [r[metric] for r in rows if r[metric] is not None]
-    assert values, f"no run produced {metric}"
-    return statistics.mean(values)
+    """Returns the mean of ``metric`` over every row; a run without it fails the test (no run
+    is left out of a mean)."""
+    missing = [r["rep"] for r in rows if r[metric] is None]
+    assert not missing, f"runs {missing} produced no {metric}"
+    return statistics.mean(r[metric] for r in rows)
 
 
 def swept_table(value: str) -> dict[str, Any]:

@@ -50,6 +50,18 @@ def _mean(runs: list[dict], metric: str) -> float:
     return mean_of(runs, metric)
 
 
+#: Why findings that held with exact timing are strict xfails since the hosts' processing delay.
+JITTER = (
+    "genuine model difference since the hosts' processing delay (host_jitter 10 us, issue 10): with exact "
+    "timing the result depended on the phase relations of exact rates and sizes, which the delay breaks "
+    "(docs/tcp.md, 'Timing jitter'). "
+)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=JITTER + "AFCT CoDel 30.36 ms vs DropTail 32.41 ms (0.94) before; now 29.25 vs 30.11 ms (0.97; 10 seeds 29.10 vs 29.95), with host_jitter = 0 still 29.78 vs 32.65 ms",
+)
 def test_fig5_codel_completes_incast_responses_faster_than_droptail(incast_100kb):
     codel, droptail = _mean(incast_100kb["CoDel"], "afct_s"), _mean(incast_100kb["DropTail"], "afct_s")
     assert codel < 0.97 * droptail, f"AFCT CoDel {codel * 1e3:.2f} ms vs DropTail {droptail * 1e3:.2f} ms"
@@ -73,7 +85,7 @@ def test_fig5_red_keeps_the_bottleneck_above_90_percent(incast_100kb):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="measured (1 s, 3 seeds): loss RED 2.7 % vs CoDel 6.4 % (paper ~16 % vs ~11 %). RED on the "
+    reason="measured (1 s, 3 seeds): loss RED 3.6 % vs CoDel 6.3 % (2.7 % vs 6.4 % with exact timing; paper ~16 % vs ~11 %). RED on the "
     "instantaneous queue caps it at max_th = 51 and puts more responses into timeout (which then send "
     "nothing), CoDel drops steadily from the long flow too; no TCP or connection variant tried reverses it "
     "(docs/reproductions/codel-dc.md)",
@@ -84,6 +96,10 @@ def test_fig6_red_loses_more_packets_than_codel(incast_100kb):
     assert red > 1.1 * codel, f"loss RED {red:.4f} vs CoDel {codel:.4f}"
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=JITTER + "AFCT CoDel 30.36 ms vs RED 34.46 ms (0.88) before; now 29.25 vs 30.34 ms (0.96; 10 seeds 29.10 vs 29.87), with host_jitter = 0 29.78 vs 31.90 ms",
+)
 def test_fig5_codel_completes_incast_responses_faster_than_red(incast_100kb):
     codel, red = _mean(incast_100kb["CoDel"], "afct_s"), _mean(incast_100kb["RED"], "afct_s")
     assert codel < 0.95 * red, f"AFCT CoDel {codel * 1e3:.2f} ms vs RED {red * 1e3:.2f} ms"
@@ -109,10 +125,21 @@ def short_flows_30(quick) -> dict[str, list[dict]]:
     return by_label(out_dir, runs(out_dir, "short"))
 
 
-def test_fig11_codel_cuts_short_flow_completion_times_against_droptail_and_red(short_flows_30):
+def test_fig11_codel_cuts_short_flow_completion_times_against_droptail(short_flows_30):
     afct = {label: _mean(runs, "afct_s") for label, runs in short_flows_30.items()}
-    # Paper: up to 63 % better than DropTail and up to 7 % better than RED.
+    # Paper: up to 63 % better than DropTail.
     assert afct["CoDel"] < 0.6 * afct["DropTail"], afct
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="genuine model difference, a margin of a few per cent that the model's changes of issue 10 flip: "
+    "AFCT CoDel 2.95 ms vs RED 3.02 ms before; with the wire sizes of SACK ACKs and unfinished transfers "
+    "counted (host_jitter = 0) 3.03 vs 3.01 ms; with host_jitter 10 us 2.97 vs 2.82 ms (10 seeds 2.97 vs 2.82)",
+)
+def test_fig11_codel_cuts_short_flow_completion_times_against_red(short_flows_30):
+    afct = {label: _mean(runs, "afct_s") for label, runs in short_flows_30.items()}
+    # Paper: up to 7 % better than RED.
     assert afct["CoDel"] < afct["RED"], afct
 
 
@@ -154,6 +181,10 @@ def test_fig7_red_puts_more_flows_in_timeout_than_codel_after_the_burst(one_inca
     assert w["RED.in_timeout"] > w["CoDel.in_timeout"], w
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=JITTER + "drops from 100 to 150 ms (seed 1) RED 446 vs CoDel 366 before; now 487 vs 484",
+)
 def test_fig8a_red_drops_more_packets_than_codel_in_an_incast_event(one_incast_event):
     # Paper, Fig. 8(a): "RED introduces significantly more packet drops than CoDel".
     w = one_incast_event
@@ -161,6 +192,12 @@ def test_fig8a_red_drops_more_packets_than_codel_in_an_incast_event(one_incast_e
     assert red > 1.1 * codel, w
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=JITTER + "loss from 100 to 200 ms RED 5.4 / 4.4 / 3.2 % vs CoDel 3.0 % in all three seeds before "
+    "(with exact timing the seed's start-time shift left CoDel's run unchanged); now RED 3.82 % vs CoDel 3.85 % "
+    "in seed 1, RED higher in 6 of 10 seeds",
+)
 def test_fig8a_red_loses_more_than_codel_in_every_seed_of_an_incast_event(quick):
     # Paper, §III-B: "RED induces a higher loss rate under incast scenarios (see Figure 8)". The
     # event of Fig. 8(a) (40 x 100 kB at 100 ms), measured from 100 to 200 ms, three seeds: RED's

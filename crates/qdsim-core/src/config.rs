@@ -38,6 +38,11 @@ pub struct RunConfig {
     pub links: Vec<LinkConfig>,
     /// Traffic sources, each one flow from `src` to `dst`.
     pub flows: Vec<FlowConfig>,
+    /// Hosts (endpoint nodes) that delay the packets they send by a random processing time
+    /// (see [`HostConfig`]); a node not listed sends at once. The Python package lists every
+    /// flow endpoint with the experiment file's `[topology] host_jitter`.
+    #[serde(default)]
+    pub hosts: Vec<HostConfig>,
     /// Optional sampled time series (queue lengths, TCP state).
     #[serde(default)]
     pub sampling: SamplingConfig,
@@ -71,6 +76,23 @@ pub struct LinkConfig {
 fn default_metric() -> u32 {
     1
 }
+
+/// The packet processing of one host: each packet its endpoints send waits a time drawn
+/// uniformly from `[0, jitter_ns]` (the host's own random stream) before it reaches the host's
+/// output link, never overtaking the packets sent before it. It breaks the exact phase
+/// relations of a lattice of fixed rates and sizes (Floyd & Jacobson 1992); see
+/// `net/host.rs` and `docs/tcp.md`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// The host's node name.
+    pub node: String,
+    /// Largest processing delay in nanoseconds; 0 = none.
+    pub jitter_ns: u64,
+}
+
+/// Largest host processing delay the core accepts: 1 s, far above any per-packet processing.
+pub const MAX_HOST_JITTER_NS: u64 = 1_000_000_000;
 
 /// One traffic source and its sink.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -133,6 +155,26 @@ pub enum SourceConfig {
         #[serde(default)]
         stop_ns: Option<u64>,
     },
+    /// An on-off TCP source (Kantawala & Turner 2005, §4): one connection that is handed a
+    /// burst of data, and after the receiver has all of it an exponentially distributed idle
+    /// time, then the next burst. Every burst is a row of the transfer table (its round is
+    /// the burst's number), with its completion time.
+    OnOff {
+        /// Burst size in full segments (each `tcp.mss()` bytes); this or `burst_bytes`.
+        #[serde(default)]
+        burst_pkts: Option<u64>,
+        /// Burst size in bytes of application data; this or `burst_pkts`.
+        #[serde(default)]
+        burst_bytes: Option<u64>,
+        /// Mean of the exponential idle time between a burst's completion and the next, ns.
+        idle_ns: u64,
+        /// When the first burst is handed to TCP.
+        #[serde(default)]
+        first_burst: FirstBurst,
+        /// TCP parameters of the connection.
+        #[serde(default)]
+        tcp: TcpConfig,
+    },
     /// A UDP constant-bit-rate source, sending `packet_bytes` packets at `rate_bps` until
     /// `stop_ns` (or the end of the run).
     UdpCbr {
@@ -145,6 +187,18 @@ pub enum SourceConfig {
         #[serde(default)]
         stop_ns: Option<u64>,
     },
+}
+
+/// When an on-off source hands its first burst to TCP.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FirstBurst {
+    /// After one idle time drawn from the flow's start: the source starts in its off phase,
+    /// so that sources starting together do not send their first bursts together.
+    #[default]
+    Idle,
+    /// At the flow's start.
+    Start,
 }
 
 /// Rounds of a repeated transfer: every flow naming the same `barrier` starts its next
@@ -194,6 +248,10 @@ pub struct SamplingConfig {
     /// Record a per-flow event log of fast retransmits, retransmissions and timeouts.
     #[serde(default)]
     pub tcp_events: bool,
+    /// Record every link's qdisc internals ([`crate::qdisc::Qdisc::internals`]: EWFQ's
+    /// `m_fair`, `m_i`, `gamma_i`, `d_i`, ...) at each sample.
+    #[serde(default)]
+    pub qdisc: bool,
 }
 
 impl RunConfig {
@@ -235,10 +293,41 @@ impl RunConfig {
         for (i, f) in self.flows.iter().enumerate() {
             f.validate(&nodes, self.duration_ns).map_err(|e| e.within(&format!("flows[{i}]")))?;
         }
-        if self.sampling.interval_ns == 0 && (self.sampling.queues || self.sampling.tcp) {
-            return Err(ConfigError::new("sampling.interval_ns", 0, "> 0 when sampling.queues or sampling.tcp is on"));
+        let mut hosts = BTreeSet::new();
+        for (i, h) in self.hosts.iter().enumerate() {
+            let p = format!("hosts[{i}]");
+            known_node(&nodes, &format!("{p}.node"), &h.node)?;
+            if !hosts.insert(h.node.as_str()) {
+                return Err(ConfigError::new(format!("{p}.node"), &h.node, "a node not listed before in `hosts`"));
+            }
+            if h.jitter_ns > MAX_HOST_JITTER_NS {
+                return Err(ConfigError::new(format!("{p}.jitter_ns"), h.jitter_ns, "at most 1 s (1000000000 ns)"));
+            }
+        }
+        if self.sampling.interval_ns == 0 && (self.sampling.queues || self.sampling.tcp || self.sampling.qdisc) {
+            return Err(ConfigError::new(
+                "sampling.interval_ns",
+                0,
+                "> 0 when sampling.queues, sampling.tcp or sampling.qdisc is on",
+            ));
         }
         Ok(())
+    }
+
+    /// Returns the configuration with every flow endpoint listed in `hosts` with processing
+    /// delays up to `jitter_ns` (replacing any `hosts` it had), endpoints in order of first
+    /// use; for the core's tests and benchmarks, as the Python package resolves
+    /// `[topology] host_jitter`.
+    pub fn with_host_jitter(mut self, jitter_ns: u64) -> Self {
+        let mut seen = BTreeSet::new();
+        self.hosts = self
+            .flows
+            .iter()
+            .flat_map(|f| [&f.src, &f.dst])
+            .filter(|n| seen.insert(n.as_str()))
+            .map(|n| HostConfig { node: n.clone(), jitter_ns })
+            .collect();
+        self
     }
 
     /// Returns the node names, checked to be unique and at least one.
@@ -317,6 +406,7 @@ impl SourceConfig {
         match self {
             SourceConfig::Tcp { .. } => "tcp",
             SourceConfig::ShortFlows { .. } => "short_flows",
+            SourceConfig::OnOff { .. } => "on_off",
             SourceConfig::UdpCbr { .. } => "udp_cbr",
         }
     }
@@ -324,8 +414,20 @@ impl SourceConfig {
     /// Returns the TCP configuration of the source's connections, if it opens any.
     pub fn tcp(&self) -> Option<&TcpConfig> {
         match self {
-            SourceConfig::Tcp { tcp, .. } | SourceConfig::ShortFlows { tcp, .. } => Some(tcp),
+            SourceConfig::Tcp { tcp, .. } | SourceConfig::ShortFlows { tcp, .. } | SourceConfig::OnOff { tcp, .. } => {
+                Some(tcp)
+            }
             SourceConfig::UdpCbr { .. } => None,
+        }
+    }
+
+    /// Returns the burst size in bytes of an on-off source (`None` for other kinds).
+    pub fn burst_bytes(&self) -> Option<u64> {
+        match self {
+            SourceConfig::OnOff { burst_pkts, burst_bytes, tcp, .. } => {
+                burst_bytes.or(burst_pkts.map(|n| n.saturating_mul(tcp.mss() as u64)))
+            }
+            _ => None,
         }
     }
 
@@ -366,6 +468,24 @@ impl SourceConfig {
                         size_max_bytes,
                         format!(">= size_min_bytes ({size_min_bytes})"),
                     ));
+                }
+                tcp.validate().map_err(|e| e.within("tcp"))
+            }
+            SourceConfig::OnOff { burst_pkts, burst_bytes, idle_ns, tcp, .. } => {
+                match (burst_pkts, burst_bytes) {
+                    (Some(_), Some(_)) | (None, None) => {
+                        return Err(ConfigError::new(
+                            "burst_pkts",
+                            format!("{burst_pkts:?} / {burst_bytes:?}"),
+                            "exactly one burst size, in packets (burst_pkts) or bytes (burst_bytes)",
+                        ))
+                    }
+                    (Some(0), _) => return Err(ConfigError::new("burst_pkts", 0, "at least 1 packet")),
+                    (_, Some(0)) => return Err(ConfigError::new("burst_bytes", 0, "at least 1 byte")),
+                    _ => {}
+                }
+                if *idle_ns == 0 {
+                    return Err(ConfigError::new("idle_ns", 0, "a mean idle time > 0"));
                 }
                 tcp.validate().map_err(|e| e.within("tcp"))
             }
@@ -429,6 +549,46 @@ mod tests {
             "flows[0].source.rate_bps"
         );
         assert_eq!(key(|v| v["sampling"] = serde_json::json!({"queues": true})), "sampling.interval_ns");
+        assert_eq!(key(|v| v["hosts"] = serde_json::json!([{"node": "c", "jitter_ns": 1}])), "hosts[0].node");
+        assert_eq!(
+            key(|v| v["hosts"] = serde_json::json!([{"node": "a", "jitter_ns": 1}, {"node": "a", "jitter_ns": 2}])),
+            "hosts[1].node"
+        );
+        assert_eq!(
+            key(|v| v["hosts"] = serde_json::json!([{"node": "a", "jitter_ns": 2_000_000_000u64}])),
+            "hosts[0].jitter_ns"
+        );
+        let on_off = |source: serde_json::Value| key(|v| v["flows"][0]["source"] = source);
+        assert_eq!(on_off(serde_json::json!({"kind": "on_off", "idle_ns": 1})), "flows[0].source.burst_pkts");
+        assert_eq!(
+            on_off(serde_json::json!({"kind": "on_off", "burst_bytes": 0, "idle_ns": 1})),
+            "flows[0].source.burst_bytes"
+        );
+        assert_eq!(
+            on_off(serde_json::json!({"kind": "on_off", "burst_pkts": 2, "idle_ns": 0})),
+            "flows[0].source.idle_ns"
+        );
+    }
+
+    #[test]
+    fn with_host_jitter_lists_every_flow_endpoint_once() {
+        let mut cfg = RunConfig::from_json(&base().to_string()).unwrap();
+        cfg.flows.push(FlowConfig { src: "b".into(), dst: "a".into(), ..cfg.flows[0].clone() });
+        let cfg = cfg.with_host_jitter(10_000);
+        let hosts: Vec<(&str, u64)> = cfg.hosts.iter().map(|h| (h.node.as_str(), h.jitter_ns)).collect();
+        assert_eq!(hosts, vec![("a", 10_000), ("b", 10_000)]);
+        assert!(cfg.validate().is_ok());
+    }
+
+    #[test]
+    fn an_on_off_burst_in_packets_is_that_many_full_segments() {
+        let s: SourceConfig = serde_json::from_value(serde_json::json!({
+            "kind": "on_off", "burst_pkts": 256, "idle_ns": 1, "tcp": {"packet_bytes": 1540, "timestamps": false}
+        }))
+        .unwrap();
+        // 1540 bytes on the wire without options: 40 of headers, 1500 of payload.
+        assert_eq!(s.burst_bytes(), Some(256 * 1500));
+        assert_eq!(SourceConfig::UdpCbr { rate_bps: 1, packet_bytes: 100, stop_ns: None }.burst_bytes(), None);
     }
 
     #[test]
@@ -437,6 +597,7 @@ mod tests {
             serde_json::json!({"kind": "tcp"}),
             serde_json::json!({"kind": "short_flows", "arrival_rate_per_s": 1.0, "size_min_bytes": 1, "size_max_bytes": 2}),
             serde_json::json!({"kind": "udp_cbr", "rate_bps": 1}),
+            serde_json::json!({"kind": "on_off", "burst_pkts": 256, "idle_ns": 2_000_000_000u64}),
         ] {
             let s: SourceConfig = serde_json::from_value(source.clone()).unwrap();
             assert_eq!(s.kind(), source["kind"]);

@@ -11,7 +11,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::packet::FlowId;
+use crate::packet::{FlowId, NodeId};
 use crate::time::Time;
 
 /// Index of a link.
@@ -24,6 +24,8 @@ pub enum Event {
     TxDone(LinkId),
     /// The head packet of the link's delay line reaches the far end.
     Arrival(LinkId),
+    /// The head packet of a host's processing-delay line leaves for the host's link.
+    HostDeparture(NodeId),
     /// A timer of a traffic source or TCP endpoint.
     Flow(FlowId, FlowTimer),
     /// A timer the link's qdisc asked for.
@@ -49,6 +51,8 @@ pub enum FlowTimer {
     Arrival,
     /// The next round of a persistent connection's repeated transfer.
     NextRound,
+    /// The next burst of an on-off source, after its idle time.
+    NextBurst,
 }
 
 /// Bits of a heap key that name the event's slot in [`EventQueue::slots`].

@@ -95,7 +95,8 @@ pub fn catalog() -> Catalog {
         qdiscs: qdisc::catalog(),
         cc: tcp::CcKind::ALL.iter().map(|(_, name, summary)| CcInfo { name, summary }).collect(),
         traffic: traffic::catalog(),
-        tcp: tcp::OPTIONS.to_vec(),
+        tcp: tcp::profiles::option_infos(),
+        tcp_profiles: tcp::profiles::PROFILES.iter().map(|p| p.info()).collect(),
         drop_reasons: qdisc::DropReason::ALL.iter().map(|r| r.name()).chain([net::WIRE_LOSS]).collect(),
     }
 }

@@ -14,8 +14,9 @@ pub type FlowId = u32;
 /// A user or traffic class identifier, used by class-based classifiers.
 pub type ClassId = u32;
 
-/// Bytes of IP + TCP (or UDP, padded alike) header counted in every packet's wire size.
-/// A 1500-byte packet therefore carries a 1460-byte TCP segment, as on Ethernet.
+/// Bytes of header counted in a UDP datagram's wire size (IP + UDP, padded alike to TCP's
+/// 40 bytes without options). A TCP segment's headers and options depend on its connection's
+/// options and wire format (`tcp/wire.rs`).
 pub const HEADER_BYTES: u32 = 40;
 
 /// What a packet is.
@@ -86,26 +87,30 @@ pub struct Packet {
 }
 
 // Packets are copied through every queue: keep them small (64 bytes of header fields plus
-// 24 bytes of SACK blocks).
+// 32 bytes of SACK blocks).
 const _: () = assert!(std::mem::size_of::<Packet>() <= 96);
 
-/// Up to three SACK blocks (RFC 2018 §3; three fit beside the timestamp option), each a
-/// half-open range of segments `[ack + start, ack + end)` stored as offsets from the ACK.
-/// The first block holds the most recently received segment.
+/// Up to four SACK blocks (RFC 2018 §3: four fit the 40-byte option space, three beside the
+/// timestamp option; the receiver's format decides how many it sends), each a half-open
+/// range of segments `[ack + start, ack + end)` stored as offsets from the ACK. The first
+/// block holds the most recently received segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SackBlocks([(u32, u32); 3]);
+pub struct SackBlocks([(u32, u32); SackBlocks::MAX]);
 
 impl SackBlocks {
     /// No blocks.
-    pub const NONE: SackBlocks = SackBlocks([(0, 0); 3]);
+    pub const NONE: SackBlocks = SackBlocks([(0, 0); SackBlocks::MAX]);
 
-    /// Builds blocks for an ACK of `ack` from absolute segment ranges (at most three kept;
-    /// ranges not above `ack` or too far to encode are skipped).
-    pub fn from_ranges(ack: u64, ranges: impl IntoIterator<Item = (u64, u64)>) -> SackBlocks {
+    /// The most blocks a packet holds.
+    pub const MAX: usize = 4;
+
+    /// Builds blocks for an ACK of `ack` from absolute segment ranges, keeping at most
+    /// `max_blocks` (ranges not above `ack` or too far to encode are skipped).
+    pub fn from_ranges(ack: u64, ranges: impl IntoIterator<Item = (u64, u64)>, max_blocks: usize) -> SackBlocks {
         let mut b = SackBlocks::NONE;
         let mut n = 0;
         for (s, e) in ranges {
-            if n == 3 {
+            if n == max_blocks.min(Self::MAX) {
                 break;
             }
             if s > ack && e > s && e - ack <= u32::MAX as u64 {
@@ -119,6 +124,11 @@ impl SackBlocks {
     /// Returns the blocks as absolute segment ranges for an ACK of `ack`.
     pub fn ranges(&self, ack: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.0.iter().filter(|(s, e)| e > s).map(move |&(s, e)| (ack + s as u64, ack + e as u64))
+    }
+
+    /// Returns the number of blocks.
+    pub fn len(&self) -> usize {
+        self.0.iter().filter(|(s, e)| e > s).count()
     }
 
     /// Returns whether there is no block.

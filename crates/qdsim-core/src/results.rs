@@ -44,8 +44,11 @@ pub struct Transfers {
     pub start_s: Vec<f64>,
     /// Size, bytes.
     pub size_bytes: Vec<u64>,
-    /// Completion time, seconds (receiver has every byte); `None` if unfinished at the end.
-    pub fct_s: Vec<Option<f64>>,
+    /// Completion time, seconds (receiver has every byte); for a transfer unfinished at the
+    /// end of the run, the time from its start to the end (censored: see `finished`).
+    pub fct_s: Vec<f64>,
+    /// Whether the transfer finished before the end of the run.
+    pub finished: Vec<bool>,
 }
 
 /// Results of one flow.
@@ -73,21 +76,36 @@ pub struct FlowResult {
     pub goodput_bps: f64,
     /// Application bytes delivered in order over the whole run.
     pub delivered_bytes_total: u64,
-    /// Data packets sent (TCP: including retransmissions).
+    /// Data packets sent in the window (TCP: including retransmissions).
     pub sent_pkts: u64,
-    /// TCP segments retransmitted (fast and timeout).
+    /// TCP segments retransmitted in the window (fast and timeout).
     pub retransmits: u64,
-    /// TCP fast retransmits (entries into fast recovery).
+    /// TCP fast retransmits (entries into fast recovery) in the window.
     pub fast_retransmits: u64,
-    /// TCP retransmission timeouts.
+    /// TCP retransmission timeouts in the window.
     pub timeouts: u64,
-    /// TCP window reductions in response to ECN echoes.
+    /// TCP window reductions in response to ECN echoes in the window.
     pub ecn_reductions: u64,
-    /// This flow's data packets dropped anywhere (queues and wire).
+    /// This flow's data packets dropped in the window, on any link (queues and wire).
     pub drops: u64,
-    /// Flow completion time in seconds (finite TCP transfers that completed): from start
-    /// to the moment the receiver has every byte.
+    /// `sent_pkts` over the whole run.
+    pub sent_pkts_total: u64,
+    /// `retransmits` over the whole run.
+    pub retransmits_total: u64,
+    /// `fast_retransmits` over the whole run.
+    pub fast_retransmits_total: u64,
+    /// `timeouts` over the whole run.
+    pub timeouts_total: u64,
+    /// `ecn_reductions` over the whole run.
+    pub ecn_reductions_total: u64,
+    /// `drops` over the whole run.
+    pub drops_total: u64,
+    /// Completion time in seconds of a finite TCP flow's (first) transfer: from start to the
+    /// moment the receiver has every byte, or, unfinished, to the end of the run (censored:
+    /// see `finished`); `None` for saturated and UDP flows.
     pub fct_s: Option<f64>,
+    /// Whether that transfer finished before the end of the run; `None` without one.
+    pub finished: Option<bool>,
     /// Mean queueing delay (sum over the path) of this flow's data packets received in the
     /// window, seconds; `None` if none was received.
     pub mean_queue_delay_s: Option<f64>,
@@ -112,11 +130,15 @@ pub struct GroupResult {
     pub p95_queue_delay_s: Option<f64>,
     /// 99th percentile, seconds.
     pub p99_queue_delay_s: Option<f64>,
-    /// Mean completion time of the group's finished transfers that started in the window
-    /// (finite flows, incast responses, short flows), seconds.
+    /// Mean completion time of the group's transfers that started in the window (finite
+    /// flows, incast responses, short flows), seconds, the unfinished ones counted until the
+    /// end of the run (censored: a lower bound of their completion time); `None` if none
+    /// started.
     pub mean_fct_s: Option<f64>,
     /// Transfers of the group that started in the window and finished.
     pub transfers_completed: u64,
+    /// Transfers of the group that started in the window and had not finished at the end.
+    pub unfinished_transfers: u64,
 }
 
 /// Results of one link (its qdisc included), over the window.
@@ -179,6 +201,32 @@ pub struct Series {
     pub tcp: TcpSeries,
     /// TCP events (with `sampling.tcp_events`): time (s), flow, kind, segment.
     pub tcp_events: TcpEvents,
+    /// Qdisc internals (with `sampling.qdisc`): time (s), link, variable, class, value.
+    /// Left out of the JSON when empty, so runs without it serialise as before.
+    #[serde(skip_serializing_if = "QdiscSeries::is_empty")]
+    pub qdisc: QdiscSeries,
+}
+
+/// Columns of the qdisc-internals series: one row per variable (and class) per sample.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct QdiscSeries {
+    /// Sample time, seconds.
+    pub t: Vec<f64>,
+    /// Link index.
+    pub link: Vec<u32>,
+    /// Variable name, as the algorithm's documentation names it (`m_fair`, `d_i`, ...).
+    pub var: Vec<&'static str>,
+    /// The class (queue index) the value belongs to; −1 for a variable of the whole qdisc.
+    pub class: Vec<i64>,
+    /// The value, in the variable's own unit (documented with the algorithm).
+    pub value: Vec<f64>,
+}
+
+impl QdiscSeries {
+    /// Returns whether no row was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
+    }
 }
 
 /// Columns of the TCP event log.

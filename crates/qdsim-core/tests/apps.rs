@@ -6,7 +6,8 @@ mod common;
 use common::*;
 use qdsim_core::config::{FlowConfig, LinkConfig, RepeatConfig, RunConfig, SamplingConfig, SourceConfig};
 use qdsim_core::qdisc::{FifoParams, QdiscConfig};
-use qdsim_core::tcp::TcpConfig;
+use qdsim_core::scenario::plain_tcp;
+use qdsim_core::tcp::{InitialWindow, TcpConfig};
 use qdsim_core::time::Time;
 use qdsim_core::Sim;
 
@@ -38,12 +39,13 @@ fn star(hosts: usize, buffer: u64, flows: Vec<FlowConfig>, seconds_ms: u64) -> R
         nodes,
         links,
         flows,
+        hosts: vec![],
         sampling: SamplingConfig::default(),
     }
 }
 
 fn tcp_min_rto_10ms() -> TcpConfig {
-    TcpConfig { min_rto_ns: 10 * MS, packet_bytes: 1000, ..TcpConfig::default() }
+    TcpConfig { min_rto_ns: 10 * MS, packet_bytes: 1000, ..plain_tcp(false) }
 }
 
 fn incast(servers: usize, bytes: u64, rounds: u32) -> RunConfig {
@@ -75,7 +77,7 @@ fn assert_rounds_start_at_the_barrier(t: &qdsim_core::results::Transfers, server
     for round in 1..rounds {
         let prev_done = (0..t.flow.len())
             .filter(|&i| t.round[i] == round - 1)
-            .map(|i| t.start_s[i] + t.fct_s[i].unwrap())
+            .map(|i| t.start_s[i] + t.fct_s[i])
             .fold(0.0f64, f64::max);
         let starts: Vec<f64> = (0..t.flow.len()).filter(|&i| t.round[i] == round).map(|i| t.start_s[i]).collect();
         assert_eq!(starts.len(), servers);
@@ -91,11 +93,31 @@ fn incast_rounds_start_only_when_every_response_has_arrived() {
     let r = qdsim_core::run(&incast(8, 20_000, 5)).unwrap();
     let t = &r.transfers;
     assert_eq!(t.flow.len(), 8 * 5);
-    assert!(t.fct_s.iter().all(|f| f.is_some()), "every response completes");
+    assert!(t.finished.iter().all(|&f| f), "every response completes");
     assert_rounds_start_at_the_barrier(t, 8, 5);
     let g = &r.groups[0];
     assert_eq!(g.transfers_completed, 40);
     assert!(g.mean_fct_s.unwrap() > 0.0);
+}
+
+#[test]
+fn transfers_unfinished_at_the_end_count_until_the_end_in_every_completion_time() {
+    // Rounds until the run ends (2 s): the round running then is cut off.
+    let r = qdsim_core::run(&incast(8, 200_000, 100_000)).unwrap();
+    let t = &r.transfers;
+    let unfinished: Vec<usize> = (0..t.flow.len()).filter(|&i| !t.finished[i]).collect();
+    assert!(!unfinished.is_empty() && unfinished.len() <= 8, "only the last round is cut off: {unfinished:?}");
+    for &i in &unfinished {
+        assert!((t.start_s[i] + t.fct_s[i] - 2.0).abs() < 1e-9, "censored at the end of the run");
+    }
+    let g = &r.groups[0];
+    assert_eq!(g.unfinished_transfers, unfinished.len() as u64);
+    assert_eq!(g.transfers_completed + g.unfinished_transfers, t.flow.len() as u64);
+    let mean = t.fct_s.iter().sum::<f64>() / t.fct_s.len() as f64;
+    assert!((g.mean_fct_s.unwrap() - mean).abs() < 1e-12, "the mean counts every transfer");
+    // A flow's own (first) transfer: finished, with its completion time.
+    let f = &r.flows[0];
+    assert_eq!((f.fct_s, f.finished), (Some(t.fct_s[0]), Some(true)));
 }
 
 #[test]
@@ -120,7 +142,7 @@ fn persistent_incast_serves_every_round_on_one_connection_per_server() {
     assert_eq!(r.flows.len(), 8);
     let t = &r.transfers;
     assert_eq!(t.flow.len(), 8 * rounds as usize);
-    assert!(t.fct_s.iter().all(|f| f.is_some()), "every response completes");
+    assert!(t.finished.iter().all(|&f| f), "every response completes");
     for f in &r.flows {
         assert_eq!(f.delivered_bytes_total, 20_000 * rounds as u64, "flow {}", f.id);
     }
@@ -133,7 +155,7 @@ fn persistent_incast_without_idle_restart_bursts_its_grown_window() {
     // with one 20-packet buffer more is lost than with fresh connections, and much more than
     // with an idle restart to the initial window.
     let drops = |persistent: bool, idle_restart: bool| {
-        let tcp = TcpConfig { idle_restart, initial_cwnd_pkts: 2, ..tcp_min_rto_10ms() };
+        let tcp = TcpConfig { idle_restart, initial_cwnd_pkts: InitialWindow::Pkts(2), ..tcp_min_rto_10ms() };
         let mut cfg = incast_with(16, 64_000, 8, persistent, tcp);
         for l in &mut cfg.links {
             if l.name == "sw->h0" {
@@ -141,7 +163,7 @@ fn persistent_incast_without_idle_restart_bursts_its_grown_window() {
             }
         }
         let r = qdsim_core::run(&cfg).unwrap();
-        assert!(r.transfers.fct_s.iter().all(|f| f.is_some()));
+        assert!(r.transfers.finished.iter().all(|&f| f));
         r.links.iter().find(|l| l.name == "sw->h0").unwrap().drops
     };
     let (fresh, kept, restarted) = (drops(false, true), drops(true, false), drops(true, true));
@@ -166,7 +188,7 @@ fn fresh_connections_with_a_handshake_complete_every_round_and_conserve_packets(
     assert_eq!(sim.check_conservation(), Ok(()));
     let r = sim.results();
     assert_eq!(r.transfers.flow.len(), 16 * 5);
-    assert!(r.transfers.fct_s.iter().all(|f| f.is_some()));
+    assert!(r.transfers.finished.iter().all(|&f| f));
 }
 
 #[test]
@@ -175,11 +197,12 @@ fn a_handshake_adds_one_round_trip_to_a_lone_transfer() {
     let fct = |handshake: bool| {
         let tcp = TcpConfig { handshake, ..tcp_min_rto_10ms() };
         let r = qdsim_core::run(&incast_with(1, 30_000, 1, false, tcp)).unwrap();
-        r.transfers.fct_s[0].unwrap()
+        r.transfers.fct_s[0]
     };
     let extra = fct(true) - fct(false);
-    // SYN and SYN-ACK are 40-byte packets: 300 us of propagation and 4 x 0.32 us on the wire.
-    assert!((extra - 301.28e-6).abs() < 1e-9, "the handshake added {extra} s");
+    // SYN and SYN-ACK are 48-byte packets (headers, MSS and window-scale options): 300 us of
+    // propagation and 4 x 0.384 us on the wire.
+    assert!((extra - 301.536e-6).abs() < 1e-9, "the handshake added {extra} s");
 }
 
 #[test]
@@ -217,9 +240,9 @@ fn short_flows_arrive_as_a_poisson_process_with_uniform_sizes() {
     let mean_gap = gaps.iter().sum::<f64>() / gaps.len() as f64;
     let cv = (gaps.iter().map(|g| (g - mean_gap).powi(2)).sum::<f64>() / gaps.len() as f64).sqrt() / mean_gap;
     assert!((cv - 1.0).abs() < 0.1, "exponential gaps have CV 1, got {cv}");
-    let finished = t.fct_s.iter().filter(|f| f.is_some()).count() as f64;
+    let finished = t.finished.iter().filter(|&&f| f).count() as f64;
     assert!(finished >= n - 5.0, "nearly all transfers finish ({finished} of {n})");
     // The generator's row carries what its connections delivered.
-    let delivered: u64 = (0..t.flow.len()).filter(|&i| t.fct_s[i].is_some()).map(|i| t.size_bytes[i]).sum();
+    let delivered: u64 = (0..t.flow.len()).filter(|&i| t.finished[i]).map(|i| t.size_bytes[i]).sum();
     assert!(r.flows[0].delivered_bytes_total >= delivered);
 }

@@ -22,7 +22,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use qdsim_core::results::Series;
+use qdsim_core::results::{QdiscSeries, Series};
 use qdsim_core::sim::{Progress, RunError, Stop, Watch};
 
 create_exception!(
@@ -81,7 +81,7 @@ fn le_bytes<T: Copy, const N: usize>(values: &[T], to_le: fn(T) -> [u8; N]) -> V
 /// One binary column: its name, its NumPy dtype and its values as little-endian bytes.
 type Column = (&'static str, &'static str, Vec<u8>);
 
-/// Moves the queue and TCP series out of `series` into `{kind: {column: (dtype, bytes)}}`,
+/// Moves the queue and TCP series (and the qdisc series, if recorded) out of `series` into `{kind: {column: (dtype, bytes)}}`,
 /// each column its NumPy dtype and its values as little-endian bytes: a sampled run can
 /// have 10⁷ rows, which as JSON cost gigabytes and most of the run's time to parse. The
 /// TCP event log (a text column, few rows) stays in the JSON.
@@ -122,6 +122,10 @@ fn take_series_columns<'py>(py: Python<'py>, series: &mut Series) -> PyResult<Bo
         }
         out.set_item(kind, table)?;
     }
+    // Only when recorded: runs without it hand over exactly the columns they always did.
+    if !series.qdisc.is_empty() {
+        out.set_item("qdisc", qdisc_columns(py, std::mem::take(&mut series.qdisc))?)?;
+    }
     Ok(out)
 }
 
@@ -134,6 +138,31 @@ fn budget_error(py: Python<'_>, e: &qdsim_core::sim::BudgetExceeded) -> PyErr {
     let _ = v.setattr("limit", e.limit);
     let _ = v.setattr("at_s", e.at.as_secs_f64());
     err
+}
+
+/// Returns the qdisc-internals series as binary columns; the variable names as NumPy
+/// fixed-width unicode (`<U<n>`: UTF-32LE code points, zero-padded to the longest name), so
+/// `numpy.frombuffer` reads them like the numeric columns.
+fn qdisc_columns<'py>(py: Python<'py>, s: QdiscSeries) -> PyResult<Bound<'py, PyDict>> {
+    let width = s.var.iter().map(|v| v.chars().count()).max().unwrap_or(1).max(1);
+    let mut names = Vec::with_capacity(s.var.len() * width * 4);
+    for v in &s.var {
+        let n = v.chars().count();
+        for c in v.chars().chain(std::iter::repeat_n('\0', width - n)) {
+            names.extend_from_slice(&(c as u32).to_le_bytes());
+        }
+    }
+    let table = PyDict::new(py);
+    for (name, dtype, bytes) in [
+        ("t", "<f8".to_string(), le_bytes(&s.t, f64::to_le_bytes)),
+        ("link", "<u4".to_string(), le_bytes(&s.link, u32::to_le_bytes)),
+        ("var", format!("<U{width}"), names),
+        ("class", "<i8".to_string(), le_bytes(&s.class, i64::to_le_bytes)),
+        ("value", "<f8".to_string(), le_bytes(&s.value, f64::to_le_bytes)),
+    ] {
+        table.set_item(name, (dtype, PyBytes::new(py, &bytes)))?;
+    }
+    Ok(table)
 }
 
 /// Runs one simulation. Takes the resolved run configuration as JSON and returns the

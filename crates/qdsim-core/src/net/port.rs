@@ -13,7 +13,7 @@
 //! - drops = drops of arrivals + drops of queued packets.
 
 use crate::packet::{Packet, PacketKind};
-use crate::qdisc::{AnyQdisc, DropReason, MarkReason, Qdisc, QdiscCtx};
+use crate::qdisc::{AnyQdisc, DropReason, MarkReason, Probe, Qdisc, QdiscCtx};
 use crate::rng::StreamRng;
 use crate::stats::{Counters, Histogram, TimeWeighted};
 use crate::time::Time;
@@ -127,6 +127,11 @@ impl Port {
     /// Returns the bytes queued.
     pub fn len_bytes(&self) -> u64 {
         self.qdisc.len_bytes()
+    }
+
+    /// Reports the qdisc's internal variables to `probe` ([`Qdisc::internals`]).
+    pub fn internals(&self, probe: &mut dyn Probe) {
+        self.qdisc.internals(probe);
     }
 
     /// Returns the data (non-ACK) packets queued.

@@ -59,11 +59,21 @@ pub enum DropReason {
     LongestQueue = 6,
     /// Drop-on-dequeue: the head packet waited longer than the delay threshold `T_D`.
     DelayThreshold = 7,
+    /// EWFQ's weighted differential dropping: the arrival's class was over its fair share.
+    Differential = 8,
+    /// DSDRR: the arrival's queue is marked for discard (Kantawala & Turner 2005, Fig. 1).
+    DiscardState = 9,
+    /// DTDRR: the arrival's queue holds at least α times the free buffer (Choudhury & Hahne).
+    DynamicThreshold = 10,
+    /// TDRR: the head of the queue with the highest average throughput made room.
+    Throughput = 11,
+    /// QSDRR: the head of the current drop queue made room.
+    DropQueue = 12,
 }
 
 impl DropReason {
     /// Number of reasons (the length of per-reason counter arrays).
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 13;
     /// Every reason, in index order.
     pub const ALL: [DropReason; Self::COUNT] = [
         DropReason::Overflow,
@@ -74,6 +84,11 @@ impl DropReason {
         DropReason::Overmemory,
         DropReason::LongestQueue,
         DropReason::DelayThreshold,
+        DropReason::Differential,
+        DropReason::DiscardState,
+        DropReason::DynamicThreshold,
+        DropReason::Throughput,
+        DropReason::DropQueue,
     ];
 
     /// Returns the reason's name as used in results.
@@ -87,6 +102,11 @@ impl DropReason {
             DropReason::Overmemory => "overmemory",
             DropReason::LongestQueue => "longest_queue",
             DropReason::DelayThreshold => "delay_threshold",
+            DropReason::Differential => "differential",
+            DropReason::DiscardState => "discard_state",
+            DropReason::DynamicThreshold => "dynamic_threshold",
+            DropReason::Throughput => "throughput",
+            DropReason::DropQueue => "drop_queue",
         }
     }
 }
@@ -184,6 +204,20 @@ pub trait Qdisc {
     fn len_bytes(&self) -> u64;
     /// Handles a timer requested through [`QdiscCtx::request_timer`]. Default: nothing.
     fn on_timer(&mut self, _now: Time, _ctx: &mut QdiscCtx) {}
+    /// Reports the algorithm's internal variables (control variables, estimates, table
+    /// sizes) to `probe`, for the `[sampling] qdisc` time series. Default: none.
+    fn internals(&self, _probe: &mut dyn Probe) {}
+}
+
+/// Receives a qdisc's internal variables at a sample, one value per call.
+///
+/// Generic so that any algorithm can expose its state (EWFQ's `m_fair`, a RED's average
+/// queue, ...) without the simulator knowing it: the simulator's probe appends rows of
+/// (time, link, `name`, `class`, `value`). Only called when that sampling is on.
+pub trait Probe {
+    /// Records variable `name` of the whole qdisc (`class` = `None`) or of class/queue
+    /// `class`, with `value`.
+    fn record(&mut self, name: &'static str, class: Option<u32>, value: f64);
 }
 
 /// What the registry needs of every qdisc's parameters (besides serde and `Default`).
@@ -283,6 +317,11 @@ macro_rules! registry {
                     $(AnyQdisc::$variant(q) => q.on_timer(now, ctx),)*
                 }
             }
+            fn internals(&self, probe: &mut dyn Probe) {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.internals(probe),)*
+                }
+            }
         }
 
         /// Returns every qdisc with its parameters, in registry order.
@@ -303,6 +342,8 @@ registry! {
     Wfq(FqParams) => Multi<sched::Wfq> = Multi::wfq, "wfq", multi::info_wfq;
     /// WF2Q+.
     Wf2qPlus(FqParams) => Multi<sched::Wfq> = Multi::wf2q_plus, "wf2q_plus", multi::info_wf2q_plus;
+    /// One FIFO over classified packets (a buffer policy per class).
+    FifoClasses(FqParams) => Multi<sched::Arrival> = Multi::fifo_classes, "fifo_classes", multi::info_fifo_classes;
     /// CoDel (RFC 8289).
     Codel(CodelParams) => CodelQdisc = CodelQdisc::new, "codel", aqm::codel::info;
     /// RED (Floyd & Jacobson 1993).
@@ -365,6 +406,7 @@ mod tests {
                     "float" => "0.5",
                     "bool" => "true",
                     "list" => "[1]",
+                    "bools" => "[true]",
                     "name" => name_default.as_str(),
                     u => panic!("{}: {} has an unexpected unit {u}", info.name, p.name),
                 };

@@ -5,18 +5,18 @@ use std::collections::BTreeMap;
 
 use rand::Rng;
 
-use super::apps::{Barrier, ShortFlowGen, TransferRec};
+use super::apps::{Barrier, OnOff, ShortFlowGen, TransferRec};
 use super::{Endpoints, Flow, FlowAcc, Sim};
-use crate::config::{FlowConfig, RunConfig, SourceConfig};
+use crate::config::{FirstBurst, FlowConfig, RunConfig, SourceConfig};
 use crate::error::ConfigError;
 use crate::event::{Event, EventQueue, FlowTimer};
-use crate::net::{Link, Port, Routes, NO_ROUTE};
+use crate::net::{HostLine, Link, Port, Routes, NO_ROUTE};
 use crate::outbox::Outbox;
 use crate::packet::NodeId;
 use crate::results::Series;
 use crate::rng;
 use crate::stats::Histogram;
-use crate::tcp::{TcpReceiver, TcpSender};
+use crate::tcp::SenderStats;
 use crate::time::{Duration, Rate, Time};
 use crate::traffic::CbrSource;
 
@@ -33,6 +33,7 @@ impl Sim {
         cfg.validate()?;
         let ids: NodeIds = cfg.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i as NodeId)).collect();
         let links = build_links(cfg, &ids);
+        let hosts = build_hosts(cfg, &ids);
         let routes = build_routes(cfg, &ids);
         let (group_index, group_names) = flow_groups(cfg);
         let mut q = first_events(cfg);
@@ -44,8 +45,9 @@ impl Sim {
             let start = start_time(cfg, i, f);
             let group = group_index[f.group.as_str()];
             let flow = apps.flow(cfg, i as u32, f, (src, dst), group, start);
-            if start.as_ns() < cfg.duration_ns {
-                q.schedule(start, Event::Flow(i as u32, FlowTimer::Start));
+            // The flow's own start: an on-off source may begin with an idle time.
+            if flow.start.as_ns() < cfg.duration_ns {
+                q.schedule(flow.start, Event::Flow(i as u32, FlowTimer::Start));
             }
             flows.push(flow);
         }
@@ -53,6 +55,7 @@ impl Sim {
             cfg: cfg.clone(),
             q,
             links,
+            hosts,
             routes,
             flows,
             group_delay: vec![Histogram::new(); group_names.len()],
@@ -67,6 +70,8 @@ impl Sim {
             finished: false,
             transfers: apps.transfers,
             barriers: apps.barriers,
+            stats_at_warmup: vec![SenderStats::default(); cfg.flows.len()],
+            on_offs: apps.on_offs,
         })
     }
 }
@@ -88,6 +93,20 @@ fn build_links(cfg: &RunConfig, ids: &NodeIds) -> Vec<Link> {
                 port,
             )
         })
+        .collect()
+}
+
+/// Returns every node's processing-delay line, each host of `cfg.hosts` with its own random
+/// stream (`host_jitter`, the node's index); the others never delay.
+fn build_hosts(cfg: &RunConfig, ids: &NodeIds) -> Vec<HostLine> {
+    let mut jitter = vec![0; cfg.nodes.len()];
+    for h in &cfg.hosts {
+        jitter[ids[h.node.as_str()] as usize] = h.jitter_ns;
+    }
+    jitter
+        .into_iter()
+        .enumerate()
+        .map(|(n, j)| HostLine::new(Duration::from_ns(j), rng::stream(cfg.seed, "host_jitter", n as u64)))
         .collect()
 }
 
@@ -153,18 +172,19 @@ fn start_time(cfg: &RunConfig, i: usize, f: &FlowConfig) -> Time {
     Time::from_ns(f.start_ns + jitter)
 }
 
-/// The application state collected while building flows: finite transfers and the
-/// barriers of repeated ones.
+/// The application state collected while building flows: finite transfers, the barriers
+/// of repeated ones, and on-off sources.
 #[derive(Default)]
 struct Apps<'a> {
     transfers: Vec<TransferRec>,
     barriers: Vec<Barrier>,
     barrier_index: BTreeMap<&'a str, u32>,
+    on_offs: Vec<OnOff>,
 }
 
 impl<'a> Apps<'a> {
-    /// Returns configured flow `fid` (`f`, between nodes `(src, dst)`) with its endpoints,
-    /// registering its transfer and barrier.
+    /// Returns configured flow `fid` (`f`, between nodes `(src, dst)`, starting at `start`)
+    /// with its endpoints, registering its transfer, barrier or on-off source.
     fn flow(
         &mut self,
         cfg: &RunConfig,
@@ -172,11 +192,12 @@ impl<'a> Apps<'a> {
         f: &'a FlowConfig,
         (src, dst): (NodeId, NodeId),
         group: u32,
-        start: Time,
+        mut start: Time,
     ) -> Flow {
         let class = f.user.unwrap_or(group);
         let mut transfer = None;
         let mut barrier = None;
+        let mut on_off = None;
         let ep = match &f.source {
             SourceConfig::Tcp { size_bytes, tcp, repeat } => {
                 if let Some(size) = size_bytes {
@@ -200,10 +221,7 @@ impl<'a> Apps<'a> {
                     self.barriers[b as usize].outstanding += 1;
                     barrier = Some(b);
                 }
-                Endpoints::Tcp {
-                    snd: TcpSender::new(fid, class, src, dst, tcp, *size_bytes),
-                    rcv: TcpReceiver::new(fid, class, dst, src, tcp, *size_bytes),
-                }
+                Endpoints::tcp(cfg.seed, fid, class, src, dst, tcp, *size_bytes)
             }
             SourceConfig::ShortFlows { arrival_rate_per_s, size_min_bytes, size_max_bytes, tcp, stop_ns } => {
                 Endpoints::Generator(ShortFlowGen {
@@ -214,6 +232,22 @@ impl<'a> Apps<'a> {
                     stop: Time::from_ns(stop_ns.unwrap_or(cfg.duration_ns)),
                     tcp: tcp.clone(),
                 })
+            }
+            SourceConfig::OnOff { idle_ns, first_burst, tcp, .. } => {
+                let size = f.source.burst_bytes().expect("an on-off source has a burst size");
+                let mut app = OnOff::new(cfg.seed, fid, size, Duration::from_ns(*idle_ns));
+                if *first_burst == FirstBurst::Idle {
+                    start += app.idle_time();
+                }
+                // The first burst is handed to TCP when the connection starts.
+                app.bursts = 1;
+                if start.as_ns() < cfg.duration_ns {
+                    transfer = Some(self.transfers.len() as u32);
+                    self.transfers.push(TransferRec { root: fid, round: 0, start, size, done: None });
+                }
+                on_off = Some(self.on_offs.len() as u32);
+                self.on_offs.push(app);
+                Endpoints::tcp(cfg.seed, fid, class, src, dst, tcp, Some(size))
             }
             SourceConfig::UdpCbr { rate_bps, packet_bytes, stop_ns } => Endpoints::Cbr {
                 src: CbrSource::new(
@@ -227,6 +261,6 @@ impl<'a> Apps<'a> {
                 ),
             },
         };
-        Flow { src, dst, group, class, start, ep, acc: FlowAcc::default(), root: fid, transfer, barrier }
+        Flow { src, dst, group, class, start, ep, acc: FlowAcc::default(), root: fid, transfer, barrier, on_off }
     }
 }

@@ -16,12 +16,12 @@ pub use watch::{BudgetExceeded, MemoryPart, MemoryUse, Progress, Stop, Watch};
 
 use crate::config::RunConfig;
 use crate::event::{Event, EventQueue, FlowTimer};
-use crate::net::{Drops, Link, Routes, TxOutcome, NO_ROUTE};
+use crate::net::{Drops, HostLine, Link, Routes, TxOutcome, NO_ROUTE};
 use crate::outbox::Outbox;
 use crate::packet::{NodeId, Packet, PacketKind, HEADER_BYTES};
 use crate::results::Series;
 use crate::stats::Histogram;
-use crate::tcp::{TcpReceiver, TcpSender};
+use crate::tcp::{SenderStats, TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{Duration, Time};
 use crate::traffic::CbrSource;
 
@@ -36,13 +36,26 @@ pub(crate) enum Endpoints {
     Generator(apps::ShortFlowGen),
 }
 
+impl Endpoints {
+    /// A TCP connection of flow `id` from `src` to `dst` (`size` bytes, or unlimited), its
+    /// clock phase (ns-2's `boot_time_`) drawn from the run seed, one stream per connection.
+    #[allow(clippy::too_many_arguments)]
+    fn tcp(seed: u64, id: u32, class: u32, src: NodeId, dst: NodeId, tcp: &TcpConfig, size: Option<u64>) -> Self {
+        let phase = crate::rng::stream_seed(seed, "tcp_clock", id as u64);
+        Endpoints::Tcp {
+            snd: TcpSender::new(id, class, src, dst, tcp, size).with_clock_phase(tcp, phase),
+            rcv: TcpReceiver::new(id, class, dst, src, tcp, size),
+        }
+    }
+}
+
 /// Per-flow accumulators.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct FlowAcc {
     pub delivered_total: u64,
     pub delivered_at_warmup: u64,
     pub drops: u64,
-    pub completed_at: Option<Time>,
+    pub drops_at_warmup: u64,
     pub delay_sum_ns: u128,
     pub delay_n: u64,
     pub data_received: u64,
@@ -68,6 +81,8 @@ pub(crate) struct Flow {
     pub transfer: Option<u32>,
     /// The barrier of a repeated transfer.
     pub barrier: Option<u32>,
+    /// The application of an on-off source (its index in `Sim::on_offs`).
+    pub on_off: Option<u32>,
 }
 
 /// A simulation in progress.
@@ -75,6 +90,8 @@ pub struct Sim {
     cfg: RunConfig,
     q: EventQueue,
     links: Vec<Link>,
+    /// Each node's processing-delay line (inactive for routers and hosts without delay).
+    hosts: Vec<HostLine>,
     routes: Routes,
     flows: Vec<Flow>,
     group_names: Vec<String>,
@@ -89,6 +106,9 @@ pub struct Sim {
     finished: bool,
     transfers: Vec<apps::TransferRec>,
     barriers: Vec<apps::Barrier>,
+    /// Each configured flow's sender counters when the window opened.
+    stats_at_warmup: Vec<SenderStats>,
+    on_offs: Vec<apps::OnOff>,
 }
 
 impl Sim {
@@ -131,6 +151,7 @@ impl Sim {
         match ev {
             Event::TxDone(l) => self.on_tx_done(l, now),
             Event::Arrival(l) => self.on_arrival(l, now),
+            Event::HostDeparture(n) => self.on_host_departure(n, now),
             Event::Flow(f, timer) => self.on_flow_timer(f, timer, now),
             Event::QdiscTimer(l) => {
                 let drops = self.links[l as usize].port.on_timer(now);
@@ -148,6 +169,10 @@ impl Sim {
     fn on_flow_timer(&mut self, f: u32, timer: FlowTimer, now: Time) {
         if timer == FlowTimer::NextRound {
             self.next_round(f, now);
+            return;
+        }
+        if timer == FlowTimer::NextBurst {
+            self.next_burst(f, now);
             return;
         }
         let mut out = std::mem::take(&mut self.out);
@@ -201,10 +226,30 @@ impl Sim {
         }
         for i in 0..out.pkts.len() {
             let pkt = out.pkts[i];
-            self.forward(node, pkt, now);
+            self.send_from_host(node, pkt, now);
         }
         out.pkts.clear();
         self.out = out;
+    }
+
+    /// Sends `pkt`, which an endpoint at `node` produced: through the host's processing-delay
+    /// line if it has one, else straight to its link.
+    fn send_from_host(&mut self, node: NodeId, pkt: Packet, now: Time) {
+        let host = &mut self.hosts[node as usize];
+        if !host.is_active() {
+            self.forward(node, pkt, now);
+        } else if let Some(at) = host.push(pkt, now) {
+            self.q.schedule(at, Event::HostDeparture(node));
+        }
+    }
+
+    /// The head of host `node`'s processing-delay line leaves for its link.
+    fn on_host_departure(&mut self, node: NodeId, now: Time) {
+        let (pkt, next) = self.hosts[node as usize].pop(now);
+        if let Some(next) = next {
+            self.q.schedule(next, Event::HostDeparture(node));
+        }
+        self.forward(node, pkt, now);
     }
 
     /// Sends `pkt` from `node` on the next link of its route.
@@ -278,9 +323,6 @@ impl Sim {
                 let d = rcv.on_data(&pkt, now, &mut out);
                 delivered = d.bytes;
                 completed = d.completed;
-                if d.completed {
-                    flow.acc.completed_at = Some(now);
-                }
                 node = flow.dst;
             }
             (Endpoints::Tcp { snd, .. }, PacketKind::Ack) => {
@@ -318,7 +360,9 @@ impl Sim {
         }
         for flow in &mut self.flows {
             flow.acc.delivered_at_warmup = flow.acc.delivered_total;
+            flow.acc.drops_at_warmup = flow.acc.drops;
         }
+        self.stats_at_warmup = self.sender_stats();
         for h in &mut self.group_delay {
             h.clear();
         }
@@ -340,10 +384,11 @@ impl Sim {
         }
     }
 
-    /// Returns the number of data and UDP packets currently inside the network (queued,
-    /// being transmitted or propagating).
+    /// Returns the number of data and UDP packets currently inside the network (waiting in a
+    /// host's processing delay, queued, being transmitted or propagating).
     pub fn data_packets_in_network(&self) -> u64 {
-        self.links.iter().map(Link::data_pkts_inside).sum()
+        self.links.iter().map(Link::data_pkts_inside).sum::<u64>()
+            + self.hosts.iter().map(HostLine::data_pkts_waiting).sum::<u64>()
     }
 
     /// Returns the number of data and UDP packets that reached their receiver.

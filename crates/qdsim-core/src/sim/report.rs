@@ -6,14 +6,31 @@ use super::{Endpoints, Sim};
 use crate::config::SourceConfig;
 use crate::event::Event;
 use crate::net::WIRE_LOSS;
-use crate::qdisc::{DropReason, MarkReason};
-use crate::results::{FlowResult, GroupResult, LinkResult, RunResults, Transfers};
+use crate::qdisc::{DropReason, MarkReason, Probe};
+use crate::results::{FlowResult, GroupResult, LinkResult, QdiscSeries, RunResults, Transfers};
 use crate::stats::Counters;
 use crate::tcp::SenderStats;
 use crate::time::{Time, NS_PER_SEC};
 
 fn ns_to_s(ns: u64) -> f64 {
     ns as f64 / NS_PER_SEC as f64
+}
+
+/// Appends a link's qdisc internals at one sample to the series.
+struct QdiscRows<'a> {
+    s: &'a mut QdiscSeries,
+    t: f64,
+    link: u32,
+}
+
+impl Probe for QdiscRows<'_> {
+    fn record(&mut self, name: &'static str, class: Option<u32>, value: f64) {
+        self.s.t.push(self.t);
+        self.s.link.push(self.link);
+        self.s.var.push(name);
+        self.s.class.push(class.map_or(-1, i64::from));
+        self.s.value.push(value);
+    }
 }
 
 impl Sim {
@@ -28,6 +45,11 @@ impl Sim {
                 s.bytes.push(l.port.len_bytes());
                 s.drops.push(l.port.counters.total_drops());
                 s.overflow_drops.push(l.port.counters.drops[DropReason::Overflow as usize]);
+            }
+        }
+        if self.cfg.sampling.qdisc {
+            for (i, l) in self.links.iter().enumerate() {
+                l.port.internals(&mut QdiscRows { s: &mut self.series.qdisc, t, link: i as u32 });
             }
         }
         if self.cfg.sampling.tcp {
@@ -72,11 +94,11 @@ impl Sim {
 
     /// Returns the results of the run so far (call after [`Sim::run`]).
     pub fn results(&self) -> RunResults {
-        let end = if self.finished { self.end } else { self.q.now() };
+        let end = self.end_time();
         let window_s = ns_to_s(end.saturating_since(self.warmup).as_ns().max(1));
         let cfg = &self.cfg;
-        let flows = self.flow_results(window_s);
-        let groups = self.group_results(&flows);
+        let flows = self.flow_results(window_s, end);
+        let groups = self.group_results(&flows, end);
         let links = self.link_results(end, window_s);
         RunResults {
             seed: cfg.seed,
@@ -87,27 +109,20 @@ impl Sim {
             flows,
             groups,
             links,
-            transfers: self.transfer_table(),
+            transfers: self.transfer_table(end),
             series: self.series.clone(),
         }
     }
 
-    /// Returns the sender counters of each configured flow, summed over the connections its
-    /// applications opened.
-    fn sender_stats(&self) -> Vec<SenderStats> {
+    /// Returns the sender counters of each configured flow since the start of the run,
+    /// summed over the connections its applications opened.
+    pub(super) fn sender_stats(&self) -> Vec<SenderStats> {
         // Connections opened by applications report to their configured flow.
         let mut stats = vec![SenderStats::default(); self.cfg.flows.len()];
         for f in &self.flows {
             let t = &mut stats[f.root as usize];
             match &f.ep {
-                Endpoints::Tcp { snd, .. } => {
-                    let s = snd.stats;
-                    t.sent_pkts += s.sent_pkts;
-                    t.retransmits += s.retransmits;
-                    t.fast_retransmits += s.fast_retransmits;
-                    t.timeouts += s.timeouts;
-                    t.ecn_reductions += s.ecn_reductions;
-                }
+                Endpoints::Tcp { snd, .. } => t.add(&snd.stats),
                 Endpoints::Cbr { src } => t.sent_pkts += src.sent_pkts,
                 Endpoints::Generator(_) => {}
             }
@@ -115,11 +130,36 @@ impl Sim {
         stats
     }
 
-    /// Returns the results of the configured flows over a window of `window_s` seconds.
-    fn flow_results(&self, window_s: f64) -> Vec<FlowResult> {
+    /// Returns the end of the run (or now, for a run stopped early).
+    fn end_time(&self) -> Time {
+        if self.finished {
+            self.end
+        } else {
+            self.q.now()
+        }
+    }
+
+    /// Returns a transfer's completion time, censored at `end` if it has not finished, and
+    /// whether it finished.
+    fn completion(t: &super::apps::TransferRec, end: Time) -> (f64, bool) {
+        match t.done {
+            Some(done) => ((done - t.start).as_secs_f64(), true),
+            None => (end.saturating_since(t.start).as_secs_f64(), false),
+        }
+    }
+
+    /// Returns the results of the configured flows over a window of `window_s` seconds
+    /// ending at `end`.
+    fn flow_results(&self, window_s: f64, end: Time) -> Vec<FlowResult> {
         let cfg = &self.cfg;
         let configured = cfg.flows.len();
         let stats = self.sender_stats();
+        // A finite flow's own transfer: the first row of the transfer table it owns (its
+        // configured connection's, registered when the run was built).
+        let mut first_transfer = vec![None; configured];
+        for t in &self.transfers {
+            first_transfer[t.root as usize].get_or_insert(t);
+        }
         self.flows[..configured]
             .iter()
             .enumerate()
@@ -131,6 +171,8 @@ impl Sim {
                     _ => None,
                 };
                 let s = stats[i];
+                let w = s.since(&self.stats_at_warmup[i]);
+                let fct = size.and(first_transfer[i]).map(|t| Self::completion(t, end));
                 FlowResult {
                     id: i as u32,
                     group: fc.group.clone(),
@@ -143,13 +185,20 @@ impl Sim {
                     delivered_bytes: delivered,
                     goodput_bps: delivered as f64 * 8.0 / window_s,
                     delivered_bytes_total: f.acc.delivered_total,
-                    sent_pkts: s.sent_pkts,
-                    retransmits: s.retransmits,
-                    fast_retransmits: s.fast_retransmits,
-                    timeouts: s.timeouts,
-                    ecn_reductions: s.ecn_reductions,
-                    drops: f.acc.drops,
-                    fct_s: f.acc.completed_at.map(|t| (t - f.start).as_secs_f64()),
+                    sent_pkts: w.sent_pkts,
+                    retransmits: w.retransmits,
+                    fast_retransmits: w.fast_retransmits,
+                    timeouts: w.timeouts,
+                    ecn_reductions: w.ecn_reductions,
+                    drops: f.acc.drops - f.acc.drops_at_warmup,
+                    sent_pkts_total: s.sent_pkts,
+                    retransmits_total: s.retransmits,
+                    fast_retransmits_total: s.fast_retransmits,
+                    timeouts_total: s.timeouts,
+                    ecn_reductions_total: s.ecn_reductions,
+                    drops_total: f.acc.drops,
+                    fct_s: fct.map(|(t, _)| t),
+                    finished: fct.map(|(_, done)| done),
                     mean_queue_delay_s: (f.acc.delay_n > 0)
                         .then(|| f.acc.delay_sum_ns as f64 / f.acc.delay_n as f64 / NS_PER_SEC as f64),
                 }
@@ -158,8 +207,8 @@ impl Sim {
     }
 
     /// Returns the results of each flow group, from its flows' results and its delay and
-    /// transfer records.
-    fn group_results(&self, flows: &[FlowResult]) -> Vec<GroupResult> {
+    /// transfer records; unfinished transfers count with their time until `end`.
+    fn group_results(&self, flows: &[FlowResult], end: Time) -> Vec<GroupResult> {
         let mut groups: BTreeMap<&str, GroupResult> = BTreeMap::new();
         for (gi, name) in self.group_names.iter().enumerate() {
             let h = &self.group_delay[gi];
@@ -176,6 +225,7 @@ impl Sim {
                     p99_queue_delay_s: h.quantile(0.99).map(ns_to_s),
                     mean_fct_s: None,
                     transfers_completed: 0,
+                    unfinished_transfers: 0,
                 },
             );
         }
@@ -184,18 +234,23 @@ impl Sim {
             g.flows += 1;
             g.goodput_bps += fr.goodput_bps;
         }
-        let mut fct_sum = vec![(0.0f64, 0u64); self.group_names.len()];
-        for t in &self.transfers {
-            if let (Some(done), true) = (t.done, t.start >= self.warmup) {
-                let e = &mut fct_sum[self.flows[t.root as usize].group as usize];
-                e.0 += (done - t.start).as_secs_f64();
+        // (sum of completion times, finished, unfinished) of the transfers started in the window.
+        let mut fct_sum = vec![(0.0f64, 0u64, 0u64); self.group_names.len()];
+        for t in self.transfers.iter().filter(|t| t.start >= self.warmup) {
+            let e = &mut fct_sum[self.flows[t.root as usize].group as usize];
+            let (fct, finished) = Self::completion(t, end);
+            e.0 += fct;
+            if finished {
                 e.1 += 1;
+            } else {
+                e.2 += 1;
             }
         }
-        for (gi, (sum, n)) in fct_sum.into_iter().enumerate() {
+        for (gi, (sum, done, unfinished)) in fct_sum.into_iter().enumerate() {
             let g = groups.get_mut(self.group_names[gi].as_str()).expect("group");
-            g.transfers_completed = n;
-            g.mean_fct_s = (n > 0).then(|| sum / n as f64);
+            g.transfers_completed = done;
+            g.unfinished_transfers = unfinished;
+            g.mean_fct_s = (done + unfinished > 0).then(|| sum / (done + unfinished) as f64);
         }
 
         groups.into_values().collect()
@@ -255,14 +310,17 @@ impl Sim {
             .collect()
     }
 
-    fn transfer_table(&self) -> Transfers {
+    /// Returns the transfer table, unfinished transfers censored at `end`.
+    fn transfer_table(&self, end: Time) -> Transfers {
         let mut t = Transfers::default();
         for r in &self.transfers {
+            let (fct, finished) = Self::completion(r, end);
             t.flow.push(r.root);
             t.round.push(r.round);
             t.start_s.push(r.start.as_secs_f64());
             t.size_bytes.push(r.size);
-            t.fct_s.push(r.done.map(|d| (d - r.start).as_secs_f64()));
+            t.fct_s.push(fct);
+            t.finished.push(finished);
         }
         t
     }

@@ -145,6 +145,8 @@ fn human_count(count: u64) -> String {
 /// Bytes of one row of each sampled series (the sum of its columns' element sizes).
 const QUEUE_ROW_BYTES: u64 = (size_of::<f64>() + size_of::<u32>() + 4 * size_of::<u64>()) as u64;
 const TCP_ROW_BYTES: u64 = (2 * size_of::<f64>() + 3 * size_of::<u32>() + size_of::<u64>() + size_of::<bool>()) as u64;
+/// One row of the qdisc-internals series (`[sampling] qdisc`).
+const QDISC_ROW_BYTES: u64 = (2 * size_of::<f64>() + size_of::<u32>() + size_of::<&str>() + size_of::<i64>()) as u64;
 const EVENT_ROW_BYTES: u64 = (size_of::<f64>() + size_of::<u32>() + size_of::<&str>() + size_of::<u64>()) as u64;
 
 impl Sim {
@@ -164,8 +166,10 @@ impl Sim {
             }
         }
         let s = &self.series;
-        let rows = s.queue.t.len() as u64 + s.tcp.t.len() as u64;
-        let series_bytes = s.queue.t.len() as u64 * QUEUE_ROW_BYTES + s.tcp.t.len() as u64 * TCP_ROW_BYTES;
+        let rows = s.queue.t.len() as u64 + s.tcp.t.len() as u64 + s.qdisc.t.len() as u64;
+        let series_bytes = s.queue.t.len() as u64 * QUEUE_ROW_BYTES
+            + s.tcp.t.len() as u64 * TCP_ROW_BYTES
+            + s.qdisc.t.len() as u64 * QDISC_ROW_BYTES;
         let events_logged = s.tcp_events.t.len() as u64;
         let pending = self.q.len() as u64;
         let part = |what, bytes, detail| MemoryPart { what, bytes, detail };
@@ -189,7 +193,7 @@ impl Sim {
                     "sampled series rows",
                     series_bytes,
                     format!(
-                        "{} rows, one per link or flow every {} ns of sampling.interval",
+                        "{} rows, one per link, flow or qdisc variable every {} ns of sampling.interval",
                         human_count(rows),
                         self.sample_interval.as_ns()
                     ),

@@ -4,18 +4,19 @@
 //! Out-of-order segments are kept as a sorted list of disjoint half-open ranges
 //! `[start, end)` above `rcv_nxt`, which is also what SACK blocks will report. An ACK is sent
 //! at once for an out-of-order segment, a duplicate, or a segment that fills a hole
-//! (RFC 5681 §4.2); otherwise every `delayed_ack_count`-th in-order segment, or when the
-//! delayed-ACK timer expires. With delayed ACKs off, every segment is ACKed.
+//! (RFC 5681 §4.2), and for the first `quick_acks` data segments of the connection (Linux's
+//! quick-ACK mode, ns-3's first segment after the handshake); otherwise every
+//! `delayed_ack_count`-th in-order segment, or when the delayed-ACK timer expires. With delayed
+//! ACKs off, every segment is ACKed.
 
 use crate::event::FlowTimer;
 use crate::outbox::Outbox;
-use crate::packet::{
-    Ecn, FlowId, NodeId, Packet, PacketKind, SackBlocks, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN, HEADER_BYTES,
-};
+use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, SackBlocks, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN};
 use crate::time::{Duration, Time};
 
 use super::config::TcpConfig;
 use super::stream::Stream;
+use super::wire::WireSizes;
 
 /// A TCP receiver.
 #[derive(Debug)]
@@ -34,6 +35,9 @@ pub struct TcpReceiver {
     delayed_ack: bool,
     delayed_ack_count: u32,
     delayed_ack_timeout: Duration,
+    /// Data segments still to be ACKed at once (Linux's quick-ACK mode at the start of a
+    /// connection, ns-3's first segment after the handshake).
+    quick_acks: u32,
     unacked_segs: u32,
     delack_gen: u32,
     delack_armed: bool,
@@ -43,6 +47,8 @@ pub struct TcpReceiver {
     /// segment with CWR arrives.
     ece_pending: bool,
     sack: bool,
+    /// Sizes of the ACKs on the wire, and how many SACK blocks fit.
+    wire: WireSizes,
     /// The out-of-order segment received last: its range leads the SACK blocks.
     last_ooo: Option<u64>,
 }
@@ -70,6 +76,7 @@ impl TcpReceiver {
             delayed_ack: cfg.delayed_ack,
             delayed_ack_count: cfg.delayed_ack_count,
             delayed_ack_timeout: Duration::from_ns(cfg.delayed_ack_timeout_ns),
+            quick_acks: cfg.quick_acks,
             unacked_segs: 0,
             delack_gen: 0,
             delack_armed: false,
@@ -77,6 +84,7 @@ impl TcpReceiver {
             last_retx: false,
             ece_pending: false,
             sack: cfg.sack,
+            wire: cfg.wire_sizes(),
             last_ooo: None,
         }
     }
@@ -96,7 +104,8 @@ impl TcpReceiver {
     /// timestamp); returns what it delivered.
     pub fn on_data(&mut self, pkt: &Packet, now: Time, out: &mut Outbox) -> Delivery {
         if pkt.has(FLAG_SYN) {
-            out.send(self.ack_packet(0, pkt.ts, FLAG_SYN | (pkt.flags & FLAG_RETX), SackBlocks::NONE, now));
+            let syn_ack = self.ack_packet(0, pkt.ts, FLAG_SYN | (pkt.flags & FLAG_RETX), SackBlocks::NONE, now);
+            out.send(Packet { size_bytes: self.wire.syn_bytes, ..syn_ack });
             return Delivery { bytes: 0, completed: false };
         }
         let seq = pkt.seq;
@@ -132,6 +141,10 @@ impl TcpReceiver {
         } else {
             immediate = true; // duplicate
         }
+        if self.quick_acks > 0 {
+            self.quick_acks -= 1;
+            immediate = true;
+        }
         let delivered = self.data.bytes(before, self.rcv_nxt);
         let completed = delivered > 0 && self.data.total_segs().is_some_and(|n| before < n && self.rcv_nxt >= n);
 
@@ -166,14 +179,15 @@ impl TcpReceiver {
     }
 
     /// RFC 2018 §4: the first block holds the most recently received segment, the others
-    /// follow from the highest down (the most recently filled, for a sender sending in order).
+    /// follow from the highest down (the most recently filled, for a sender sending in order);
+    /// as many as the option space holds (`WireSizes::max_sack_blocks`).
     fn sack_blocks(&self) -> SackBlocks {
         if !self.sack || self.ooo.is_empty() {
             return SackBlocks::NONE;
         }
         let first = self.last_ooo.and_then(|s| self.ooo.iter().copied().find(|&(a, b)| a <= s && s < b));
         let rest = self.ooo.iter().rev().copied().filter(move |r| Some(*r) != first);
-        SackBlocks::from_ranges(self.rcv_nxt, first.into_iter().chain(rest))
+        SackBlocks::from_ranges(self.rcv_nxt, first.into_iter().chain(rest), self.wire.max_sack_blocks)
     }
 
     fn send_ack(&mut self, now: Time, out: &mut Outbox) {
@@ -190,7 +204,7 @@ impl TcpReceiver {
             flow: self.flow,
             class: self.class,
             kind: PacketKind::Ack,
-            size_bytes: HEADER_BYTES,
+            size_bytes: self.wire.ack(sack.len()),
             src: self.node,
             dst: self.peer,
             seq: 0,
@@ -220,7 +234,7 @@ mod tests {
 
     #[test]
     fn receiver_buffers_out_of_order_segments_and_jumps_when_the_hole_fills() {
-        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig::default(), None);
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &plain(), None);
         let mut out = Outbox::default();
         let mut delivered = 0;
         for seq in [0, 2, 3, 5, 1, 4] {
@@ -233,7 +247,7 @@ mod tests {
 
     #[test]
     fn delayed_acks_ack_every_second_segment_or_on_the_timer() {
-        let c = TcpConfig { delayed_ack: true, ..TcpConfig::default() };
+        let c = TcpConfig { delayed_ack: true, ..plain() };
         let mut r = TcpReceiver::new(0, 0, 1, 0, &c, None);
         let mut out = Outbox::default();
         r.on_data(&data(0), T, &mut out);
@@ -261,8 +275,22 @@ mod tests {
     }
 
     #[test]
+    fn the_first_quick_acks_segments_are_acked_at_once() {
+        // Linux's quick-ACK start (2 segments at an initial window of 4 MSS), then every second.
+        let c = TcpConfig { delayed_ack: true, quick_acks: 2, ..plain() };
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &c, None);
+        let mut out = Outbox::default();
+        let mut got = vec![];
+        for seq in 0..6 {
+            r.on_data(&data(seq), T, &mut out);
+            got.push(acks(&mut out));
+        }
+        assert_eq!(got, vec![vec![1], vec![2], vec![], vec![4], vec![], vec![6]]);
+    }
+
+    #[test]
     fn receiver_reports_completion_of_a_finite_transfer_once() {
-        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig::default(), Some(2000));
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &plain(), Some(2000));
         let mut out = Outbox::default();
         let d1 = r.on_data(&data(1), T, &mut out);
         assert!(!d1.completed);
@@ -274,7 +302,7 @@ mod tests {
 
     #[test]
     fn receiver_echoes_ce_until_cwr() {
-        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig { ecn: true, ..TcpConfig::default() }, None);
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig { ecn: true, ..plain() }, None);
         let mut out = Outbox::default();
         let ce = Packet { ecn: crate::packet::Ecn::Ce, ..data(0) };
         r.on_data(&ce, T, &mut out);
@@ -287,7 +315,7 @@ mod tests {
 
     #[test]
     fn receiver_reports_the_latest_block_first() {
-        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig { sack: true, ..TcpConfig::default() }, None);
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig { sack: true, ..plain() }, None);
         let mut out = Outbox::default();
         for seq in [0, 2, 5, 6, 3] {
             r.on_data(&data(seq), T, &mut out);
@@ -296,6 +324,34 @@ mod tests {
         let blocks: Vec<(u64, u64)> = last.sack.ranges(last.ack).collect();
         assert_eq!(last.ack, 1);
         assert_eq!(blocks, vec![(2, 4), (5, 7)]);
+    }
+
+    #[test]
+    fn ack_sizes_and_the_sack_block_count_follow_the_option_space() {
+        use crate::tcp::WireFormat::{Ietf, Ns2};
+        // (timestamps, wire, pure ACK, blocks sent with five holes, that ACK's size)
+        let cases = [
+            (false, Ietf, 40, 4, 40 + 4 + 4 * 8),
+            (true, Ietf, 52, 3, 52 + 4 + 3 * 8),
+            (false, Ns2, 40, 3, 40 + 3 * 8),
+            (true, Ns2, 40, 3, 40 + 3 * 8),
+        ];
+        for (timestamps, wire, pure, blocks, size) in cases {
+            let c = TcpConfig { sack: true, timestamps, wire, ..TcpConfig::default() };
+            let mut r = TcpReceiver::new(0, 0, 1, 0, &c, None);
+            let mut out = Outbox::default();
+            // Segment 0 in order, then five islands 2, 4, 6, 8, 10 above holes.
+            for seq in [0, 2, 4, 6, 8, 10] {
+                r.on_data(&data(seq), T, &mut out);
+            }
+            let what = format!("timestamps {timestamps}, {wire:?}");
+            assert_eq!((out.pkts[0].sack.len(), out.pkts[0].size_bytes), (0, pure), "{what}");
+            let last = out.pkts.last().unwrap();
+            assert_eq!(last.sack.len(), blocks, "{what}");
+            assert_eq!(last.size_bytes, size, "{what}");
+            let reported: Vec<(u64, u64)> = last.sack.ranges(last.ack).collect();
+            assert_eq!(reported[..2], [(10, 11), (8, 9)], "the latest first, then from the highest down");
+        }
     }
 
     #[test]

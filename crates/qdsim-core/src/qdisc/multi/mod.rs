@@ -1,5 +1,6 @@
 //! Multi-queue qdiscs: a classifier × a scheduler × a buffer policy, exposed as `drr`,
-//! `drr_lds`, `wfq` and `wf2q_plus`; their parameters are [`FqParams`] (`params.rs`), the
+//! `drr_lds`, `wfq`, `wf2q_plus` and `fifo_classes` (one FIFO whose packets are classified
+//! for the buffer policy); their parameters are [`FqParams`] (`params.rs`), the
 //! buffer policies live in `buffer/`, one per file.
 //!
 //! Principles: an arriving packet is classified ([`Classifier`]) into a queue, created on
@@ -20,11 +21,11 @@ mod params;
 
 pub use buffer::{BufferPolicy, Policy};
 pub use params::FqParams;
-pub(crate) use params::{info_drr, info_drr_lds, info_wf2q_plus, info_wfq};
+pub(crate) use params::{info_drr, info_drr_lds, info_fifo_classes, info_wf2q_plus, info_wfq};
 
 use super::classify::Classifier;
-use super::sched::{Drr, DrrLds, Queues, Scheduler, Wfq};
-use super::{Qdisc, QdiscCtx};
+use super::sched::{Arrival, Drr, DrrLds, Queues, Scheduler, Wfq};
+use super::{Probe, Qdisc, QdiscCtx};
 use crate::packet::Packet;
 use crate::time::Time;
 
@@ -88,6 +89,13 @@ impl Multi<Wfq> {
     }
 }
 
+impl Multi<Arrival> {
+    /// Returns one FIFO over classified packets (`fifo_classes`).
+    pub fn fifo_classes(params: FqParams) -> Self {
+        Multi::with(&params, Arrival::new())
+    }
+}
+
 impl<S: Scheduler> Qdisc for Multi<S> {
     fn enqueue(&mut self, pkt: Packet, _now: Time, ctx: &mut QdiscCtx) {
         let q = self.queue_for(&pkt, ctx);
@@ -111,6 +119,7 @@ impl<S: Scheduler> Qdisc for Multi<S> {
                 continue;
             }
             self.sched.sent(q, size, &self.queues);
+            self.buffer.sent(q, &p, &self.queues, now);
             return Some(p);
         }
     }
@@ -121,6 +130,14 @@ impl<S: Scheduler> Qdisc for Multi<S> {
 
     fn len_bytes(&self) -> u64 {
         self.queues.total_bytes()
+    }
+
+    fn on_timer(&mut self, now: Time, ctx: &mut QdiscCtx) {
+        self.buffer.on_timer(now, &self.queues, ctx);
+    }
+
+    fn internals(&self, probe: &mut dyn Probe) {
+        self.buffer.internals(probe);
     }
 }
 

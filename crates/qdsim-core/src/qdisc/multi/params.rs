@@ -1,4 +1,4 @@
-//! The parameters of the multi-queue qdiscs (`drr`, `drr_lds`, `wfq`, `wf2q_plus`): one flat
+//! The parameters of the multi-queue qdiscs (`drr`, `drr_lds`, `wfq`, `wf2q_plus`, `fifo_classes`): one flat
 //! table of keys, the classifier and buffer policy named by `classifier` and `buffer`.
 
 use serde::{Deserialize, Serialize};
@@ -9,7 +9,7 @@ use crate::error::ConfigError;
 use crate::qdisc::classify::{Classifier, MAX_QUEUES};
 use crate::qdisc::QdiscParams;
 
-/// Parameters shared by `drr`, `drr_lds`, `wfq` and `wf2q_plus` (flat, one key each).
+/// Parameters shared by `drr`, `drr_lds`, `wfq`, `wf2q_plus` and `fifo_classes` (flat, one key each).
 ///
 /// Keys that an algorithm or buffer policy does not use (`quantum` for WFQ, `d_max` outside
 /// `drr_lds`, `t_d` outside drop-on-dequeue, ...) are accepted and ignored. Defaults: Menth,
@@ -28,8 +28,8 @@ pub struct FqParams {
     /// DRR-LDS deficit saving limit `D_max`, in quanta (§3). Default 10 (project choice: the
     /// paper's findings need `D_max` ≥ 10 with drop-on-enqueue, §4).
     pub d_max: i64,
-    /// The buffer policy: `shared`, `drop_on_dequeue` or `per_queue` (see `buffer/`).
-    /// Default `shared`.
+    /// The buffer policy: `shared`, `drop_on_dequeue`, `per_queue`, `ewfq`, `ns2_lqd`, `qsdrr`,
+    /// `tdrr`, `dtdrr` or `dsdrr` (see `buffer/`). Default `shared`.
     pub buffer: String,
     /// Buffer size `S_B` in packets (shared; optional for drop_on_dequeue).
     pub limit_pkts: Option<u64>,
@@ -39,6 +39,51 @@ pub struct FqParams {
     pub t_d_ns: Option<u64>,
     /// Per-queue byte limits of `per_queue` (the last repeats).
     pub queue_limits: Vec<i64>,
+    /// EWFQ's m_fair gain α on Q_old − q_target. Default 0.85 (Lu et al. §V).
+    pub alpha: f64,
+    /// EWFQ's m_fair gain β on Q_now − q_target. Default 0.9 (§V).
+    pub beta: f64,
+    /// EWFQ's m_fair updates per second, f_s (Hz). Default 100 (§V).
+    pub f_s: f64,
+    /// EWFQ's measurement interval t_i, ns. Default 1 s (§V).
+    pub t_i_ns: u64,
+    /// EWFQ's packet cache insertion probability p_c. Default 0.1 (§V).
+    pub p_c: f64,
+    /// EWFQ's match-hit stages k. Default 1 (§V).
+    pub k: i64,
+    /// EWFQ's packet cache slots. Default 100 (project choice, docs/algorithms/ewfq.md).
+    pub cache_size: i64,
+    /// EWFQ's chance to miss a class at its fair share in an interval. Default 0.1 (§V).
+    pub p_miss: f64,
+    /// EWFQ: a held class sending less than this share of its fair bytes in an interval
+    /// leaves the holding table. Default 0.5 (project choice, docs/algorithms/ewfq.md).
+    pub hold_fraction: f64,
+    /// EWFQ's RTT_o, an assumed maximum RTT, ns (required by `ewfq`).
+    pub rtt_o_ns: Option<u64>,
+    /// EWFQ's size_p, bytes; `None` = each class's measured mean packet size.
+    pub size_p_bytes: Option<u64>,
+    /// EWFQ: whether class i is responsive (equation 2) or not (footnote 1); missing = true.
+    pub responsive: Vec<bool>,
+    /// EWFQ's n_i, TCP flows of class i (§IV-A); missing = 1.
+    pub tcp_flows: Vec<i64>,
+    /// The link's rate (EWFQ's ceiling of m_fair); filled from the link unless set.
+    pub link_rate_bps: Option<u64>,
+    /// QSDRR's release rule, `shortest` or `empty` (`buffer/qsdrr.rs`). Default `shortest`.
+    pub qsdrr_release: String,
+    /// TDRR's EWMA weight `w`. Default 1/16 (`buffer/tdrr.rs`).
+    pub tdrr_w: f64,
+    /// TDRR's averaging period `Δ`, ns. Default 10 ms (`buffer/tdrr.rs`).
+    pub tdrr_period_ns: u64,
+    /// DTDRR's α. Default 2 (Kantawala & Turner 2005, §3.1).
+    pub dtdrr_alpha: f64,
+    /// DSDRR's α. Default 0.1 (§3.2).
+    pub dsdrr_alpha: f64,
+    /// DSDRR's period `T`, ns. Default 1 s (§3.2).
+    pub dsdrr_period_ns: u64,
+    /// DSDRR's initial `W` as a fraction of the queues. Default 0.1 (§3.2).
+    pub dsdrr_w0: f64,
+    /// DSDRR's `W_max` as a fraction of the queues. Default 0.5 (§3.2).
+    pub dsdrr_w_max: f64,
 }
 
 impl Default for FqParams {
@@ -54,6 +99,28 @@ impl Default for FqParams {
             limit_bytes: None,
             t_d_ns: None,
             queue_limits: vec![],
+            alpha: 0.85,
+            beta: 0.9,
+            f_s: 100.0,
+            t_i_ns: 1_000_000_000,
+            p_c: 0.1,
+            k: 1,
+            cache_size: 100,
+            p_miss: 0.1,
+            hold_fraction: 0.5,
+            rtt_o_ns: None,
+            size_p_bytes: None,
+            responsive: vec![],
+            tcp_flows: vec![],
+            link_rate_bps: None,
+            qsdrr_release: "shortest".into(),
+            tdrr_w: 0.0625,
+            tdrr_period_ns: 10_000_000,
+            dtdrr_alpha: 2.0,
+            dsdrr_alpha: 0.1,
+            dsdrr_period_ns: 1_000_000_000,
+            dsdrr_w0: 0.1,
+            dsdrr_w_max: 0.5,
         }
     }
 }
@@ -94,7 +161,13 @@ impl QdiscParams for FqParams {
                 return Err(ConfigError::new(format!("queue_limits[{i}]"), l, "at least 1 byte"));
             }
         }
+        BufferPolicy::check_every_policy_s_keys(self)?;
         BufferPolicy::from_params(self).map(|_| ())
+    }
+
+    /// Takes the link's rate (EWFQ bounds `m_fair` by the link's bytes per interval).
+    fn on_link(&mut self, rate_bps: u64) {
+        self.link_rate_bps.get_or_insert(rate_bps);
     }
 }
 
@@ -155,7 +228,7 @@ fn common_params(with_quantum: bool, with_d_max: bool) -> Vec<ParamInfo> {
         name: "buffer",
         unit: "name",
         default: "shared",
-        help: "shared (longest-queue drop on enqueue), drop_on_dequeue or per_queue",
+        help: "shared (longest-queue drop on enqueue), drop_on_dequeue, per_queue, ewfq (differential dropping), or the discard policies ns2_lqd, qsdrr, tdrr, dtdrr, dsdrr",
     });
     v.extend(BufferPolicy::params());
     v
@@ -181,6 +254,14 @@ pub(crate) fn info_wfq() -> AlgorithmInfo {
     AlgorithmInfo {
         name: "wfq",
         summary: "Weighted Fair Queueing, finish tags with self-clocked virtual time (SCFQ, Golestani 1994)",
+        params: common_params(false, false),
+    }
+}
+
+pub(crate) fn info_fifo_classes() -> AlgorithmInfo {
+    AlgorithmInfo {
+        name: "fifo_classes",
+        summary: "One FIFO (arrival order) over classified packets: a buffer policy per class, as AFD",
         params: common_params(false, false),
     }
 }

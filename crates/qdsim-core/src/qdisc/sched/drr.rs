@@ -83,6 +83,11 @@ impl Scheduler for Drr {
     fn head_dropped(&mut self, q: usize, _size: u64, queues: &Queues) {
         self.after_head_left(q, queues);
     }
+
+    /// The active list from its front: ns-2's `getMaxflow` scans its circular list from `curr`.
+    fn scan(&self, _queues: &Queues, mut f: impl FnMut(usize)) {
+        self.active.iter().for_each(|&q| f(q));
+    }
 }
 
 impl Drr {

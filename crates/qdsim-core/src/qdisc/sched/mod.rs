@@ -6,12 +6,15 @@
 //! queue's head or the arriving packet, so these three events cover every change.
 //!
 //! Schedulers: [`Drr`] (Menth et al. §2.2), [`DrrLds`] (§3), [`Wfq`] (SCFQ virtual time, or
-//! WF2Q+). Static dispatch: the composite is generic over [`Scheduler`].
+//! WF2Q+), [`Arrival`] (arrival order: one FIFO over classes). Static dispatch: the
+//! composite is generic over [`Scheduler`].
 
+mod arrival;
 mod drr;
 mod drr_lds;
 mod wfq;
 
+pub use arrival::Arrival;
 pub use drr::Drr;
 pub use drr_lds::DrrLds;
 pub use wfq::Wfq;
@@ -127,6 +130,13 @@ pub trait Scheduler {
     fn sent(&mut self, q: usize, size: u64, queues: &Queues);
     /// The head of `q`, `size` bytes, was removed and dropped (not transmitted).
     fn head_dropped(&mut self, q: usize, size: u64, queues: &Queues);
+    /// Calls `f` with every non-empty queue in the order the scheduler serves them, starting
+    /// with the one it serves next: the scan "from the current pointer" of ns-2's DRR, which
+    /// buffer policies that look for the longest queue follow (`buffer/push_out.rs`).
+    /// Default: index order.
+    fn scan(&self, queues: &Queues, mut f: impl FnMut(usize)) {
+        (0..queues.count()).filter(|&q| !queues.is_empty(q)).for_each(&mut f);
+    }
 }
 
 /// Removes the first occurrence of `q` from `list`; returns its position.

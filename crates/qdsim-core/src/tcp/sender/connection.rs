@@ -4,7 +4,7 @@
 
 use super::TcpSender;
 use crate::outbox::Outbox;
-use crate::packet::{Ecn, Packet, PacketKind, FLAG_RETX, FLAG_SYN, HEADER_BYTES};
+use crate::packet::{Ecn, Packet, PacketKind, FLAG_RETX, FLAG_SYN};
 use crate::time::{Duration, Time};
 
 impl TcpSender {
@@ -25,7 +25,7 @@ impl TcpSender {
             flow: self.flow,
             class: self.class,
             kind: PacketKind::Data,
-            size_bytes: HEADER_BYTES,
+            size_bytes: self.wire.syn_bytes,
             src: self.src,
             dst: self.dst,
             seq: 0,
@@ -50,7 +50,7 @@ impl TcpSender {
             self.rtt.restart_after_lost_syn(Duration::from_secs(3));
             self.win.cwnd = 1;
         } else if !ack_pkt.has(FLAG_RETX) {
-            self.rtt.sample(now - ack_pkt.ts);
+            self.rtt.sample(ack_pkt.ts, now, 0, 0);
         }
         self.send_available(now, out);
     }
@@ -89,14 +89,14 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::event::FlowTimer;
-    use crate::packet::{FLAG_RETX, FLAG_SYN, HEADER_BYTES};
+    use crate::packet::{FLAG_RETX, FLAG_SYN};
     use crate::tcp::testing::*;
-    use crate::tcp::{TcpConfig, TcpReceiver};
+    use crate::tcp::{InitialWindow, TcpConfig, TcpReceiver};
 
     /// A persistent connection (IW 2, 8-segment chunks) whose first chunk was ACKed segment by
     /// segment at `T` with no loss: slow start took cwnd from 2 to 2 + 8 = 10.
     fn persistent_after_one_chunk(idle_restart: bool) -> (TcpSender, Outbox) {
-        let cfg = TcpConfig { initial_cwnd_pkts: 2, idle_restart, ..TcpConfig::default() };
+        let cfg = TcpConfig { initial_cwnd_pkts: InitialWindow::Pkts(2), idle_restart, ..plain() };
         let mut s = TcpSender::new(0, 0, 0, 1, &cfg, Some(8 * 1460));
         let mut out = Outbox::default();
         s.start(Time::ZERO, &mut out);
@@ -144,7 +144,7 @@ mod tests {
     // The SYN / SYN-ACK exchange (`handshake = true`).
 
     fn handshake_cfg() -> TcpConfig {
-        TcpConfig { handshake: true, initial_cwnd_pkts: 4, ..TcpConfig::default() }
+        TcpConfig { handshake: true, initial_cwnd_pkts: InitialWindow::Pkts(4), ..plain() }
     }
 
     /// The receiver's answer to `syn`, as the sender gets it.
@@ -168,7 +168,8 @@ mod tests {
         assert_eq!(out.pkts.len(), 1);
         let syn = out.pkts[0];
         assert!(syn.has(FLAG_SYN) && !syn.has(FLAG_RETX));
-        assert_eq!(syn.size_bytes, HEADER_BYTES, "no data on the SYN");
+        // No data on the SYN: headers and the MSS and window-scale options (no SACK, no TS).
+        assert_eq!(syn.size_bytes, 48);
         assert!(s.in_handshake());
         out.pkts.clear();
         // 20 ms later the SYN-ACK: the first RTT sample, then the initial window of 4.

@@ -5,7 +5,12 @@
 //!   stealing (Menth et al. §2.2, "drop-on-enqueue");
 //! - [`DropOnDequeue`] (`drop_on_dequeue`): heads older than `T_D` are dropped as they are
 //!   chosen to leave (Menth et al. §4.1);
-//! - [`PerQueue`] (`per_queue`): a static byte limit per queue, tail drop.
+//! - [`PerQueue`] (`per_queue`): a static byte limit per queue, tail drop;
+//! - [`Ewfq`] (`ewfq`): one shared buffer with EWFQ's weighted differential dropping (Lu,
+//!   Voelker & Snoeren §III–IV);
+//! - the discard policies of Kantawala & Turner (2005) and ns-2's DRR they compare with:
+//!   [`Ns2Lqd`] (`ns2_lqd`), [`Qsdrr`] (`qsdrr`), [`Tdrr`] (`tdrr`), [`Dtdrr`] (`dtdrr`) and
+//!   [`Dsdrr`] (`dsdrr`); what they share is in `push_out.rs`.
 //!
 //! A policy implements [`Policy`]: it is built (and its keys checked) from [`FqParams`],
 //! decides every arrival — possibly dropping queued packets first — and may drop the head
@@ -16,19 +21,34 @@
 //! every change through `enqueued`, `sent` and `head_dropped`.
 
 mod drop_on_dequeue;
+mod dsdrr;
+mod dtdrr;
+mod ewfq;
+mod ns2_lqd;
 mod per_queue;
+mod push_out;
+mod qsdrr;
 mod shared;
+mod tdrr;
+#[cfg(test)]
+mod testing;
 
 pub use drop_on_dequeue::DropOnDequeue;
+pub use dsdrr::Dsdrr;
+pub use dtdrr::Dtdrr;
+pub use ewfq::Ewfq;
+pub use ns2_lqd::Ns2Lqd;
 pub use per_queue::PerQueue;
+pub use qsdrr::Qsdrr;
 pub use shared::Shared;
+pub use tdrr::Tdrr;
 
 use super::FqParams;
 use crate::catalog::ParamInfo;
 use crate::error::ConfigError;
 use crate::packet::Packet;
 use crate::qdisc::sched::{Queues, Scheduler};
-use crate::qdisc::{DropReason, QdiscCtx};
+use crate::qdisc::{DropReason, Probe, QdiscCtx};
 use crate::time::Time;
 
 /// A buffer policy.
@@ -42,6 +62,15 @@ pub trait Policy: Sized {
     /// # Errors
     /// A key the policy needs that is missing or out of range.
     fn from_params(p: &FqParams) -> Result<Self, ConfigError>;
+
+    /// Checks the range of every key the policy owns, whatever the `buffer` (a bad value is
+    /// a mistake even where it is not used). Default: none to check.
+    ///
+    /// # Errors
+    /// The first of its keys out of range.
+    fn check_keys(_p: &FqParams) -> Result<(), ConfigError> {
+        Ok(())
+    }
 
     /// Decides an arrival `pkt` for queue `q`: `Ok` to queue it, or the reason it is dropped.
     /// May drop queued heads first, reporting each through `ctx` and telling `sched`.
@@ -59,6 +88,20 @@ pub trait Policy: Sized {
     fn drop_at_dequeue(&self, _p: &Packet, _now: Time) -> Option<DropReason> {
         None
     }
+
+    /// Handles the qdisc's timer at `now`, which the policy requested through `ctx` in an
+    /// earlier call (in `admit`, the arrival's `enq_time` is the current time: the port
+    /// stamps it). Default: nothing.
+    fn on_timer(&mut self, _now: Time, _queues: &Queues, _ctx: &mut QdiscCtx) {}
+
+    /// Reports the policy's internal variables ([`crate::qdisc::Qdisc::internals`]).
+    /// Default: none.
+    fn internals(&self, _probe: &mut dyn Probe) {}
+
+    /// The head `p` of queue `q` left on the link at `now` (`queues` without it): for
+    /// policies that keep per-queue state (a discard bit cleared when the queue empties, a
+    /// throughput average). Default: nothing.
+    fn sent(&mut self, _q: usize, _p: &Packet, _queues: &Queues, _now: Time) {}
 }
 
 /// Returns whether `pkt` fits within the total limits, given what is queued.
@@ -81,6 +124,15 @@ macro_rules! policies {
         pub const NAMES: &[&str] = &[$($name),*];
 
         impl BufferPolicy {
+            /// Checks the keys of every policy ([`Policy::check_keys`]).
+            ///
+            /// # Errors
+            /// The first key out of range, in policy order.
+            pub fn check_every_policy_s_keys(p: &FqParams) -> Result<(), ConfigError> {
+                $(<$policy as Policy>::check_keys(p)?;)*
+                Ok(())
+            }
+
             /// Returns the catalog entries of every policy's keys, each key once.
             pub fn params() -> Vec<ParamInfo> {
                 let mut v: Vec<ParamInfo> = Vec::new();
@@ -122,6 +174,24 @@ macro_rules! policies {
                     $(BufferPolicy::$variant(b) => b.drop_at_dequeue(p, now),)*
                 }
             }
+
+            fn on_timer(&mut self, now: Time, queues: &Queues, ctx: &mut QdiscCtx) {
+                match self {
+                    $(BufferPolicy::$variant(b) => b.on_timer(now, queues, ctx),)*
+                }
+            }
+
+            fn internals(&self, probe: &mut dyn Probe) {
+                match self {
+                    $(BufferPolicy::$variant(b) => b.internals(probe),)*
+                }
+            }
+
+            fn sent(&mut self, q: usize, p: &Packet, queues: &Queues, now: Time) {
+                match self {
+                    $(BufferPolicy::$variant(b) => b.sent(q, p, queues, now),)*
+                }
+            }
         }
     };
 }
@@ -133,6 +203,18 @@ policies! {
     DropOnDequeue(DropOnDequeue) = "drop_on_dequeue";
     /// Static per-queue byte limits with tail drop.
     PerQueue(PerQueue) = "per_queue";
+    /// A shared buffer with EWFQ's weighted differential dropping.
+    Ewfq(Ewfq) = "ewfq";
+    /// ns-2's DRR longest-queue drop (by bytes, enqueue first, scan from the DRR pointer).
+    Ns2Lqd(Ns2Lqd) = "ns2_lqd";
+    /// QSDRR: drop from the current drop queue, with hysteresis.
+    Qsdrr(Qsdrr) = "qsdrr";
+    /// TDRR: drop from the queue with the highest EWMA throughput.
+    Tdrr(Tdrr) = "tdrr";
+    /// DTDRR: dynamic threshold on arrival.
+    Dtdrr(Dtdrr) = "dtdrr";
+    /// DSDRR: dynamic threshold with discard bits and an adaptive bound.
+    Dsdrr(Dsdrr) = "dsdrr";
 }
 
 /// Returns `"a, b or c"`.
@@ -152,12 +234,30 @@ mod tests {
     fn an_unknown_name_is_refused_with_every_known_one() {
         let p = FqParams { buffer: "infinite".into(), ..FqParams::default() };
         let e = BufferPolicy::from_params(&p).unwrap_err();
-        assert_eq!((e.key.as_str(), e.allowed.as_str()), ("buffer", "shared, drop_on_dequeue or per_queue"));
+        assert_eq!(
+            (e.key.as_str(), e.allowed.as_str()),
+            ("buffer", "shared, drop_on_dequeue, per_queue, ewfq, ns2_lqd, qsdrr, tdrr, dtdrr or dsdrr")
+        );
+    }
+
+    #[test]
+    fn a_policy_s_bad_key_is_refused_whatever_the_buffer() {
+        use crate::qdisc::QdiscParams;
+        let p = FqParams { dsdrr_w0: 0.0, ..FqParams::default() };
+        assert_eq!((p.buffer.as_str(), p.validate().unwrap_err().key.as_str()), ("shared", "dsdrr_w0"));
+        let p = FqParams { buffer: "qsdrr".into(), tdrr_period_ns: 0, ..FqParams::default() };
+        assert_eq!(p.validate().unwrap_err().key, "tdrr_period");
     }
 
     #[test]
     fn every_key_is_listed_once_in_policy_order() {
         let names: Vec<&str> = BufferPolicy::params().iter().map(|p| p.name).collect();
-        assert_eq!(names, ["limit", "t_d", "queue_limits"]);
+        assert_eq!(&names[..3], ["limit", "t_d", "queue_limits"]);
+        assert!(names[3..].contains(&"rtt_o"), "{names:?}");
+        assert!(names[3..].contains(&"dsdrr_w_max"), "{names:?}");
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
     }
 }

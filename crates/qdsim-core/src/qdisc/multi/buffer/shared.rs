@@ -19,7 +19,7 @@ pub(super) const LIMIT: ParamInfo = ParamInfo {
     name: "limit",
     unit: "pkts|bytes",
     default: "none",
-    help: "shared buffer size S_B (also caps drop_on_dequeue); none = unlimited",
+    help: "buffer size S_B of shared and of the discard policies (B; dtdrr and dsdrr need it), also caps drop_on_dequeue; none = unlimited",
 };
 
 /// A shared buffer with longest-queue drop.
