@@ -292,7 +292,8 @@ def plot_sweep(
             shown = names
     bottom = axes[-1, 0]
     if positions is None:
-        bottom.set_xticks(range(len(axis)), [str(v) for v in axis])
+        # A categorical axis (e.g. swept qdisc tables) is labelled as its legend would be.
+        bottom.set_xticks(range(len(axis)), [line_label(defaults, grid_cell(v)) for v in axis])
     elif defaults.logx:
         bottom.set_xscale("log")
     bottom.set_xlabel(xlabel)
