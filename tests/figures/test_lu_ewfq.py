@@ -87,7 +87,7 @@ def test_fig2_ewfq_holds_the_udp_flow_near_its_fair_share(point):
 @pytest.mark.xfail(
     strict=True,
     reason="EWFQ's Jain in the Varied network is 0.48 (s1 0.62, s2 0.24, UDP 3.88 Mb/s; full figure 0.4709), "
-    "paper 0.9978: the UDP flow keeps the shared queue near q_target and takes what the TCP flows, never "
+    "paper 0.9978: the UDP flow keeps the shared queue near q_target and takes what the TCP flows, seldom "
     "held, lose to tail drops",
 )
 def test_fig3_ewfq_is_fair_in_the_varied_network(point):
