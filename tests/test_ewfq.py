@@ -20,7 +20,7 @@ kind = "dumbbell"
 bottleneck_rate = "5Mbps"
 bottleneck_delay = "1ms"
 access_rate = "10Mbps"
-qdisc = { kind = "wfq", buffer = "ewfq", limit = "30KB", rtt_o = "300ms", weights = [2, 1], responsive = [true, false], tcp_flows = [1, 1] }
+qdisc = { kind = "wfq", buffer = "ewfq", limit = "30KB", ewfq_rtt_o = "300ms", weights = [2, 1], ewfq_responsive = [true, false], ewfq_tcp_flows = [1, 1] }
 
 [[flows]]
 group = "tcp"
@@ -53,10 +53,10 @@ def test_ewfq_keys_reach_the_core_by_the_unit_contract(write_spec):
         "kind": "wfq",
         "buffer": "ewfq",
         "limit_bytes": 30_000,
-        "rtt_o_ns": 300_000_000,
+        "ewfq_rtt_o_ns": 300_000_000,
         "weights": [2, 1],
-        "responsive": [True, False],
-        "tcp_flows": [1, 1],
+        "ewfq_responsive": [True, False],
+        "ewfq_tcp_flows": [1, 1],
     }
     assert config["sampling"]["qdisc"] is True
 
@@ -64,20 +64,20 @@ def test_ewfq_keys_reach_the_core_by_the_unit_contract(write_spec):
 @pytest.mark.parametrize(
     ("override", "key", "hint"),
     [
-        ("topology.qdisc.alpha=1.0", "topology.qdisc.alpha", "between 0 and 1"),
-        ("topology.qdisc.alpha=0", "topology.qdisc.alpha", "between 0 and 1"),
-        ("topology.qdisc.beta=0.5", "topology.qdisc.beta", "greater than alpha"),
-        ("topology.qdisc.beta=0", "topology.qdisc.beta", "greater than alpha"),
-        ("topology.qdisc.k=0", "topology.qdisc.k", "match-hit stages"),
-        ("topology.qdisc.p_c=0", "topology.qdisc.p_c", "(0, 1]"),
-        ("topology.qdisc.p_c=1.5", "topology.qdisc.p_c", "(0, 1]"),
-        ("topology.qdisc.f_s=0", "topology.qdisc.f_s", "frequency"),
-        ("topology.qdisc.t_i=1ms", "topology.qdisc.t_i", "1/f_s"),
+        ("topology.qdisc.ewfq_alpha=1.0", "topology.qdisc.ewfq_alpha", "between 0 and 1"),
+        ("topology.qdisc.ewfq_alpha=0", "topology.qdisc.ewfq_alpha", "between 0 and 1"),
+        ("topology.qdisc.ewfq_beta=0.5", "topology.qdisc.ewfq_beta", "greater than ewfq_alpha"),
+        ("topology.qdisc.ewfq_beta=0", "topology.qdisc.ewfq_beta", "greater than ewfq_alpha"),
+        ("topology.qdisc.ewfq_k=0", "topology.qdisc.ewfq_k", "match-hit stages"),
+        ("topology.qdisc.ewfq_p_c=0", "topology.qdisc.ewfq_p_c", "(0, 1]"),
+        ("topology.qdisc.ewfq_p_c=1.5", "topology.qdisc.ewfq_p_c", "(0, 1]"),
+        ("topology.qdisc.ewfq_f_s=0", "topology.qdisc.ewfq_f_s", "frequency"),
+        ("topology.qdisc.ewfq_t_i=1ms", "topology.qdisc.ewfq_t_i", "1/f_s"),
         ("topology.qdisc.weights=[2,0]", "topology.qdisc.weights[1]", "at least 1"),
-        ("topology.qdisc.tcp_flows=[0]", "topology.qdisc.tcp_flows[0]", "at least 1"),
-        ("topology.qdisc.responsive=[1,0]", "topology.qdisc.responsive", "true/false"),
+        ("topology.qdisc.ewfq_tcp_flows=[0]", "topology.qdisc.ewfq_tcp_flows[0]", "at least 1"),
+        ("topology.qdisc.ewfq_responsive=[1,0]", "topology.qdisc.ewfq_responsive", "true/false"),
         ("topology.qdisc.limit=20pkt", "topology.qdisc.limit", "in bytes"),
-        ("topology.qdisc.p_miss=1", "topology.qdisc.p_miss", "(0, 1)"),
+        ("topology.qdisc.ewfq_p_miss=1", "topology.qdisc.ewfq_p_miss", "(0, 1)"),
     ],
 )
 def test_bad_ewfq_values_name_the_key_the_value_and_what_is_allowed(write_spec, override, key, hint):
@@ -89,10 +89,10 @@ def test_bad_ewfq_values_name_the_key_the_value_and_what_is_allowed(write_spec, 
 
 
 def test_a_missing_rtt_o_is_named(write_spec):
-    text = SPEC.replace(' rtt_o = "300ms",', "")
+    text = SPEC.replace(' ewfq_rtt_o = "300ms",', "")
     with pytest.raises(SpecError) as info:
         load(write_spec(text))
-    assert info.value.key == "topology.qdisc.rtt_o"
+    assert info.value.key == "topology.qdisc.ewfq_rtt_o"
     assert "required by buffer = ewfq" in info.value.allowed
 
 

@@ -311,7 +311,8 @@ def plot_sweep(
                 shown = names
     for ax in axes[-1, :]:
         if positions is None:
-            ax.set_xticks(range(len(axis)), [str(v) for v in axis])
+            # A categorical axis (e.g. swept qdisc tables) is labelled as its legend would be.
+            ax.set_xticks(range(len(axis)), [line_label(defaults, cell) for cell in axis_cells(list(axis))])
         elif defaults.logx:
             ax.set_xscale("log")
         ax.set_xlabel(xlabel)

@@ -16,8 +16,8 @@ fn ewfq(responsive: bool) -> FqParams {
         buffer: "ewfq".into(),
         limit_bytes: Some(30_000),
         weights: vec![2, 1],
-        responsive: vec![responsive; 2],
-        rtt_o_ns: Some(200 * MS),
+        ewfq_responsive: vec![responsive; 2],
+        ewfq_rtt_o_ns: Some(200 * MS),
         ..FqParams::default()
     }
 }

@@ -40,32 +40,32 @@ pub struct FqParams {
     /// Per-queue byte limits of `per_queue` (the last repeats).
     pub queue_limits: Vec<i64>,
     /// EWFQ's m_fair gain α on Q_old − q_target. Default 0.85 (Lu et al. §V).
-    pub alpha: f64,
+    pub ewfq_alpha: f64,
     /// EWFQ's m_fair gain β on Q_now − q_target. Default 0.9 (§V).
-    pub beta: f64,
+    pub ewfq_beta: f64,
     /// EWFQ's m_fair updates per second, f_s (Hz). Default 100 (§V).
-    pub f_s: f64,
+    pub ewfq_f_s: f64,
     /// EWFQ's measurement interval t_i, ns. Default 1 s (§V).
-    pub t_i_ns: u64,
+    pub ewfq_t_i_ns: u64,
     /// EWFQ's packet cache insertion probability p_c. Default 0.1 (§V).
-    pub p_c: f64,
+    pub ewfq_p_c: f64,
     /// EWFQ's match-hit stages k. Default 1 (§V).
-    pub k: i64,
+    pub ewfq_k: i64,
     /// EWFQ's packet cache slots. Default 100 (project choice, docs/algorithms/ewfq.md).
-    pub cache_size: i64,
+    pub ewfq_cache_size: i64,
     /// EWFQ's chance to miss a class at its fair share in an interval. Default 0.1 (§V).
-    pub p_miss: f64,
+    pub ewfq_p_miss: f64,
     /// EWFQ: a held class sending less than this share of its fair bytes in an interval
     /// leaves the holding table. Default 0.5 (project choice, docs/algorithms/ewfq.md).
-    pub hold_fraction: f64,
+    pub ewfq_hold_fraction: f64,
     /// EWFQ's RTT_o, an assumed maximum RTT, ns (required by `ewfq`).
-    pub rtt_o_ns: Option<u64>,
+    pub ewfq_rtt_o_ns: Option<u64>,
     /// EWFQ's size_p, bytes; `None` = each class's measured mean packet size.
-    pub size_p_bytes: Option<u64>,
+    pub ewfq_size_p_bytes: Option<u64>,
     /// EWFQ: whether class i is responsive (equation 2) or not (footnote 1); missing = true.
-    pub responsive: Vec<bool>,
+    pub ewfq_responsive: Vec<bool>,
     /// EWFQ's n_i, TCP flows of class i (§IV-A); missing = 1.
-    pub tcp_flows: Vec<i64>,
+    pub ewfq_tcp_flows: Vec<i64>,
     /// The link's rate (EWFQ's ceiling of m_fair); filled from the link unless set.
     pub link_rate_bps: Option<u64>,
     /// QSDRR's release rule, `shortest` or `empty` (`buffer/qsdrr.rs`). Default `shortest`.
@@ -99,19 +99,19 @@ impl Default for FqParams {
             limit_bytes: None,
             t_d_ns: None,
             queue_limits: vec![],
-            alpha: 0.85,
-            beta: 0.9,
-            f_s: 100.0,
-            t_i_ns: 1_000_000_000,
-            p_c: 0.1,
-            k: 1,
-            cache_size: 100,
-            p_miss: 0.1,
-            hold_fraction: 0.5,
-            rtt_o_ns: None,
-            size_p_bytes: None,
-            responsive: vec![],
-            tcp_flows: vec![],
+            ewfq_alpha: 0.85,
+            ewfq_beta: 0.9,
+            ewfq_f_s: 100.0,
+            ewfq_t_i_ns: 1_000_000_000,
+            ewfq_p_c: 0.1,
+            ewfq_k: 1,
+            ewfq_cache_size: 100,
+            ewfq_p_miss: 0.1,
+            ewfq_hold_fraction: 0.5,
+            ewfq_rtt_o_ns: None,
+            ewfq_size_p_bytes: None,
+            ewfq_responsive: vec![],
+            ewfq_tcp_flows: vec![],
             link_rate_bps: None,
             qsdrr_release: "shortest".into(),
             tdrr_w: 0.0625,

@@ -267,56 +267,66 @@ impl Ewfq {
 impl Policy for Ewfq {
     const PARAMS: &'static [ParamInfo] = &[
         ParamInfo {
-            name: "alpha",
+            name: "ewfq_alpha",
             unit: "float",
             default: "0.85",
             help: "ewfq: m_fair gain α on Q_old − q_target (§V)",
         },
         ParamInfo {
-            name: "beta",
+            name: "ewfq_beta",
             unit: "float",
             default: "0.9",
             help: "ewfq: m_fair gain β on Q_now − q_target, > α (§V)",
         },
-        ParamInfo { name: "f_s", unit: "float", default: "100", help: "ewfq: m_fair updates per second (Hz, §V)" },
-        ParamInfo { name: "t_i", unit: "time", default: "1s", help: "ewfq: measurement interval t_i (§V)" },
         ParamInfo {
-            name: "p_c", unit: "float", default: "0.1", help: "ewfq: packet cache insertion probability (§V)"
+            name: "ewfq_f_s", unit: "float", default: "100", help: "ewfq: m_fair updates per second (Hz, §V)"
         },
-        ParamInfo { name: "k", unit: "int", default: "1", help: "ewfq: match-hit stages before a class is held (§V)" },
-        ParamInfo { name: "cache_size", unit: "int", default: "100", help: "ewfq: packet cache slots" },
+        ParamInfo { name: "ewfq_t_i", unit: "time", default: "1s", help: "ewfq: measurement interval t_i (§V)" },
         ParamInfo {
-            name: "p_miss",
+            name: "ewfq_p_c",
+            unit: "float",
+            default: "0.1",
+            help: "ewfq: packet cache insertion probability (§V)",
+        },
+        ParamInfo {
+            name: "ewfq_k",
+            unit: "int",
+            default: "1",
+            help: "ewfq: match-hit stages before a class is held (§V)",
+        },
+        ParamInfo { name: "ewfq_cache_size", unit: "int", default: "100", help: "ewfq: packet cache slots" },
+        ParamInfo {
+            name: "ewfq_p_miss",
             unit: "float",
             default: "0.1",
             help: "ewfq: chance to miss a class at its fair share in an interval; sets p (§V)",
         },
         ParamInfo {
-            name: "hold_fraction",
+            name: "ewfq_hold_fraction",
             unit: "float",
             default: "0.5",
             help: "ewfq: a class leaves the holding table below this share of its fair bytes",
         },
         ParamInfo {
-            name: "rtt_o",
+            name: "ewfq_rtt_o",
             unit: "time",
             default: "none",
             help: "ewfq: RTT_o, an assumed maximum RTT (required by ewfq, §IV-B)",
         },
         ParamInfo {
-            name: "size_p",
+            name: "ewfq_size_p",
             unit: "bytes",
             default: "auto",
             help: "ewfq: size_p of equation (2); auto = each class's mean packet size",
         },
         ParamInfo {
-            name: "responsive",
+            name: "ewfq_responsive",
             unit: "bools",
             default: "[]",
             help: "ewfq: class i responsive (TCP, equation 2) or not; missing entries true",
         },
         ParamInfo {
-            name: "tcp_flows",
+            name: "ewfq_tcp_flows",
             unit: "list",
             default: "[]",
             help: "ewfq: n_i, the TCP flows of class i (§IV-A); missing entries 1",
@@ -331,30 +341,30 @@ impl Policy for Ewfq {
 
     fn from_params(p: &FqParams) -> Result<Self, ConfigError> {
         check(p)?;
-        let t_i = Duration::from_ns(p.t_i_ns).as_secs_f64();
+        let t_i = Duration::from_ns(p.ewfq_t_i_ns).as_secs_f64();
         let limit_bytes = p.limit_bytes.unwrap_or(0);
         let m_fair_max = (p.link_rate_bps.unwrap_or(0) as f64 / 8.0 * t_i).max(M_FAIR_MIN_BYTES);
         Ok(Ewfq {
             cfg: Box::new(Config {
-                alpha: p.alpha,
-                beta: p.beta,
+                alpha: p.ewfq_alpha,
+                beta: p.ewfq_beta,
                 q_target: 0.5 * limit_bytes as f64,
                 limit_pkts: p.limit_pkts,
                 limit_bytes,
                 t_i,
-                p_c: p.p_c,
-                k: p.k as u32,
-                o_k: expected_matches(p.k as u32, p.p_miss),
-                rtt_o: Duration::from_ns(p.rtt_o_ns.unwrap_or(0)).as_secs_f64(),
-                size_p: p.size_p_bytes.map(|s| s as f64),
-                hold_fraction: p.hold_fraction,
+                p_c: p.ewfq_p_c,
+                k: p.ewfq_k as u32,
+                o_k: expected_matches(p.ewfq_k as u32, p.ewfq_p_miss),
+                rtt_o: Duration::from_ns(p.ewfq_rtt_o_ns.unwrap_or(0)).as_secs_f64(),
+                size_p: p.ewfq_size_p_bytes.map(|s| s as f64),
+                hold_fraction: p.ewfq_hold_fraction,
                 m_fair_max,
                 weights: p.weights.iter().map(|&w| w.max(1) as f64).collect(),
-                responsive: p.responsive.clone(),
-                n: p.tcp_flows.iter().map(|&n| n.max(1) as f64).collect(),
+                responsive: p.ewfq_responsive.clone(),
+                n: p.ewfq_tcp_flows.iter().map(|&n| n.max(1) as f64).collect(),
             }),
-            update: Periodic::new(Duration::from_ns((NS_PER_SEC as f64 / p.f_s).round() as u64)),
-            interval: Periodic::new(Duration::from_ns(p.t_i_ns)),
+            update: Periodic::new(Duration::from_ns((NS_PER_SEC as f64 / p.ewfq_f_s).round() as u64)),
+            interval: Periodic::new(Duration::from_ns(p.ewfq_t_i_ns)),
             // From below, as AFD's implementations (which start it at 0): the dropper takes
             // over before tail drops do. From the ceiling, a drop-tail regime whose mean
             // queue sits near q_target gives the PI loop little to correct (docs).
@@ -365,7 +375,7 @@ impl Policy for Ewfq {
             arrived: 0,
             // Before a full interval, assume the link's worth of arrivals.
             a_last: m_fair_max,
-            cache: vec![None; p.cache_size as usize],
+            cache: vec![None; p.ewfq_cache_size as usize],
             classes: Vec::new(),
             holding: 0,
         })
@@ -437,31 +447,36 @@ fn check(p: &FqParams) -> Result<(), ConfigError> {
             Err(ConfigError::new(key, value.to_string(), allowed))
         }
     };
-    need(p.alpha > 0.0 && p.alpha < 1.0, "alpha", &p.alpha, "a gain between 0 and 1 (exclusive)")?;
+    need(p.ewfq_alpha > 0.0 && p.ewfq_alpha < 1.0, "ewfq_alpha", &p.ewfq_alpha, "a gain between 0 and 1 (exclusive)")?;
     need(
-        p.beta.is_finite() && p.beta > p.alpha,
-        "beta",
-        &p.beta,
-        &format!("a finite gain greater than alpha ({}), so a queue above q_target lowers m_fair", p.alpha),
+        p.ewfq_beta.is_finite() && p.ewfq_beta > p.ewfq_alpha,
+        "ewfq_beta",
+        &p.ewfq_beta,
+        &format!("a finite gain greater than ewfq_alpha ({}), so a queue above q_target lowers m_fair", p.ewfq_alpha),
     )?;
-    need(p.f_s > 0.0 && p.f_s <= 1e9, "f_s", &p.f_s, "a frequency > 0 Hz and at most 1e9 Hz")?;
-    let update_ns = (NS_PER_SEC as f64 / p.f_s).round() as u64;
+    need(p.ewfq_f_s > 0.0 && p.ewfq_f_s <= 1e9, "ewfq_f_s", &p.ewfq_f_s, "a frequency > 0 Hz and at most 1e9 Hz")?;
+    let update_ns = (NS_PER_SEC as f64 / p.ewfq_f_s).round() as u64;
     need(
-        p.t_i_ns >= update_ns,
-        "t_i",
-        &p.t_i_ns,
+        p.ewfq_t_i_ns >= update_ns,
+        "ewfq_t_i",
+        &p.ewfq_t_i_ns,
         &format!("at least 1/f_s ({update_ns} ns): one m_fair update per interval"),
     )?;
-    need(p.p_c > 0.0 && p.p_c <= 1.0, "p_c", &p.p_c, "a probability in (0, 1]")?;
-    need((1..=100).contains(&p.k), "k", &p.k, "1 to 100 match-hit stages")?;
-    need((1..=1_000_000).contains(&p.cache_size), "cache_size", &p.cache_size, "1 to 1000000 slots")?;
-    need(p.p_miss > 0.0 && p.p_miss < 1.0, "p_miss", &p.p_miss, "a probability in (0, 1)")?;
-    need((0.0..=1.0).contains(&p.hold_fraction), "hold_fraction", &p.hold_fraction, "a fraction in [0, 1]")?;
-    let rtt_o = p.rtt_o_ns.map_or("none".to_string(), |v| v.to_string());
-    need(p.rtt_o_ns.is_some_and(|r| r > 0), "rtt_o", &rtt_o, "a maximum RTT > 0, required by buffer = ewfq")?;
-    need(p.size_p_bytes != Some(0), "size_p", &0, "at least 1 byte, or absent to measure it")?;
-    for (i, &n) in p.tcp_flows.iter().enumerate() {
-        need(n >= 1, &format!("tcp_flows[{i}]"), &n, "at least 1 TCP flow per class")?;
+    need(p.ewfq_p_c > 0.0 && p.ewfq_p_c <= 1.0, "ewfq_p_c", &p.ewfq_p_c, "a probability in (0, 1]")?;
+    need((1..=100).contains(&p.ewfq_k), "ewfq_k", &p.ewfq_k, "1 to 100 match-hit stages")?;
+    need((1..=1_000_000).contains(&p.ewfq_cache_size), "ewfq_cache_size", &p.ewfq_cache_size, "1 to 1000000 slots")?;
+    need(p.ewfq_p_miss > 0.0 && p.ewfq_p_miss < 1.0, "ewfq_p_miss", &p.ewfq_p_miss, "a probability in (0, 1)")?;
+    need(
+        (0.0..=1.0).contains(&p.ewfq_hold_fraction),
+        "ewfq_hold_fraction",
+        &p.ewfq_hold_fraction,
+        "a fraction in [0, 1]",
+    )?;
+    let rtt_o = p.ewfq_rtt_o_ns.map_or("none".to_string(), |v| v.to_string());
+    need(p.ewfq_rtt_o_ns.is_some_and(|r| r > 0), "ewfq_rtt_o", &rtt_o, "a maximum RTT > 0, required by buffer = ewfq")?;
+    need(p.ewfq_size_p_bytes != Some(0), "ewfq_size_p", &0, "at least 1 byte, or absent to measure it")?;
+    for (i, &n) in p.ewfq_tcp_flows.iter().enumerate() {
+        need(n >= 1, &format!("ewfq_tcp_flows[{i}]"), &n, "at least 1 TCP flow per class")?;
     }
     let limit = p.limit_pkts.map_or("none".to_string(), |l| format!("{l}pkt"));
     need(

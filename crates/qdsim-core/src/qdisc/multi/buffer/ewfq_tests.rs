@@ -17,7 +17,7 @@ fn base() -> FqParams {
     FqParams {
         buffer: "ewfq".into(),
         limit_bytes: Some(30_000),
-        rtt_o_ns: Some(200_000_000),
+        ewfq_rtt_o_ns: Some(200_000_000),
         link_rate_bps: Some(8_000_000),
         ..FqParams::default()
     }
@@ -166,7 +166,7 @@ fn equation_2_on_hand_set_inputs() {
     assert_eq!(equation_2(100.0, 1.0, 1.0, 125_000.0, 1000.0, 0.2, 1.0), 1.0);
 
     // The same through the policy: class 0 held with γ = 2, n_0 = 3, w_0 = 2, size_p measured.
-    let p = FqParams { weights: vec![2], tcp_flows: vec![3], ..base() };
+    let p = FqParams { weights: vec![2], ewfq_tcp_flows: vec![3], ..base() };
     let mut d = Driver::new(p, 1);
     d.arrive(0, 1000).unwrap();
     d.e.m_fair = 125_000.0;
@@ -180,7 +180,7 @@ fn equation_2_on_hand_set_inputs() {
 #[test]
 fn a_non_responsive_class_is_dropped_down_to_its_weighted_fair_share() {
     // (1 − w·m_fair/m_i)⁺: m_fair = 100 kB, m_i = 400 kB: 0.75 at w = 1, 0.5 at w = 2, 0 at w = 4.
-    let p = FqParams { responsive: vec![false, false, false], weights: vec![1, 2, 4], ..base() };
+    let p = FqParams { ewfq_responsive: vec![false, false, false], weights: vec![1, 2, 4], ..base() };
     let mut d = Driver::new(p, 1);
     d.arrive(2, 1000).unwrap();
     d.e.m_fair = F;
@@ -284,7 +284,7 @@ fn a_class_that_entered_during_the_interval_stays_held_through_its_first_report(
 
 #[test]
 fn k_stages_need_k_matches_within_an_interval() {
-    let mut d = Driver::new(FqParams { k: 3, p_c: 1.0, cache_size: 1, ..base() }, 1);
+    let mut d = Driver::new(FqParams { ewfq_k: 3, ewfq_p_c: 1.0, ewfq_cache_size: 1, ..base() }, 1);
     d.e.m_fair = 1500.0; // p = 1: every packet sampled, and the one-slot cache holds class 0
     d.arrive(0, 1000).unwrap(); // cache empty at the draw: no match; then cached
     d.arrive(0, 1000).unwrap(); // match 1
@@ -336,25 +336,25 @@ fn bad_parameters_are_refused_by_key() {
         let e = p.validate().unwrap_err();
         (e.key, e.allowed)
     };
-    assert_eq!(key(|p| p.alpha = 1.0).0, "alpha");
-    assert_eq!(key(|p| p.alpha = 0.0).0, "alpha");
-    assert_eq!(key(|p| p.alpha = f64::NAN).0, "alpha");
-    let (k, allowed) = key(|p| p.beta = 0.8);
-    assert_eq!(k, "beta");
-    assert!(allowed.contains("greater than alpha (0.85)"), "{allowed}");
-    assert_eq!(key(|p| p.beta = -1.0).0, "beta");
-    assert_eq!(key(|p| p.f_s = 0.0).0, "f_s");
-    assert_eq!(key(|p| p.t_i_ns = 1_000_000).0, "t_i");
-    assert_eq!(key(|p| p.p_c = 0.0).0, "p_c");
-    assert_eq!(key(|p| p.p_c = 1.5).0, "p_c");
-    assert_eq!(key(|p| p.k = 0).0, "k");
-    assert_eq!(key(|p| p.cache_size = 0).0, "cache_size");
-    assert_eq!(key(|p| p.p_miss = 1.0).0, "p_miss");
-    assert_eq!(key(|p| p.hold_fraction = 1.5).0, "hold_fraction");
-    assert_eq!(key(|p| p.rtt_o_ns = None).0, "rtt_o");
-    assert_eq!(key(|p| p.rtt_o_ns = Some(0)).0, "rtt_o");
-    assert_eq!(key(|p| p.size_p_bytes = Some(0)).0, "size_p");
-    assert_eq!(key(|p| p.tcp_flows = vec![2, 0]).0, "tcp_flows[1]");
+    assert_eq!(key(|p| p.ewfq_alpha = 1.0).0, "ewfq_alpha");
+    assert_eq!(key(|p| p.ewfq_alpha = 0.0).0, "ewfq_alpha");
+    assert_eq!(key(|p| p.ewfq_alpha = f64::NAN).0, "ewfq_alpha");
+    let (k, allowed) = key(|p| p.ewfq_beta = 0.8);
+    assert_eq!(k, "ewfq_beta");
+    assert!(allowed.contains("greater than ewfq_alpha (0.85)"), "{allowed}");
+    assert_eq!(key(|p| p.ewfq_beta = -1.0).0, "ewfq_beta");
+    assert_eq!(key(|p| p.ewfq_f_s = 0.0).0, "ewfq_f_s");
+    assert_eq!(key(|p| p.ewfq_t_i_ns = 1_000_000).0, "ewfq_t_i");
+    assert_eq!(key(|p| p.ewfq_p_c = 0.0).0, "ewfq_p_c");
+    assert_eq!(key(|p| p.ewfq_p_c = 1.5).0, "ewfq_p_c");
+    assert_eq!(key(|p| p.ewfq_k = 0).0, "ewfq_k");
+    assert_eq!(key(|p| p.ewfq_cache_size = 0).0, "ewfq_cache_size");
+    assert_eq!(key(|p| p.ewfq_p_miss = 1.0).0, "ewfq_p_miss");
+    assert_eq!(key(|p| p.ewfq_hold_fraction = 1.5).0, "ewfq_hold_fraction");
+    assert_eq!(key(|p| p.ewfq_rtt_o_ns = None).0, "ewfq_rtt_o");
+    assert_eq!(key(|p| p.ewfq_rtt_o_ns = Some(0)).0, "ewfq_rtt_o");
+    assert_eq!(key(|p| p.ewfq_size_p_bytes = Some(0)).0, "ewfq_size_p");
+    assert_eq!(key(|p| p.ewfq_tcp_flows = vec![2, 0]).0, "ewfq_tcp_flows[1]");
     assert_eq!(key(|p| p.weights = vec![1, 0]).0, "weights[1]");
     assert_eq!(key(|p| p.limit_bytes = None).0, "limit");
     assert_eq!(key(|p| p.link_rate_bps = None).0, "link_rate");
@@ -365,8 +365,8 @@ fn bad_parameters_are_refused_by_key() {
 fn a_config_parses_by_the_papers_names_under_every_scheduler() {
     for kind in ["wfq", "drr", "fifo_classes", "wf2q_plus"] {
         let j = format!(
-            r#"{{"kind":"{kind}","buffer":"ewfq","limit_bytes":30000,"rtt_o_ns":300000000,"weights":[2,1,1],
-               "responsive":[true,true,false],"tcp_flows":[1,2,1],"alpha":0.85,"beta":0.9,"f_s":100,"p_c":0.1,"k":1}}"#
+            r#"{{"kind":"{kind}","buffer":"ewfq","limit_bytes":30000,"ewfq_rtt_o_ns":300000000,"weights":[2,1,1],
+               "ewfq_responsive":[true,true,false],"ewfq_tcp_flows":[1,2,1],"ewfq_alpha":0.85,"ewfq_beta":0.9,"ewfq_f_s":100,"ewfq_p_c":0.1,"ewfq_k":1}}"#
         );
         let c: crate::qdisc::QdiscConfig = serde_json::from_str(&j).unwrap();
         assert!(c.validate().is_err(), "{kind}: the link's rate comes with the link");
@@ -386,9 +386,9 @@ proptest! {
         let p = FqParams {
             limit_bytes: Some(6000),
             link_rate_bps: Some(100_000),
-            responsive: vec![responsive; 4],
+            ewfq_responsive: vec![responsive; 4],
             weights: vec![1, 2, 1, 3],
-            t_i_ns: 50_000_000,
+            ewfq_t_i_ns: 50_000_000,
             ..base()
         };
         let mut h = Harness::new(Multi::fifo_classes(p));

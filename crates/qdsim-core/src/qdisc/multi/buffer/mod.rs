@@ -253,7 +253,7 @@ mod tests {
     fn every_key_is_listed_once_in_policy_order() {
         let names: Vec<&str> = BufferPolicy::params().iter().map(|p| p.name).collect();
         assert_eq!(&names[..3], ["limit", "t_d", "queue_limits"]);
-        assert!(names[3..].contains(&"rtt_o"), "{names:?}");
+        assert!(names[3..].contains(&"ewfq_rtt_o"), "{names:?}");
         assert!(names[3..].contains(&"dsdrr_w_max"), "{names:?}");
         let mut unique = names.clone();
         unique.sort_unstable();
