@@ -22,7 +22,7 @@ from typing import Any
 
 from qdsim import store
 from qdsim.run import jain_index
-from qdsim.sweep import grid_cell
+from qdsim.tables import axis_cells
 
 #: Total buffer (bytes) of a Fig. 4(a) point: WFQ gives each of the five flows one-fifth.
 FLOWS_FIG4 = 5
@@ -52,7 +52,7 @@ def runs(results_dir: Path, key: str) -> list[dict[str, Any]]:
 def means(results_dir: Path, key: str, x: Any) -> dict[str, Any]:
     """Returns the means over the runs at ``key`` = ``x``: ``goodput`` per group, ``jain``,
     ``aggregate``, and the ``seeds`` they cover. Raises AssertionError if no run has it."""
-    x = grid_cell(x)
+    x = axis_cells([x])[0]
     rows = [r for r in runs(results_dir, key) if r["x"] == x]
     assert rows, f"no run with {key} = {x!r} in {results_dir}"
     groups = sorted(rows[0]["goodput"])
