@@ -175,6 +175,28 @@ pub enum SourceConfig {
         #[serde(default)]
         tcp: TcpConfig,
     },
+    /// Unresponsive datagrams arriving as a Poisson process that offers `rate_bps`, in
+    /// packets of fixed or exponential sizes (`traffic/poisson.rs`), until `stop_ns` (or the
+    /// end of the run): the aggregate of many non-bottlenecked flows (Augé & Roberts 2006).
+    PoissonPackets {
+        /// Offered bit rate, counting whole packets (> 0).
+        rate_bps: u64,
+        /// Packet size on the wire in bytes; the mean of the exponential law.
+        #[serde(default = "default_packet_bytes")]
+        packet_bytes: u32,
+        /// The size law.
+        #[serde(default)]
+        size_distribution: PacketSizeLaw,
+        /// Smallest exponential size, bytes.
+        #[serde(default = "default_min_packet_bytes")]
+        min_packet_bytes: u32,
+        /// Largest exponential size, bytes.
+        #[serde(default = "default_max_packet_bytes")]
+        max_packet_bytes: u32,
+        /// Time at which the source stops sending (nanoseconds); `None` = end of run.
+        #[serde(default)]
+        stop_ns: Option<u64>,
+    },
     /// A UDP constant-bit-rate source, sending `packet_bytes` packets at `rate_bps` until
     /// `stop_ns` (or the end of the run).
     UdpCbr {
@@ -187,6 +209,28 @@ pub enum SourceConfig {
         #[serde(default)]
         stop_ns: Option<u64>,
     },
+}
+
+/// The size law of a Poisson packet source.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PacketSizeLaw {
+    /// Every packet has `packet_bytes`.
+    #[default]
+    Fixed,
+    /// Exponential of mean `packet_bytes`, rounded and clamped to
+    /// `[min_packet_bytes, max_packet_bytes]` (`traffic/poisson.rs`).
+    Exponential,
+}
+
+/// Default smallest datagram of a Poisson source: the headers and one byte of payload.
+pub fn default_min_packet_bytes() -> u32 {
+    HEADER_BYTES + 1
+}
+
+/// Default largest datagram of a Poisson source: an IP datagram's largest size.
+pub fn default_max_packet_bytes() -> u32 {
+    65535
 }
 
 /// When an on-off source hands its first burst to TCP.
@@ -408,6 +452,7 @@ impl SourceConfig {
             SourceConfig::ShortFlows { .. } => "short_flows",
             SourceConfig::OnOff { .. } => "on_off",
             SourceConfig::UdpCbr { .. } => "udp_cbr",
+            SourceConfig::PoissonPackets { .. } => "poisson_packets",
         }
     }
 
@@ -417,7 +462,7 @@ impl SourceConfig {
             SourceConfig::Tcp { tcp, .. } | SourceConfig::ShortFlows { tcp, .. } | SourceConfig::OnOff { tcp, .. } => {
                 Some(tcp)
             }
-            SourceConfig::UdpCbr { .. } => None,
+            SourceConfig::UdpCbr { .. } | SourceConfig::PoissonPackets { .. } => None,
         }
     }
 
@@ -493,17 +538,44 @@ impl SourceConfig {
                 if *rate_bps == 0 {
                     return Err(ConfigError::new("rate_bps", 0, "a rate > 0 bit/s"));
                 }
-                if *packet_bytes < HEADER_BYTES + 1 {
+                datagram_size("packet_bytes", *packet_bytes)
+            }
+            SourceConfig::PoissonPackets { rate_bps, packet_bytes, min_packet_bytes, max_packet_bytes, .. } => {
+                if *rate_bps == 0 {
+                    return Err(ConfigError::new("rate_bps", 0, "a rate > 0 bit/s"));
+                }
+                datagram_size("packet_bytes", *packet_bytes)?;
+                datagram_size("min_packet_bytes", *min_packet_bytes)?;
+                if max_packet_bytes < packet_bytes {
                     return Err(ConfigError::new(
-                        "packet_bytes",
-                        packet_bytes,
-                        format!("at least {} bytes (headers plus one payload byte)", HEADER_BYTES + 1),
+                        "max_packet_bytes",
+                        max_packet_bytes,
+                        format!(">= packet_bytes ({packet_bytes})"),
+                    ));
+                }
+                if min_packet_bytes > packet_bytes {
+                    return Err(ConfigError::new(
+                        "min_packet_bytes",
+                        min_packet_bytes,
+                        format!("<= packet_bytes ({packet_bytes})"),
                     ));
                 }
                 Ok(())
             }
         }
     }
+}
+
+/// Checks a datagram size: at least the headers plus one payload byte.
+fn datagram_size(key: &str, bytes: u32) -> Result<(), ConfigError> {
+    if bytes < HEADER_BYTES + 1 {
+        return Err(ConfigError::new(
+            key,
+            bytes,
+            format!("at least {} bytes (headers plus one payload byte)", HEADER_BYTES + 1),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -558,7 +630,22 @@ mod tests {
             key(|v| v["hosts"] = serde_json::json!([{"node": "a", "jitter_ns": 2_000_000_000u64}])),
             "hosts[0].jitter_ns"
         );
-        let on_off = |source: serde_json::Value| key(|v| v["flows"][0]["source"] = source);
+        let source = |source: serde_json::Value| key(|v| v["flows"][0]["source"] = source);
+        let poisson = |extra: serde_json::Value| {
+            let mut s = serde_json::json!({"kind": "poisson_packets", "rate_bps": 1_000_000});
+            s.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            source(s)
+        };
+        assert_eq!(poisson(serde_json::json!({"rate_bps": 0})), "flows[0].source.rate_bps");
+        assert_eq!(poisson(serde_json::json!({"packet_bytes": 40})), "flows[0].source.packet_bytes");
+        assert_eq!(poisson(serde_json::json!({"min_packet_bytes": 2000})), "flows[0].source.min_packet_bytes");
+        assert_eq!(poisson(serde_json::json!({"max_packet_bytes": 1000})), "flows[0].source.max_packet_bytes");
+        assert_eq!(
+            poisson(serde_json::json!({"size_distribution": "pareto"})),
+            "config",
+            "an unknown size law is a schema error"
+        );
+        let on_off = source;
         assert_eq!(on_off(serde_json::json!({"kind": "on_off", "idle_ns": 1})), "flows[0].source.burst_pkts");
         assert_eq!(
             on_off(serde_json::json!({"kind": "on_off", "burst_bytes": 0, "idle_ns": 1})),
@@ -597,10 +684,11 @@ mod tests {
             serde_json::json!({"kind": "short_flows", "arrival_rate_per_s": 1.0, "size_min_bytes": 1, "size_max_bytes": 2}),
             serde_json::json!({"kind": "udp_cbr", "rate_bps": 1}),
             serde_json::json!({"kind": "on_off", "burst_pkts": 256, "idle_ns": 2_000_000_000u64}),
+            serde_json::json!({"kind": "poisson_packets", "rate_bps": 1, "size_distribution": "exponential"}),
         ] {
             let s: SourceConfig = serde_json::from_value(source.clone()).unwrap();
             assert_eq!(s.kind(), source["kind"]);
-            assert_eq!(s.tcp().is_some(), s.kind() != "udp_cbr");
+            assert_eq!(s.tcp().is_some(), !["udp_cbr", "poisson_packets"].contains(&s.kind()));
         }
     }
 }

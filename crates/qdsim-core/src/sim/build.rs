@@ -7,7 +7,7 @@ use rand::Rng;
 
 use super::apps::{Barrier, OnOff, ShortFlowGen, TransferRec};
 use super::{Endpoints, Flow, FlowAcc, Sim};
-use crate::config::{FirstBurst, FlowConfig, RunConfig, SourceConfig};
+use crate::config::{FirstBurst, FlowConfig, PacketSizeLaw, RunConfig, SourceConfig};
 use crate::error::ConfigError;
 use crate::event::{Event, EventQueue, FlowTimer};
 use crate::net::{HostLine, Link, Port, Routes, NO_ROUTE};
@@ -18,7 +18,7 @@ use crate::rng;
 use crate::stats::Histogram;
 use crate::tcp::{SenderStats, TcpReceiver, TcpSender};
 use crate::time::{Duration, Rate, Time};
-use crate::traffic::CbrSource;
+use crate::traffic::{CbrSource, PacketSizes, PoissonSource};
 
 /// Node ids by name.
 type NodeIds<'a> = BTreeMap<&'a str, NodeId>;
@@ -253,6 +253,34 @@ impl<'a> Apps<'a> {
                 Endpoints::Tcp {
                     snd: TcpSender::new(fid, class, src, dst, tcp, Some(size)),
                     rcv: TcpReceiver::new(fid, class, dst, src, tcp, Some(size)),
+                }
+            }
+            SourceConfig::PoissonPackets {
+                rate_bps,
+                packet_bytes,
+                size_distribution,
+                min_packet_bytes,
+                max_packet_bytes,
+                stop_ns,
+            } => {
+                let sizes = match size_distribution {
+                    PacketSizeLaw::Fixed => PacketSizes::Fixed(*packet_bytes),
+                    PacketSizeLaw::Exponential => PacketSizes::Exponential {
+                        mean: *packet_bytes as f64,
+                        min: *min_packet_bytes,
+                        max: *max_packet_bytes,
+                    },
+                };
+                Endpoints::Poisson {
+                    src: PoissonSource::new(
+                        fid,
+                        class,
+                        (src, dst),
+                        *rate_bps,
+                        sizes,
+                        Time::from_ns(stop_ns.unwrap_or(cfg.duration_ns)),
+                        rng::stream(cfg.seed, "poisson_packets", fid as u64),
+                    ),
                 }
             }
             SourceConfig::UdpCbr { rate_bps, packet_bytes, stop_ns } => Endpoints::Cbr {

@@ -20,7 +20,7 @@ use crate::results::Series;
 use crate::stats::Histogram;
 use crate::tcp::{SenderStats, TcpReceiver, TcpSender};
 use crate::time::{Duration, Time};
-use crate::traffic::CbrSource;
+use crate::traffic::{CbrSource, PoissonSource};
 
 /// The endpoints of one flow.
 // TCP endpoints dominate (one per flow); boxing them would add a pointer chase to every
@@ -30,6 +30,7 @@ use crate::traffic::CbrSource;
 pub(crate) enum Endpoints {
     Tcp { snd: TcpSender, rcv: TcpReceiver },
     Cbr { src: CbrSource },
+    Poisson { src: PoissonSource },
     Generator(apps::ShortFlowGen),
 }
 
@@ -171,6 +172,14 @@ impl Sim {
                 src.on_send_timer(now, &mut out);
                 flow.src
             }
+            (Endpoints::Poisson { src }, FlowTimer::Start) => {
+                src.start(now, &mut out);
+                flow.src
+            }
+            (Endpoints::Poisson { src }, FlowTimer::PoissonSend) => {
+                src.on_send_timer(now, &mut out);
+                flow.src
+            }
             (Endpoints::Generator(_), FlowTimer::Start | FlowTimer::Arrival) => {
                 self.out = out;
                 self.on_generator_arrival(f, now);
@@ -306,7 +315,7 @@ impl Sim {
                 snd.on_ack(&pkt, now, &mut out);
                 node = flow.src;
             }
-            (Endpoints::Cbr { .. }, PacketKind::Udp) => {
+            (Endpoints::Cbr { .. } | Endpoints::Poisson { .. }, PacketKind::Udp) => {
                 delivered = (pkt.size_bytes - HEADER_BYTES) as u64;
                 node = flow.dst;
             }

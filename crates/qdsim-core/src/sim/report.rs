@@ -124,6 +124,7 @@ impl Sim {
             match &f.ep {
                 Endpoints::Tcp { snd, .. } => t.add(&snd.stats),
                 Endpoints::Cbr { src } => t.sent_pkts += src.sent_pkts,
+                Endpoints::Poisson { src } => t.sent_pkts += src.sent_pkts,
                 Endpoints::Generator(_) => {}
             }
         }
