@@ -9,6 +9,7 @@
 
 mod apps;
 mod build;
+mod record;
 mod report;
 
 use crate::config::RunConfig;
@@ -94,6 +95,12 @@ pub struct Sim {
     /// Each configured flow's sender counters when the window opened.
     stats_at_warmup: Vec<SenderStats>,
     on_offs: Vec<apps::OnOff>,
+    /// Whether each flow group's TCP state is sampled (`sampling.tcp_groups`).
+    tcp_sampled: Vec<bool>,
+    /// Each link's transmitted bytes at the previous sample (`sampling.tx_bytes`).
+    tx_bytes_at_sample: Vec<u64>,
+    /// The packet-emission record (`sampling.packets`).
+    record: Option<record::PacketRecord>,
 }
 
 impl Sim {
@@ -133,7 +140,7 @@ impl Sim {
             Event::Flow(f, timer) => self.on_flow_timer(f, timer, now),
             Event::QdiscTimer(l) => {
                 let drops = self.links[l as usize].port.on_timer(now);
-                note_drops(&mut self.flows, drops);
+                note_drops(&mut self.flows, &mut self.record, l, drops);
                 self.poll_qdisc_timer(l);
                 if self.links[l as usize].is_idle() {
                     self.start_tx(l, now);
@@ -242,8 +249,11 @@ impl Sim {
     fn forward(&mut self, node: NodeId, pkt: Packet, now: Time) {
         let l = self.routes.next_link(node, pkt.dst);
         assert!(l != NO_ROUTE, "no route from node {node} to node {} (validated at build)", pkt.dst);
+        if let Some(r) = &mut self.record {
+            r.offered(l, &pkt, self.flows[pkt.flow as usize].root, now);
+        }
         let drops = self.links[l as usize].port.enqueue(pkt, now);
-        note_drops(&mut self.flows, drops);
+        note_drops(&mut self.flows, &mut self.record, l, drops);
         self.poll_qdisc_timer(l);
         if self.links[l as usize].is_idle() {
             self.start_tx(l, now);
@@ -256,7 +266,7 @@ impl Sim {
         if let Some(done) = done {
             self.q.schedule(done, Event::TxDone(l));
         }
-        note_drops(&mut self.flows, drops);
+        note_drops(&mut self.flows, &mut self.record, l, drops);
         self.poll_qdisc_timer(l);
     }
 
@@ -271,6 +281,9 @@ impl Sim {
         if let Some((pkt, outcome)) = link.finish_tx(now) {
             if pkt.kind != PacketKind::Ack {
                 self.packets_forwarded += 1;
+            }
+            if let Some(r) = &mut self.record {
+                r.left(l, &pkt, outcome == TxOutcome::Lost);
             }
             match outcome {
                 TxOutcome::Lost => note_drop(&mut self.flows, &pkt),
@@ -352,6 +365,11 @@ impl Sim {
         for h in &mut self.group_delay {
             h.clear();
         }
+        for flow in &mut self.flows {
+            if let Endpoints::Generator(g) = &mut flow.ep {
+                g.in_progress.restart(now);
+            }
+        }
     }
 
     /// Checks packet and byte conservation on every port; returns the first violation.
@@ -388,10 +406,14 @@ impl Sim {
     }
 }
 
-/// Charges the data packets in `drops` to their flows' drop counts.
-fn note_drops(flows: &mut [Flow], drops: Drops<'_>) {
+/// Charges the data packets in `drops` (at link `l`) to their flows' drop counts, and marks
+/// them lost in the packet record.
+fn note_drops(flows: &mut [Flow], record: &mut Option<record::PacketRecord>, l: u32, drops: Drops<'_>) {
     for (p, _, _) in drops {
         note_drop(flows, p);
+        if let Some(r) = record {
+            r.left(l, p, true);
+        }
     }
 }
 
