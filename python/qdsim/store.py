@@ -10,8 +10,8 @@ A results directory (written by ``qdsim run``, ``qdsim sweep`` or ``qdsim reprod
   wall time (and, for sweeps, the swept keys, ``rep`` and ``point_key``);
 * ``flows.parquet``, ``groups.parquet``, ``links.parquet`` — one row per flow, flow group and
   link of every run, with the same identifying columns;
-* ``series_queue.parquet``, ``series_tcp.parquet``, ``series_qdisc.parquet`` — sampled time
-  series, when sampling was on;
+* ``series_queue.parquet``, ``series_tcp.parquet``, ``series_qdisc.parquet``,
+  ``series_packets.parquet`` — sampled time series and the packet record, when sampling was on;
 * ``spec.json`` (the experiment file after overrides), ``config.json`` (``run``: the resolved
   configuration) or ``sweep.json`` (``sweep``: grid, repetitions, point keys and the
   experiment file's path);
@@ -95,9 +95,11 @@ def run_rows(summary: dict[str, Any], ids: dict[str, Any]) -> dict[str, list[dic
 
 
 def series_rows(results: dict[str, Any], ids: dict[str, Any]) -> dict[str, dict[str, list[Any] | np.ndarray]]:
-    """Returns the sampled series of one run as columns: ``series_queue``, ``series_tcp``,
-    ``series_tcp_events``, ``series_qdisc`` (qdisc internals: ``link``, ``link_name``, ``t``,
-    ``var``, ``class`` (−1 = the whole qdisc), ``value``)."""
+    """Returns the sampled series of one run as columns: ``series_queue`` (with
+    ``sampling.tx_bytes``, ``tx_bytes`` and ``utilization`` over each sampling interval),
+    ``series_tcp``, ``series_tcp_events``, ``series_qdisc`` (qdisc internals: ``link``,
+    ``link_name``, ``t``, ``var``, ``class`` (−1 = the whole qdisc), ``value``) and
+    ``series_packets`` (``sampling.packets``: ``t``, ``flow``, ``size_bytes``, ``lost``)."""
     link_names = [link["name"] for link in results["links"]]
     out: dict[str, dict[str, list[Any] | np.ndarray]] = {}
     queue = results["series"]["queue"]
@@ -111,6 +113,12 @@ def series_rows(results: dict[str, Any], ids: dict[str, Any]) -> dict[str, dict[
             # Cumulative, like `drops`: everything but buffer overflows (see links.aqm_drops).
             "aqm_drops": drops - overflow,
         }
+        if "tx_bytes" in queue:
+            out["series_queue"]["utilization"] = _utilization(queue, [link["rate_bps"] for link in results["links"]])
+    packets = results["series"].get("packets", {"t": []})
+    if len(packets["t"]):
+        n = len(packets["t"])
+        out["series_packets"] = {**{k: [v] * n for k, v in ids.items()}, **packets}
     tcp = results["series"]["tcp"]
     if len(tcp["t"]):
         n = len(tcp["t"])
@@ -129,6 +137,20 @@ def series_rows(results: dict[str, Any], ids: dict[str, Any]) -> dict[str, dict[
             "link_name": np.asarray(link_names, dtype=object)[np.asarray(internals["link"], dtype=np.intp)],
         }
     return out
+
+
+def _utilization(queue: dict[str, Any], rates: list[int]) -> np.ndarray:
+    """Returns each queue sample's link utilization over the interval since the link's
+    previous sample: ``tx_bytes × 8 / (rate × interval)``; NaN for a link's first sample."""
+    t = np.asarray(queue["t"], dtype=float)
+    link = np.asarray(queue["link"], dtype=np.intp)
+    tx = np.asarray(queue["tx_bytes"], dtype=float)
+    util = np.full(len(t), np.nan)
+    for index in np.unique(link):
+        rows = np.flatnonzero(link == index)
+        span = np.diff(t[rows])
+        util[rows[1:]] = np.where(span > 0, tx[rows[1:]] * 8 / (rates[index] * np.where(span > 0, span, 1)), np.nan)
+    return util
 
 
 def _atomic_write(path: Path, write) -> None:
