@@ -91,7 +91,7 @@ pub struct FlowResult {
     pub src: String,
     /// Destination node name.
     pub dst: String,
-    /// `"tcp"` or `"udp_cbr"`.
+    /// The source's kind (`"tcp"`, `"udp_cbr"`, `"poisson_packets"`, `"short_flows"`, ...).
     pub kind: String,
     /// Congestion control name (`""` for UDP).
     pub cc: String,
