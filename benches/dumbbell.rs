@@ -22,27 +22,11 @@ const MS: u64 = 1_000_000;
 /// The hosts' processing delay of experiment files (`[topology] host_jitter`'s default).
 const HOST_JITTER_NS: u64 = 10_000;
 
-/// ns-3.44's `TcpSocketBase` + `TcpNewReno` defaults (the `ns3` profile; research file §2):
-/// IW 10, RTO 1 s minimum and initial, delayed ACKs every 2nd segment or 200 ms, SACK,
-/// timestamps, ACK counting, a handshake, 131072-byte buffers.
-// The options as they are until the profile table exists; then `TcpConfig::default()` is
-// this profile.
+/// ns-3.44's `TcpSocketBase` + `TcpNewReno` defaults: the `ns3` profile, the core's default
+/// (`tcp/profiles.rs`; IW 10, RTO 1 s minimum, delayed ACKs every 2nd segment or 200 ms, SACK
+/// with PRR, timestamps, ACK counting, a handshake, 131072-byte buffers).
 fn ns3_profile() -> TcpConfig {
-    TcpConfig {
-        initial_cwnd_pkts: 10,
-        min_rto_ns: 1_000 * MS,
-        initial_rto_ns: 1_000 * MS,
-        max_rto_ns: 60_000 * MS,
-        delayed_ack: true,
-        delayed_ack_count: 2,
-        delayed_ack_timeout_ns: 200 * MS,
-        sack: true,
-        timestamps: true,
-        byte_counting: false,
-        handshake: true,
-        rwnd_bytes: 131_072,
-        ..TcpConfig::default()
-    }
+    TcpConfig::profile("ns3").expect("the ns3 profile exists")
 }
 
 fn arg(name: &str, default: u64) -> u64 {

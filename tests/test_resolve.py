@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from qdsim import spec
+from qdsim import algorithms, spec
 from qdsim.errors import SpecError
 from qdsim.resolve import resolve
 from qdsim.topologies import BOTTLENECK
@@ -68,9 +68,19 @@ def test_units_become_core_integers(small_spec):
     assert config["duration_ns"] == 2 * 10**9 and config["warmup_ns"] == 500_000_000
     first = config["flows"][0]
     assert first["start_jitter_ns"] == 500_000_000
-    assert first["source"] == {"kind": "tcp", "size_bytes": 10**6, "tcp": {"min_rto_ns": 10**9, "packet_bytes": 1000, "initial_cwnd_pkts": 4}}
-    assert config["flows"][2]["source"]["tcp"] == {"cc": "reno"}
+    # Every TCP field is resolved: the default profile's, with the file's overrides.
+    ns3 = algorithms.tcp_profile("ns3")["config"]
+    assert first["source"] == {"kind": "tcp", "size_bytes": 10**6, "tcp": {**ns3, "min_rto_ns": 10**9, "packet_bytes": 1000, "initial_cwnd_pkts": 4}}
+    assert config["flows"][2]["source"]["tcp"] == {**ns3, "cc": "reno"}
     json.dumps(config)  # serialisable as is
+
+
+def test_a_profile_gives_every_tcp_field_and_explicit_keys_override_it(small_spec):
+    config = resolved(small_spec, "flows.0.tcp={profile='ns2-sack1', min_rto='10ms', initial_cwnd='rfc3390'}")
+    tcp = config["flows"][0]["source"]["tcp"]
+    ns2 = algorithms.tcp_profile("ns2-sack1")["config"]
+    assert tcp == {**ns2, "min_rto_ns": 10**7, "initial_cwnd_pkts": "rfc3390"}
+    assert (tcp["recovery"], tcp["clock_granularity_ns"], tcp["packet_bytes"]) == ("ns2_sack1", 10**7, 1040)
 
 
 def test_udp_cbr_groups_resolve_to_udp_sources(small_spec):
@@ -132,7 +142,7 @@ def test_the_wire_format_reaches_the_core_and_sizes_data_and_acks(small_spec):
 
     config = resolved(small_spec, 'flows.0.tcp={wire="ns2", timestamps=true, sack=true}')
     assert {f["source"]["tcp"].get("wire") for f in config["flows"][:2]} == {"ns2"}
-    assert "wire" not in config["flows"][2]["source"]["tcp"], "the core's default (ietf) when not set"
+    assert config["flows"][2]["source"]["tcp"]["wire"] == "ietf", "the default profile's when not set"
     results = run_config(config).results
     by_name = {link["name"]: link for link in results["links"]}
     # ns-2 accounting: a full data packet is packet_size (1500 B, payload 1450 after 40 + 10 B

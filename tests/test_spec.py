@@ -35,7 +35,7 @@ def load_with(path, *overrides):
         ("flows.0.tcp.min_rto=-1ms", "flows.0.tcp.min_rto", ">= 0"),
         ("flows.0.rate=1Mbps", "flows.0.rate", "cc"),
         ("flows.0.tcp.sack=yes", "flows.0.tcp.sack", "boolean"),  # TOML has booleans: no "yes"
-        ("flows.0.tcp.wire=ns3", "flows.0.tcp.wire", "'ietf' or 'ns2'"),
+        ("flows.0.tcp.wire=ns3", "flows.0.tcp.wire", 'one of "ietf", "ns2"'),
         ("flows.0.tcp={timestamps=true,packet_size='52B'}", "flows.0.tcp.packet_size", "53..=65535 bytes"),
         # Range checks only the core knows, named by the file's key (not the core's path).
         ("topology.qdisc={kind='red',max_p=-0.5}", "topology.qdisc.max_p", "probability"),
@@ -147,7 +147,7 @@ def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():
     from qdsim import algorithms, workloads
     from qdsim.spec import TcpOptions
 
-    options = {o["name"] for o in algorithms.tcp_options()}
+    options = {o["name"] for o in algorithms.tcp_options()} | {"profile"}
     assert set(TcpOptions.model_fields) == options
     tcp = next(t for t in workloads.catalog()["traffic"] if t["name"] == "tcp")
     listed = {p["name"] for p in tcp["params"]}

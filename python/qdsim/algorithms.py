@@ -26,7 +26,7 @@ from typing import Any
 from . import units
 from .errors import SpecError
 
-__all__ = ["DEFAULT_QDISC", "cc_names", "core_catalog", "qdisc_config", "qdisc_names", "tcp_options"]
+__all__ = ["DEFAULT_QDISC", "cc_names", "core_catalog", "qdisc_config", "qdisc_names", "tcp_options", "tcp_profile", "tcp_profiles"]
 
 #: The queue of every link not under study: a FIFO that never drops.
 DEFAULT_QDISC: dict[str, Any] = {"kind": "fifo"}
@@ -46,6 +46,21 @@ def tcp_options() -> list[dict[str, Any]]:
     ``max`` (the largest value of a numeric option, in the core's unit) and ``values`` (the
     names an option of unit ``name`` takes)."""
     return core_catalog()["tcp"]
+
+
+def tcp_profiles() -> list[dict[str, Any]]:
+    """Returns the TCP profiles, the default first: each with ``name``, ``summary``,
+    ``default``, ``options`` (``option``, ``value`` as a file writes it, ``source``) and
+    ``config`` (the core's resolved ``TcpConfig``)."""
+    return core_catalog()["tcp_profiles"]
+
+
+def tcp_profile(name: str | None) -> dict[str, Any]:
+    """Returns the TCP profile ``name`` (the default profile for None)."""
+    profiles = tcp_profiles()
+    if name is None:
+        return next(p for p in profiles if p["default"])
+    return next(p for p in profiles if p["name"] == name)
 
 
 def qdisc_names() -> list[str]:

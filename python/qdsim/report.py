@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["print_catalog", "print_run"]
+__all__ = ["print_catalog", "print_run", "print_tcp_profiles"]
 
 
 def _num(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
@@ -87,3 +87,19 @@ def print_catalog(catalog: dict[str, Any], console: Console | None = None) -> No
             for p in item.get("params", []):
                 table.add_row("", p["name"], p["unit"], p["default"], p["help"])
         console.print(table)
+    print_tcp_profiles(catalog, console)
+
+
+def print_tcp_profiles(catalog: dict[str, Any], console: Console) -> None:
+    """Prints every TCP profile's value of every option (sources: ``docs/tcp-profiles.md``)."""
+    profiles = catalog.get("tcp_profiles", [])
+    if not profiles:
+        return
+    table = Table(title="TCP profiles (flows.tcp.profile; the first is the default; sources in docs/tcp-profiles.md)")
+    table.add_column("option")
+    for p in profiles:
+        table.add_column(p["name"] + (" (default)" if p["default"] else ""))
+    values = [{o["option"]: o["value"] for o in p["options"]} for p in profiles]
+    for option in catalog.get("tcp", []):
+        table.add_row(option["name"], *(v.get(option["name"], "") for v in values))
+    console.print(table)

@@ -27,9 +27,10 @@ import numpy as np
 from . import _core
 from .errors import SpecError
 from .resolve import config_json
+from .tcp_options import resolved_options
 from .topologies import BOTTLENECK
 
-__all__ = ["RunOutcome", "bottleneck_link", "code_version", "completion_times", "jain_index", "run_config", "series_as_lists", "summarize", "user_of_flows"]
+__all__ = ["RunOutcome", "bottleneck_link", "code_version", "completion_times", "group_tcp_options", "jain_index", "run_config", "series_as_lists", "summarize", "user_of_flows"]
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,9 @@ _GROUP_COUNTERS = ("retransmits", "timeouts", "drops", "retransmits_total", "tim
 def summarize(outcome: RunOutcome) -> dict[str, Any]:
     """Returns the run summary: ``jain_index``, ``flows``, ``groups``, ``links``, ``events``, ``wall_s``, ...
 
-    Flows carry their ``user`` and groups ``users`` and ``per_user_goodput_bps``. A link's
+    Flows carry their ``user`` and groups ``users`` and ``per_user_goodput_bps``. ``tcp`` holds
+    each TCP-carrying group's resolved TCP options (its profile's with the file's overrides),
+    by option name. A link's
     ``overflow_drops`` are its drops because the buffer was full, ``aqm_drops`` the rest (the
     discipline's own decisions, and random link loss). Flows' and groups' ``drops``,
     ``retransmits``, ``fast_retransmits`` and ``timeouts`` count the window (a flow's drops on
@@ -245,6 +248,7 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
         "flows": flows,
         "groups": groups,
         "links": links,
+        "tcp": group_tcp_options(outcome.config),
     }
     if "packets_not_recorded" in res:
         summary["packets_not_recorded"] = res["packets_not_recorded"]
@@ -268,4 +272,14 @@ def _generators(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
             row[key] += g[key]
         row["max_in_progress"] = max(row["max_in_progress"], g["max_in_progress"])
         row["in_progress_fraction"] = None
+    return out
+
+
+def group_tcp_options(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Returns the resolved TCP options of every TCP-carrying flow group of ``config``."""
+    out: dict[str, dict[str, Any]] = {}
+    for flow in config["flows"]:
+        tcp = flow["source"].get("tcp")
+        if tcp is not None and flow["group"] not in out:
+            out[flow["group"]] = resolved_options(tcp)
     return out

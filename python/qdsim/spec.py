@@ -109,6 +109,7 @@ Duration = Annotated[int, BeforeValidator(units.parse_duration)]
 PositiveDuration = Annotated[int, BeforeValidator(_positive(units.parse_duration, "duration"))]
 Bytes = Annotated[int, BeforeValidator(units.parse_bytes)]
 PositiveBytes = Annotated[int, BeforeValidator(_positive(units.parse_bytes, "bytes"))]
+Pkts = Annotated[int, BeforeValidator(units.parse_pkts)]
 PositivePkts = Annotated[int, BeforeValidator(_positive(units.parse_pkts, "pkts"))]
 Probability = Annotated[float, BeforeValidator(_probability)]
 HostJitter = Annotated[int, BeforeValidator(_host_jitter)]
@@ -230,9 +231,14 @@ class Star(_Topology):
     hosts: list[Name] = []
 
 
-#: ``tcp = {...}`` of a TCP flow group: overrides of the core's TCP defaults, one optional key
-#: per TCP option of the core's catalog, typed by its unit (:mod:`qdsim.tcp_options`).
-TcpOptions = tcp_options.options_model(_Strict, {"bytes": PositiveBytes, "pkts": PositivePkts, "time": PositiveDuration, "bool": StrictBool})
+#: ``tcp = {...}`` of a TCP flow group: a profile (``profile = "ns3"``, the default) and
+#: overrides of its options, one optional key per TCP option of the core's catalog, typed by
+#: its unit (:mod:`qdsim.tcp_options`).
+TcpOptions = tcp_options.options_model(
+    _Strict,
+    {"bytes": PositiveBytes, "pkts": PositivePkts, "time": PositiveDuration, "bool": StrictBool},
+    {"bytes": Bytes, "pkts": Pkts, "time": Duration},
+)
 
 
 class _FlowGroup(_Strict):

@@ -3,7 +3,7 @@
 use qdsim_core::config::SourceConfig;
 use qdsim_core::qdisc::{FifoParams, QdiscConfig};
 use qdsim_core::scenario::{Dumbbell, FlowGroup};
-use qdsim_core::tcp::{CcKind, TcpConfig};
+use qdsim_core::tcp::{CcKind, LimitedTransmit, RtoFormula, TcpConfig};
 use qdsim_core::time::Time;
 use qdsim_core::Sim;
 
@@ -17,8 +17,8 @@ fn main() {
     let tcp = TcpConfig {
         cc,
         sack: a[1] == "1",
-        limited_transmit: std::env::var("LT").is_ok(),
-        linux_rto: std::env::var("LRTO").is_ok(),
+        limited_transmit: if std::env::var("LT").is_ok() { LimitedTransmit::Rfc3042 } else { LimitedTransmit::Off },
+        rto_formula: if std::env::var("LRTO").is_ok() { RtoFormula::Linux } else { RtoFormula::Rfc6298 },
         ..TcpConfig::default()
     };
     let (from, to): (u64, u64) = (a[2].parse().unwrap(), a[3].parse().unwrap());

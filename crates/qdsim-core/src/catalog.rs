@@ -12,10 +12,13 @@
 //! ([`TcpOptionInfo::field`]): their experiment-file names (`packet_size`, `rwnd`) are older
 //! than the rule.
 //!
-//! This module only holds the types; the crate root's `catalog()` assembles the entries of
-//! `qdisc`, `tcp` and `traffic`, so that none of them imports another for its description.
+//! This module holds the types and [`core_value`], which reads a value as the catalog renders
+//! it (`"200ms"`, `"6MiB"`, `"true"`) in the core's unit; the crate root's `catalog()`
+//! assembles the entries of `qdisc`, `tcp` and `traffic`, so that none of them imports another
+//! for its description.
 
 use serde::Serialize;
+use serde_json::Value;
 
 /// Everything that can be selected by name in an experiment, with parameters and defaults.
 #[derive(Debug, Clone, Serialize)]
@@ -28,6 +31,8 @@ pub struct Catalog {
     pub traffic: Vec<AlgorithmInfo>,
     /// The options of a TCP connection (a flow group's `tcp = {...}`).
     pub tcp: Vec<TcpOptionInfo>,
+    /// The TCP profiles (a flow group's `tcp = { profile = "..." }`), the default first.
+    pub tcp_profiles: Vec<TcpProfileInfo>,
 }
 
 /// A congestion control's name and description.
@@ -64,24 +69,63 @@ pub struct AlgorithmInfo {
     pub params: Vec<ParamInfo>,
 }
 
-/// One TCP option: its experiment-file key, the core's `TcpConfig` field it sets, its unit,
-/// default and help, and the largest value the field holds.
+/// One TCP option as the core declares it (`tcp::OPTIONS`): its experiment-file key, the
+/// core's `TcpConfig` field it sets, its unit and help. Its default is the default profile's
+/// value (`tcp::profiles`), so it is not written here.
+#[derive(Debug, Clone, Copy)]
+pub struct TcpOption {
+    /// Key in a flow group's `tcp = {...}`.
+    pub name: &'static str,
+    /// The `TcpConfig` field it sets.
+    pub field: &'static str,
+    /// Unit (`"bytes"`, `"pkts"`, `"time"`, `"bool"` or `"name"`).
+    pub unit: &'static str,
+    /// The names it takes: every value of a `"name"` option; for a numeric option, words
+    /// allowed besides a number (`initial_cwnd = "rfc3390"`).
+    pub values: &'static [&'static str],
+    /// Whether 0 is a valid value of a numeric option.
+    pub allow_zero: bool,
+    /// One-line description.
+    pub help: &'static str,
+    /// The largest value the field holds (in its core unit), for numeric options.
+    pub max: Option<u64>,
+}
+
+impl TcpOption {
+    /// Returns the option's catalog entry with default `default`.
+    pub fn with_default(&self, default: &'static str) -> TcpOptionInfo {
+        TcpOptionInfo {
+            name: self.name,
+            field: self.field,
+            unit: self.unit,
+            values: self.values,
+            allow_zero: self.allow_zero,
+            default,
+            help: self.help,
+            max: self.max,
+        }
+    }
+}
+
+/// One TCP option in the catalog: [`TcpOption`] with its default.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct TcpOptionInfo {
     /// Key in a flow group's `tcp = {...}`.
     pub name: &'static str,
     /// The `TcpConfig` field it sets.
     pub field: &'static str,
-    /// Unit (`"bytes"`, `"pkts"`, `"time"`, `"bool"`, or `"name"`: one of [`Self::values`]).
+    /// Unit (`"bytes"`, `"pkts"`, `"time"`, `"bool"` or `"name"`).
     pub unit: &'static str,
-    /// Default, rendered; `"none"` means the field is absent.
+    /// The names it takes (see [`TcpOption::values`]).
+    pub values: &'static [&'static str],
+    /// Whether 0 is a valid value of a numeric option.
+    pub allow_zero: bool,
+    /// Default (the default profile's value), rendered; `"none"` means the field is absent.
     pub default: &'static str,
     /// One-line description.
     pub help: &'static str,
     /// The largest value the field holds (in its core unit), for numeric options.
     pub max: Option<u64>,
-    /// The names the option takes, for unit `"name"` (empty for the others).
-    pub values: &'static [&'static str],
 }
 
 impl TcpOptionInfo {
@@ -91,15 +135,91 @@ impl TcpOptionInfo {
     }
 }
 
+/// A TCP profile in the catalog: every option's value and where it comes from.
+#[derive(Debug, Clone, Serialize)]
+pub struct TcpProfileInfo {
+    /// Name used as `tcp = { profile = "..." }`.
+    pub name: &'static str,
+    /// The stack (and version) it follows.
+    pub summary: &'static str,
+    /// Whether it is the default of a flow group that names none.
+    pub default: bool,
+    /// Every option's value, as an experiment file writes it, with its source.
+    pub options: Vec<TcpProfileEntry>,
+    /// The resolved `TcpConfig` (JSON): what the profile gives the core.
+    pub config: serde_json::Value,
+}
+
+/// One option of a profile.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct TcpProfileEntry {
+    /// The option's key.
+    pub option: &'static str,
+    /// Its value, as an experiment file writes it.
+    pub value: &'static str,
+    /// Where the value comes from (`repository:path:function`, RFC §, or "derived").
+    pub source: &'static str,
+}
+
+/// Defaults that say the field is absent (not set, or derived from something else).
+pub const ABSENT: [&str; 6] = ["none", "none (required)", "auto", "the link's rate", "(required)", "end of run"];
+
+/// Splits `"15ms"` into `(15.0, "ms")`.
+fn split(text: &str) -> (f64, &str) {
+    let at = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let number = text[..at].parse().unwrap_or_else(|_| panic!("{text}: not a number with a unit"));
+    (number, &text[at..])
+}
+
+/// Returns `text` times the scale of its unit suffix in `units` (`""` must be listed to
+/// allow a bare number).
+fn scaled(text: &str, units: &[(&str, f64)]) -> Value {
+    let (number, unit) = split(text);
+    let scale = units.iter().find(|(u, _)| *u == unit).unwrap_or_else(|| panic!("{text}: unknown unit")).1;
+    Value::from((number * scale).round() as u64)
+}
+
+/// Returns the core's value of a catalog default: `None` for a word meaning "absent",
+/// else the number, boolean, list or name it stands for, in the core's unit.
+///
+/// # Panics
+/// A default the unit cannot parse (the catalog's default is then wrong).
+pub fn core_value(unit: &str, default: &str) -> Option<Value> {
+    if ABSENT.contains(&default) {
+        return None;
+    }
+    let value = match unit {
+        "time" => scaled(default, &[("ns", 1.0), ("us", 1e3), ("ms", 1e6), ("s", 1e9), ("min", 60e9)]),
+        "bytes" => scaled(
+            default,
+            &[
+                ("", 1.0),
+                ("B", 1.0),
+                ("KB", 1e3),
+                ("MB", 1e6),
+                ("GB", 1e9),
+                ("KiB", 1024.0),
+                ("MiB", 1048576.0),
+                ("GiB", 1073741824.0),
+            ],
+        ),
+        "pkts" | "pkts|bytes" => scaled(default, &[("", 1.0), ("pkt", 1.0), ("pkts", 1.0)]),
+        "bit/s" => scaled(default, &[("", 1.0), ("bps", 1.0), ("kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9)]),
+        "bool" | "list" | "bools" | "int" | "float" => {
+            serde_json::from_str(default).unwrap_or_else(|e| panic!("{default}: not a {unit} ({e})"))
+        }
+        "name" => Value::from(default),
+        other => panic!("{default}: unknown unit {other}"),
+    };
+    Some(value)
+}
+
 /// Checks of catalog entries against the Rust types they describe, for the modules' tests.
 #[cfg(test)]
 pub(crate) mod check {
     use serde_json::Value;
 
-    use super::ParamInfo;
-
-    /// Defaults that say the field is absent (not set, or derived from something else).
-    const ABSENT: [&str; 6] = ["none", "none (required)", "auto", "the link's rate", "(required)", "end of run"];
+    use super::{core_value, ParamInfo};
 
     /// Returns the core fields parameter `p` sets, by the unit contract.
     pub fn fields(p: &ParamInfo) -> Vec<String> {
@@ -112,56 +232,6 @@ pub(crate) mod check {
             "pkts|bytes" => vec![format!("{n}_pkts"), format!("{n}_bytes")],
             _ => vec![n.to_string()],
         }
-    }
-
-    /// Splits `"15ms"` into `(15.0, "ms")`.
-    fn split(text: &str) -> (f64, &str) {
-        let at = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
-        let number = text[..at].parse().unwrap_or_else(|_| panic!("{text}: not a number with a unit"));
-        (number, &text[at..])
-    }
-
-    /// Returns `text` times the scale of its unit suffix in `units` (`""` must be listed to
-    /// allow a bare number).
-    fn scaled(text: &str, units: &[(&str, f64)]) -> Value {
-        let (number, unit) = split(text);
-        let scale = units.iter().find(|(u, _)| *u == unit).unwrap_or_else(|| panic!("{text}: unknown unit")).1;
-        Value::from((number * scale).round() as u64)
-    }
-
-    /// Returns the core's value of a catalog default: `None` for a word meaning "absent",
-    /// else the number, boolean, list or name it stands for, in the core's unit.
-    ///
-    /// # Panics
-    /// A default the unit cannot parse (the catalog's default is then wrong).
-    pub fn core_value(unit: &str, default: &str) -> Option<Value> {
-        if ABSENT.contains(&default) {
-            return None;
-        }
-        let value = match unit {
-            "time" => scaled(default, &[("ns", 1.0), ("us", 1e3), ("ms", 1e6), ("s", 1e9), ("min", 60e9)]),
-            "bytes" => scaled(
-                default,
-                &[
-                    ("", 1.0),
-                    ("B", 1.0),
-                    ("KB", 1e3),
-                    ("MB", 1e6),
-                    ("GB", 1e9),
-                    ("KiB", 1024.0),
-                    ("MiB", 1048576.0),
-                    ("GiB", 1073741824.0),
-                ],
-            ),
-            "pkts" | "pkts|bytes" => scaled(default, &[("", 1.0), ("pkt", 1.0), ("pkts", 1.0)]),
-            "bit/s" => scaled(default, &[("", 1.0), ("bps", 1.0), ("kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9)]),
-            "bool" | "list" | "bools" | "int" | "float" => {
-                serde_json::from_str(default).unwrap_or_else(|e| panic!("{default}: not a {unit} ({e})"))
-            }
-            "name" => Value::from(default),
-            other => panic!("{default}: unknown unit {other}"),
-        };
-        Some(value)
     }
 
     /// Asserts that the default of every parameter in `params` is the value (or absence) of

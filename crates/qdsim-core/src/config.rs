@@ -894,9 +894,10 @@ mod tests {
     #[test]
     fn an_on_off_burst_in_packets_is_that_many_full_segments() {
         let s: SourceConfig = serde_json::from_value(serde_json::json!({
-            "kind": "on_off", "burst_pkts": 256, "idle_ns": 1, "tcp": {"packet_bytes": 1540}
+            "kind": "on_off", "burst_pkts": 256, "idle_ns": 1, "tcp": {"packet_bytes": 1540, "timestamps": false}
         }))
         .unwrap();
+        // 1540 bytes on the wire without options: 40 of headers, 1500 of payload.
         assert_eq!(s.burst_bytes(), Some(256 * 1500));
         assert_eq!(SourceConfig::UdpCbr { rate_bps: 1, packet_bytes: 100, stop_ns: None }.burst_bytes(), None);
     }

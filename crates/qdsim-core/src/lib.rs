@@ -82,6 +82,7 @@ pub fn catalog() -> Catalog {
         qdiscs: qdisc::catalog(),
         cc: tcp::CcKind::ALL.iter().map(|(_, name, summary)| CcInfo { name, summary }).collect(),
         traffic: traffic::catalog(),
-        tcp: tcp::OPTIONS.to_vec(),
+        tcp: tcp::profiles::option_infos(),
+        tcp_profiles: tcp::profiles::PROFILES.iter().map(|p| p.info()).collect(),
     }
 }

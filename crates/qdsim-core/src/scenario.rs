@@ -1,4 +1,5 @@
-//! Ready-made configurations for tests and benchmarks: a dumbbell builder.
+//! Ready-made configurations for tests and benchmarks: a dumbbell builder, and a plain TCP
+//! ([`plain_tcp`]) for tests of physics that do not want a stack's details.
 //!
 //! Users describe scenarios in experiment files (the Python package resolves those); this
 //! builder exists so the core's own tests and benchmarks can build the same shapes without
@@ -8,7 +9,52 @@
 
 use crate::config::{FlowConfig, LinkConfig, RunConfig, SamplingConfig, SourceConfig};
 use crate::qdisc::{FifoParams, QdiscConfig};
-use crate::tcp::TcpConfig;
+use crate::tcp::{
+    CcKind, InitialWindow, LimitedTransmit, PrrBound, RecoveryKind, ReductionBase, RescueRetransmit, RtoFormula,
+    RtoRestart, TcpConfig, WireFormat,
+};
+
+/// A TCP without the profiles' stack details, for tests of physics (the Mathis law, response
+/// functions, slow start): what the core's defaults were before profiles. NewReno (RFC 6582,
+/// the "Impatient" timer restart; with `sack`, RFC 6675 and a restart on every ACK; the fast
+/// retransmission restarts the timer too), IW 10,
+/// RTO per RFC 6298 with an exact clock and a 200-ms minimum, no delayed ACKs, no limited
+/// transmit, no timestamps, RFC 3465 byte counting, no handshake, a 6-MiB receiver window.
+pub fn plain_tcp(sack: bool) -> TcpConfig {
+    TcpConfig {
+        cc: CcKind::Newreno,
+        packet_bytes: 1500,
+        initial_cwnd_pkts: InitialWindow::Pkts(10),
+        initial_ssthresh_pkts: None,
+        rwnd_bytes: 6 * 1024 * 1024,
+        min_rto_ns: 200_000_000,
+        max_rto_ns: 60_000_000_000,
+        initial_rto_ns: 1_000_000_000,
+        rto_formula: RtoFormula::Rfc6298,
+        clock_granularity_ns: 0,
+        rto_restart: if sack { RtoRestart::EveryAck } else { RtoRestart::FirstPartialAck },
+        fast_retransmit_restarts_rto: true,
+        dupack_threshold: 3,
+        delayed_ack: false,
+        delayed_ack_count: 2,
+        delayed_ack_timeout_ns: 40_000_000,
+        quick_acks: 0,
+        ecn: false,
+        sack,
+        recovery: RecoveryKind::Rfc6675,
+        prr_bound: PrrBound::Rfc9937,
+        prr_dupack_segment: false,
+        rescue_retransmit: RescueRetransmit::Rfc6675,
+        reduction_base: ReductionBase::Flightsize,
+        limited_transmit: LimitedTransmit::Off,
+        hystart: false,
+        idle_restart: true,
+        timestamps: false,
+        byte_counting: true,
+        handshake: false,
+        wire: WireFormat::Ietf,
+    }
+}
 
 /// One group of identical flows in a [`Dumbbell`].
 #[derive(Debug, Clone)]

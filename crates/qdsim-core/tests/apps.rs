@@ -6,7 +6,8 @@ mod common;
 use common::*;
 use qdsim_core::config::{FlowConfig, LinkConfig, RepeatConfig, RunConfig, SamplingConfig, SourceConfig};
 use qdsim_core::qdisc::{FifoParams, QdiscConfig};
-use qdsim_core::tcp::TcpConfig;
+use qdsim_core::scenario::plain_tcp;
+use qdsim_core::tcp::{InitialWindow, TcpConfig};
 use qdsim_core::time::Time;
 use qdsim_core::Sim;
 
@@ -44,7 +45,7 @@ fn star(hosts: usize, buffer: u64, flows: Vec<FlowConfig>, seconds_ms: u64) -> R
 }
 
 fn tcp_min_rto_10ms() -> TcpConfig {
-    TcpConfig { min_rto_ns: 10 * MS, packet_bytes: 1000, ..TcpConfig::default() }
+    TcpConfig { min_rto_ns: 10 * MS, packet_bytes: 1000, ..plain_tcp(false) }
 }
 
 fn incast(servers: usize, bytes: u64, rounds: u32) -> RunConfig {
@@ -154,7 +155,7 @@ fn persistent_incast_without_idle_restart_bursts_its_grown_window() {
     // with one 20-packet buffer more is lost than with fresh connections, and much more than
     // with an idle restart to the initial window.
     let drops = |persistent: bool, idle_restart: bool| {
-        let tcp = TcpConfig { idle_restart, initial_cwnd_pkts: 2, ..tcp_min_rto_10ms() };
+        let tcp = TcpConfig { idle_restart, initial_cwnd_pkts: InitialWindow::Pkts(2), ..tcp_min_rto_10ms() };
         let mut cfg = incast_with(16, 64_000, 8, persistent, tcp);
         for l in &mut cfg.links {
             if l.name == "sw->h0" {

@@ -10,7 +10,7 @@ use common::*;
 use proptest::prelude::*;
 use qdsim_core::config::SourceConfig;
 use qdsim_core::qdisc::{FifoParams, QdiscConfig};
-use qdsim_core::scenario::FlowGroup;
+use qdsim_core::scenario::{plain_tcp, FlowGroup};
 use qdsim_core::tcp::TcpConfig;
 use qdsim_core::time::Time;
 use qdsim_core::Sim;
@@ -35,17 +35,17 @@ proptest! {
         d.qdisc = QdiscConfig::Fifo(FifoParams { limit_pkts: Some(buffer), limit_bytes: byte_limit });
         d.loss = loss;
         d.groups[0].start_jitter_ns = S / 2;
-        d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp: TcpConfig { sack, ..TcpConfig::default() }, repeat: None };
+        d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp: plain_tcp(sack), repeat: None };
         if let Some(size) = finite {
             d.groups.push(FlowGroup {
-                source: SourceConfig::Tcp { size_bytes: Some(size), tcp: TcpConfig { delayed_ack: true, ..TcpConfig::default() }, repeat: None },
-                ..FlowGroup::bulk("finite", 2, 7 * MS, TcpConfig::default())
+                source: SourceConfig::Tcp { size_bytes: Some(size), tcp: TcpConfig { delayed_ack: true, ..plain_tcp(false) }, repeat: None },
+                ..FlowGroup::bulk("finite", 2, 7 * MS, plain_tcp(false))
             });
         }
         if cbr {
             d.groups.push(FlowGroup {
                 source: SourceConfig::UdpCbr { rate_bps: rate_mbps * 300_000, packet_bytes: 700, stop_ns: None },
-                ..FlowGroup::bulk("cbr", 1, MS, TcpConfig::default())
+                ..FlowGroup::bulk("cbr", 1, MS, plain_tcp(false))
             });
         }
         let cfg = d.config(seed, 3 * S, S).with_host_jitter(jitter_ns.unwrap_or(0));

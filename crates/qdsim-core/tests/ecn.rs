@@ -8,12 +8,13 @@ mod common;
 use common::*;
 use qdsim_core::config::{SamplingConfig, SourceConfig};
 use qdsim_core::qdisc::{CodelParams, QdiscConfig, RedParams};
+use qdsim_core::scenario::plain_tcp;
 use qdsim_core::tcp::TcpConfig;
 
 fn ecn_run(qdisc: QdiscConfig) -> qdsim_core::RunResults {
     let mut d = dumbbell(10_000_000, 5, 5, 4, 1000);
     d.qdisc = qdisc;
-    let tcp = TcpConfig { ecn: true, ..TcpConfig::default() };
+    let tcp = TcpConfig { ecn: true, ..plain_tcp(false) };
     d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp, repeat: None };
     d.groups[0].start_jitter_ns = S;
     let mut cfg = d.config(7, 30 * S, 5 * S);

@@ -6,8 +6,8 @@ mod common;
 use common::*;
 use qdsim_core::config::{SamplingConfig, SourceConfig};
 use qdsim_core::qdisc::{FqParams, QdiscConfig};
+use qdsim_core::scenario::plain_tcp;
 use qdsim_core::scenario::{Dumbbell, FlowGroup};
-use qdsim_core::tcp::TcpConfig;
 use qdsim_core::RunResults;
 
 /// EWFQ over a 30 KB shared buffer with weights 2:1 (classes = flows 0 and 1).
@@ -29,7 +29,7 @@ fn two_flows(seed: u64, qdisc: QdiscConfig, source: SourceConfig, sampling: Samp
     let group = |name: &str| FlowGroup {
         source: source.clone(),
         access_rate_bps: 100_000_000,
-        ..FlowGroup::bulk(name, 1, 10 * MS, TcpConfig::default())
+        ..FlowGroup::bulk(name, 1, 10 * MS, plain_tcp(false))
     };
     let d =
         Dumbbell { rate_bps: 10_000_000, delay_ns: MS, loss: 0.0, qdisc, groups: vec![group("heavy"), group("light")] };
@@ -71,7 +71,7 @@ fn weights_two_to_one_give_two_to_one_shares_of_two_tcp_classes_under_one_fifo()
     // Equal RTTs (≈ 24 ms), RTT_o = 200 ms: γ_i must grow to ≈ RTT_o/RTT_i for equation (2)
     // to hold each flow at its share, and the FIFO leaves the split to the dropper. One seed
     // varies more than the mean (seeds 1–6 gave 1.73 to 2.07 when this test was written).
-    let tcp = SourceConfig::Tcp { size_bytes: None, tcp: TcpConfig::default(), repeat: None };
+    let tcp = SourceConfig::Tcp { size_bytes: None, tcp: plain_tcp(false), repeat: None };
     let mut ratios = vec![];
     for seed in 1..=4 {
         let r = two_flows(seed, QdiscConfig::FifoClasses(ewfq(true)), tcp.clone(), SamplingConfig::default());

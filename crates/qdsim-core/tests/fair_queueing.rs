@@ -5,8 +5,7 @@ mod common;
 
 use common::*;
 use qdsim_core::qdisc::{FqParams, QdiscConfig};
-use qdsim_core::scenario::FlowGroup;
-use qdsim_core::tcp::TcpConfig;
+use qdsim_core::scenario::{plain_tcp, FlowGroup};
 use qdsim_core::Sim;
 
 fn kinds(p: FqParams) -> [QdiscConfig; 4] {
@@ -27,7 +26,7 @@ fn light_share(qdisc: QdiscConfig, heavy: usize) -> f64 {
     let mut d = dumbbell(10_000_000, 5, 3, heavy, 100);
     d.qdisc = qdisc;
     d.groups[0].start_jitter_ns = S / 2;
-    d.groups.push(FlowGroup { start_jitter_ns: S / 2, ..FlowGroup::bulk("light", 1, 3 * MS, TcpConfig::default()) });
+    d.groups.push(FlowGroup { start_jitter_ns: S / 2, ..FlowGroup::bulk("light", 1, 3 * MS, plain_tcp(false)) });
     let mut cfg = d.config(7, 12 * S, 4 * S);
     for (i, f) in cfg.flows.iter_mut().enumerate() {
         f.user = Some(u32::from(i >= heavy));

@@ -140,7 +140,7 @@ fn a_kept_window_sends_later_bursts_faster_than_the_first() {
     // the idle time: a later burst leaves in fewer round trips than the first, which started
     // from the initial window. With the restart (RFC 5681 §4.1) it starts from it again.
     let second = |idle_restart: bool| {
-        let tcp = TcpConfig { idle_restart, ..TcpConfig::default() };
+        let tcp = TcpConfig { idle_restart, ..qdsim_core::scenario::plain_tcp(false) };
         let r = run(&on_off(1, source(64, 2 * S, FirstBurst::Start, tcp), 1000, 2, 10 * S));
         let b = bursts(&r.transfers, 0);
         (b[0].2.unwrap(), b[1].2.unwrap())

@@ -7,6 +7,7 @@ mod common;
 
 use common::*;
 use qdsim_core::qdisc::{FifoParams, QdiscConfig};
+use qdsim_core::scenario::plain_tcp;
 use qdsim_core::tcp::{CcKind, TcpConfig};
 
 /// Returns the mean window in segments of one `cc` flow over a 1 Gb/s path with RTT
@@ -17,7 +18,7 @@ fn mean_window(cc: CcKind, p: f64, rtt_ms: u64, seconds: u64) -> f64 {
     d.loss = p;
     d.groups[0].source = qdsim_core::config::SourceConfig::Tcp {
         size_bytes: None,
-        tcp: TcpConfig { cc, rwnd_bytes: 1 << 30, ..TcpConfig::default() },
+        tcp: TcpConfig { cc, rwnd_bytes: 1 << 30, ..plain_tcp(false) },
         repeat: None,
     };
     let r = qdsim_core::run(&d.config(5, seconds * S, 20 * S)).unwrap();
@@ -68,7 +69,7 @@ fn highspeed_takes_the_larger_share_beside_newreno_in_a_large_fifo() {
     use qdsim_core::scenario::FlowGroup;
     let mut d = dumbbell(100_000_000, 10, 15, 0, 2000);
     for (name, cc) in [("hstcp", CcKind::Highspeed), ("newreno", CcKind::Newreno)] {
-        d.groups.push(FlowGroup::bulk(name, 1, 15 * MS, TcpConfig { cc, rwnd_bytes: 1 << 30, ..TcpConfig::default() }));
+        d.groups.push(FlowGroup::bulk(name, 1, 15 * MS, TcpConfig { cc, rwnd_bytes: 1 << 30, ..plain_tcp(false) }));
     }
     let r = qdsim_core::run(&d.config(2, 120 * S, 20 * S)).unwrap();
     let (h, n) = (r.flows[0].goodput_bps, r.flows[1].goodput_bps);

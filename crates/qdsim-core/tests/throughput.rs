@@ -36,11 +36,10 @@ fn two_equal_rtt_flows_share_a_fifo_fairly() {
 #[test]
 fn sack_recovers_the_slow_start_overshoot_without_the_timeouts_newreno_takes() {
     use qdsim_core::config::SourceConfig;
-    use qdsim_core::tcp::TcpConfig;
+    use qdsim_core::scenario::plain_tcp;
     let run = |sack: bool| {
         let mut d = dumbbell(10_000_000, 5, 5, 1, 20);
-        d.groups[0].source =
-            SourceConfig::Tcp { size_bytes: None, tcp: TcpConfig { sack, ..TcpConfig::default() }, repeat: None };
+        d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp: plain_tcp(sack), repeat: None };
         let r = qdsim_core::run(&d.config(1, 10 * S, 2 * S)).unwrap();
         // The overshoot is before the window: the whole run's counts.
         (r.flows[0].timeouts_total, r.flows[0].retransmits_total, r.links[0].utilization)
@@ -57,12 +56,13 @@ fn sack_recovers_the_slow_start_overshoot_without_the_timeouts_newreno_takes() {
 #[test]
 fn hystart_ends_slow_start_before_the_overshoot_losses() {
     use qdsim_core::config::SourceConfig;
+    use qdsim_core::scenario::plain_tcp;
     use qdsim_core::tcp::{CcKind, TcpConfig};
     let run = |hystart: bool| {
         // 100 Mb/s, RTT 40 ms (BDP 333 packets), a BDP of buffer: the queue's delay rises
         // well before it overflows, which HyStart++ reads as the end of slow start.
         let mut d = dumbbell(100_000_000, 10, 10, 1, 333);
-        let tcp = TcpConfig { cc: CcKind::Cubic, hystart, sack: true, ..TcpConfig::default() };
+        let tcp = TcpConfig { cc: CcKind::Cubic, hystart, ..plain_tcp(true) };
         d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp, repeat: None };
         let r = qdsim_core::run(&d.config(1, 5 * S, S)).unwrap();
         // Slow start ends before the window: the whole run's counts.

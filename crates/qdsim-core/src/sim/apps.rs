@@ -22,7 +22,7 @@ use crate::event::{Event, FlowTimer};
 use crate::packet::NodeId;
 use crate::rng::StreamRng;
 use crate::stats::Occupancy;
-use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::tcp::TcpConfig;
 use crate::time::{Duration, Time};
 
 /// How a generator draws transfer sizes.
@@ -230,10 +230,7 @@ impl Sim {
             group,
             class,
             start,
-            ep: Endpoints::Tcp {
-                snd: TcpSender::new(id, class, src, dst, tcp, Some(size)),
-                rcv: TcpReceiver::new(id, class, dst, src, tcp, Some(size)),
-            },
+            ep: Endpoints::tcp(self.cfg.seed, id, class, src, dst, tcp, Some(size)),
             acc: FlowAcc::default(),
             root,
             transfer: Some(transfer),

@@ -17,7 +17,7 @@ use crate::packet::NodeId;
 use crate::results::Series;
 use crate::rng;
 use crate::stats::Histogram;
-use crate::tcp::{SenderStats, TcpReceiver, TcpSender};
+use crate::tcp::SenderStats;
 use crate::time::{Duration, Rate, Time};
 use crate::traffic::{CbrSource, PacketSizes, PoissonSource};
 
@@ -249,10 +249,7 @@ impl<'a> Apps<'a> {
                     self.barriers[b as usize].outstanding += 1;
                     barrier = Some(b);
                 }
-                Endpoints::Tcp {
-                    snd: TcpSender::new(fid, class, src, dst, tcp, *size_bytes),
-                    rcv: TcpReceiver::new(fid, class, dst, src, tcp, *size_bytes),
-                }
+                Endpoints::tcp(cfg.seed, fid, class, src, dst, tcp, *size_bytes)
             }
             SourceConfig::ShortFlows {
                 arrival_rate_per_s,
@@ -284,10 +281,7 @@ impl<'a> Apps<'a> {
                 }
                 on_off = Some(self.on_offs.len() as u32);
                 self.on_offs.push(app);
-                Endpoints::Tcp {
-                    snd: TcpSender::new(fid, class, src, dst, tcp, Some(size)),
-                    rcv: TcpReceiver::new(fid, class, dst, src, tcp, Some(size)),
-                }
+                Endpoints::tcp(cfg.seed, fid, class, src, dst, tcp, Some(size))
             }
             SourceConfig::PoissonPackets {
                 rate_bps,

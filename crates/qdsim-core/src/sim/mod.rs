@@ -19,7 +19,7 @@ use crate::outbox::Outbox;
 use crate::packet::{NodeId, Packet, PacketKind, HEADER_BYTES};
 use crate::results::Series;
 use crate::stats::Histogram;
-use crate::tcp::{SenderStats, TcpReceiver, TcpSender};
+use crate::tcp::{SenderStats, TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{Duration, Time};
 use crate::traffic::{CbrSource, PoissonSource};
 
@@ -33,6 +33,19 @@ pub(crate) enum Endpoints {
     Cbr { src: CbrSource },
     Poisson { src: PoissonSource },
     Generator(apps::ShortFlowGen),
+}
+
+impl Endpoints {
+    /// A TCP connection of flow `id` from `src` to `dst` (`size` bytes, or unlimited), its
+    /// clock phase (ns-2's `boot_time_`) drawn from the run seed, one stream per connection.
+    #[allow(clippy::too_many_arguments)]
+    fn tcp(seed: u64, id: u32, class: u32, src: NodeId, dst: NodeId, tcp: &TcpConfig, size: Option<u64>) -> Self {
+        let phase = crate::rng::stream_seed(seed, "tcp_clock", id as u64);
+        Endpoints::Tcp {
+            snd: TcpSender::new(id, class, src, dst, tcp, size).with_clock_phase(tcp, phase),
+            rcv: TcpReceiver::new(id, class, dst, src, tcp, size),
+        }
+    }
 }
 
 /// Per-flow accumulators.

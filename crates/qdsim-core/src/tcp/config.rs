@@ -1,11 +1,15 @@
-//! TCP endpoint parameters, with defaults and their sources, and their catalog entries
-//! ([`OPTIONS`]: the experiment file's names, units and defaults, checked against
-//! [`TcpConfig::default`] by this file's tests).
+//! TCP endpoint parameters: [`TcpConfig`] and the named choices its options take.
+//!
+//! Every value of a `TcpConfig` comes from a profile (`profiles.rs`): deserializing a
+//! `TcpConfig` fills each field absent from the input from the default profile, and
+//! [`TcpConfig::default`] *is* that profile, so the defaults are written once, in its table.
+//! The options' names, units and help are the catalog in `options.rs`.
 
-use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::wire::{WireFormat, WireSizes};
-use crate::catalog::TcpOptionInfo;
 use crate::error::ConfigError;
 
 /// Congestion control (and loss-recovery flavour) of a TCP sender, by the name papers use.
@@ -55,312 +59,270 @@ impl CcKind {
     }
 }
 
+/// The initial congestion window: a number of segments, or a rule of the MSS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum InitialWindow {
+    /// A fixed number of segments.
+    Pkts(u32),
+    /// A rule of the MSS.
+    Rule(IwRule),
+}
+
+/// A rule that sets the initial window from the MSS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IwRule {
+    /// RFC 3390 (RFC 5681 §3.1): `min(4·MSS, max(2·MSS, 4380 B))` — 4 segments up to an MSS
+    /// of 1095 B, 3 up to 2190 B, else 2.
+    Rfc3390,
+}
+
+impl InitialWindow {
+    /// Returns the initial window in segments for segments of `mss` payload bytes.
+    pub fn segments(self, mss: u32) -> u32 {
+        match self {
+            InitialWindow::Pkts(n) => n,
+            InitialWindow::Rule(IwRule::Rfc3390) => (4380 / mss).clamp(2, 4),
+        }
+    }
+}
+
+/// What the window reduction after a loss starts from: the slow-start threshold is the
+/// congestion control's decrease (Reno: half, CUBIC: β) of it, and PRR's RecoverFS is it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReductionBase {
+    /// RFC 5681 eq. 4 and RFC 6937: FlightSize, the data outstanding (`snd_max − snd_una`),
+    /// capped at cwnd (see `docs/tcp.md`).
+    Flightsize,
+    /// Linux (`tcp_reno_ssthresh`, `bictcp_recalc_ssthresh`, PRR's `prior_cwnd`) and ns-2
+    /// (`slowdown`, half of `min(cwnd_, window_)`): the congestion window.
+    Cwnd,
+    /// ns-3 (`TcpSocketBase::EnterRecovery`: `BytesInFlight()` after `MarkHeadAsLost`): RFC
+    /// 6675's pipe, the segments still in the network with the head counted lost.
+    Pipe,
+}
+
+/// How a SACK connection recovers from a loss detected by duplicate ACKs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryKind {
+    /// RFC 6675: `cwnd = ssthresh` at once, then `pipe` and `NextSeg` decide what is sent.
+    Rfc6675,
+    /// Proportional Rate Reduction (RFC 6937, RFC 9937; ns-3's `TcpPrrRecovery`, Linux ≥ 3.2):
+    /// the window falls to ssthresh in proportion to the data delivered. Without SACK: over
+    /// NewReno's retransmissions, a duplicate ACK counting one segment delivered.
+    Prr,
+    /// Linux 2.6 rate-halving with FACK loss marking: cwnd is not cut at entry but falls by one
+    /// segment per two ACKs that deliver data, never above `in_flight + 1`; SACK only.
+    RateHalving,
+    /// ns-2.35 `Agent/TCP/Sack1`: `cwnd = ssthresh` at once, a `pipe_` counter, every hole
+    /// below the highest SACK retransmitted once in order; SACK only.
+    Ns2Sack1,
+}
+
+/// PRR's reduction bound, used once `pipe` has fallen to `ssthresh`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrrBound {
+    /// RFC 6937 PRR-CRB: never send more than was delivered (`prr_delivered − prr_out`).
+    Crb,
+    /// RFC 6937 PRR-SSRB: one segment more than delivered, per ACK (Linux 3.2–4.x).
+    Ssrb,
+    /// RFC 9937 (ns-3.43+): SSRB on a "safe" ACK — one that advances `snd_una` and reveals no
+    /// new loss — else CRB, with `max(prr_delivered − prr_out, DeliveredData)` as the base.
+    Rfc9937,
+}
+
+/// How a SACK recovery resends a loss that no later segment has revealed (a tail loss).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RescueRetransmit {
+    /// RFC 6675 `NextSeg` rule 4: once per recovery, the highest unSACKed segment.
+    Rfc6675,
+    /// ns-3 (`ProcessAck`): each partial ACK retransmits the new first unacknowledged
+    /// segment unless it was already retransmitted, outside cwnd.
+    PartialAck,
+    /// None (Linux 2.6, ns-2 Sack1): a lost tail waits for the timer.
+    Off,
+}
+
+/// Sending new data on duplicate ACKs before recovery starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitedTransmit {
+    /// Nothing is sent on duplicate ACKs before the fast retransmit.
+    Off,
+    /// RFC 3042 (ns-2 `singledup_`): each of the first two duplicate ACKs releases one new
+    /// segment, at most two beyond cwnd.
+    Rfc3042,
+    /// Linux and ns-3 with SACK: new data goes out while `pipe < cwnd`, where pipe leaves out
+    /// what was SACKed (without SACK: one segment per duplicate ACK) — one new segment per
+    /// SACKed segment, with no bound of two.
+    Pipe,
+}
+
+/// How the retransmission timeout is computed from RTT samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoFormula {
+    /// RFC 6298 (ns-3's `RttMeanDeviation`): `RTO = max(min_rto, SRTT + max(G, 4·RTTVAR))`;
+    /// with timestamps, samples are whole ticks of G (ns-3's 1 ms TS clock), 0 taken as 1 µs.
+    Rfc6298,
+    /// Linux (`tcp_rtt_estimator`, `tcp_set_rto`) in jiffies of G: `RTO = SRTT + rttvar`,
+    /// rttvar the largest mean deviation ×4 over the last RTT, at least `min_rto`.
+    Linux,
+    /// ns-2 (`TcpAgent::rtt_update`, `rtt_timeout`) in ticks of G (`tcpTick_`): integer
+    /// SRTT ×8 and RTTVAR ×4, `RTO = max(min_rto, SRTT + 4·RTTVAR)`, at least two ticks;
+    /// without timestamps one segment per RTT is timed.
+    Ns2,
+}
+
+/// When an ACK of new data restarts the retransmission timer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoRestart {
+    /// RFC 6298 §5.3 (Linux `tcp_rearm_rto`, ns-2 `newtimer`): every ACK of new data, partial
+    /// ACKs in recovery included.
+    EveryAck,
+    /// ns-3, RFC 6582's "Impatient" NewReno: as `every_ack`, but during a recovery only the
+    /// first partial ACK restarts it.
+    FirstPartialAck,
+}
+
 /// Parameters of one TCP connection (sender and receiver).
 ///
-/// Defaults follow Linux where the RFCs leave room, except delayed ACKs, which are off as in
-/// the ns-2 `TCPSink` the reproduced papers used (and as the Mathis law assumes); see
-/// `docs/tcp.md`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
+/// Deserializing fills every field absent from the input from the default profile
+/// (`profiles.rs`, ns-3.44's defaults); [`TcpConfig::default`] is that profile. See
+/// `docs/tcp.md` for what each option does and `docs/tcp-profiles.md` for the profiles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct TcpConfig {
     /// Congestion control.
     pub cc: CcKind,
     /// Wire size of a full-sized data segment in bytes; the MSS is this minus the headers and
     /// options every data segment carries (40 bytes, plus the timestamp option's 12 with
-    /// `timestamps` in the `ietf` wire format; see `wire.rs`). Default 1500 (Ethernet MTU).
+    /// `timestamps` in the `ietf` wire format; see `wire.rs`).
     pub packet_bytes: u32,
-    /// Initial congestion window in segments. Default 10 (RFC 6928, Linux).
-    pub initial_cwnd_pkts: u32,
+    /// Initial congestion window (segments, or RFC 3390's rule of the MSS).
+    pub initial_cwnd_pkts: InitialWindow,
     /// Initial slow-start threshold in segments; `None` = arbitrarily high (RFC 5681 §3.1).
     pub initial_ssthresh_pkts: Option<u32>,
     /// Receiver window in bytes: the most the sender may have outstanding.
-    /// Default 6 MiB, Linux's `tcp_rmem` maximum.
     pub rwnd_bytes: u64,
-    /// Lower bound of the retransmission timeout in ns. Default 200 ms (Linux `TCP_RTO_MIN`;
-    /// RFC 6298 says 1 s).
+    /// Lower bound of the retransmission timeout in ns.
     pub min_rto_ns: u64,
-    /// Upper bound of the retransmission timeout in ns. Default 60 s (RFC 6298 §2.5).
+    /// Upper bound of the retransmission timeout in ns.
     pub max_rto_ns: u64,
-    /// RTO before the first RTT sample in ns. Default 1 s (RFC 6298 §2.1).
+    /// RTO before the first RTT sample in ns.
     pub initial_rto_ns: u64,
-    /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681).
+    /// How the RTO is computed from RTT samples.
+    pub rto_formula: RtoFormula,
+    /// The clock granularity G in ns: RFC 6298's G term (and the timestamp clock's tick), the
+    /// Linux jiffy, the ns-2 `tcpTick_`. 0 (RFC 6298 only) = exact.
+    pub clock_granularity_ns: u64,
+    /// When ACKs restart the retransmission timer.
+    pub rto_restart: RtoRestart,
+    /// The fast retransmission restarts the timer too (Linux: the head's retransmission in
+    /// `tcp_xmit_retransmit_queue`; ns-2: `reset_rtx_timer` on the third duplicate ACK). Off,
+    /// a retransmission starts the timer only when it is not running (RFC 6298 §5.1, ns-3).
+    pub fast_retransmit_restarts_rto: bool,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681 DupThresh, Linux `reordering`).
     pub dupack_threshold: u32,
     /// Delayed ACKs at the receiver (RFC 5681 §4.2): one ACK per `delayed_ack_count`
-    /// full segments or after `delayed_ack_timeout_ns`. Default off.
+    /// segments or after `delayed_ack_timeout_ns`.
     pub delayed_ack: bool,
-    /// Segments per delayed ACK. Default 2.
+    /// Segments per delayed ACK.
     pub delayed_ack_count: u32,
-    /// Delayed-ACK timer in ns. Default 40 ms (Linux `TCP_DELACK_MIN`).
+    /// Delayed-ACK timer in ns.
     pub delayed_ack_timeout_ns: u64,
+    /// With delayed ACKs, the first this many data segments of a connection are ACKed at once
+    /// (Linux's quick-ACK mode, ns-3's first segment after the handshake).
+    pub quick_acks: u32,
     /// ECN (RFC 3168): data sent ECT(0), the receiver echoes CE marks as ECE, the sender
-    /// reduces once per window and answers CWR. Default off.
+    /// reduces once per window and answers CWR.
     pub ecn: bool,
-    /// SACK (RFC 2018 blocks at the receiver, RFC 6675 loss recovery at the sender).
-    /// Default off (the papers' ns-2 agents); Linux enables it.
+    /// SACK: RFC 2018 blocks at the receiver, SACK-based loss recovery (`recovery`) at the
+    /// sender.
     pub sack: bool,
+    /// The loss recovery of a SACK connection (and PRR's window rule without SACK).
+    pub recovery: RecoveryKind,
+    /// PRR's reduction bound.
+    pub prr_bound: PrrBound,
+    /// PRR counts one more segment delivered per duplicate ACK while `prr_delivered <
+    /// RecoverFS`, even with SACK (ns-3.44 `TcpPrrRecovery::DoRecovery`). Without SACK RFC 6937
+    /// always estimates a duplicate ACK as one segment delivered.
+    pub prr_dupack_segment: bool,
+    /// How a SACK recovery resends a loss no later segment revealed.
+    pub rescue_retransmit: RescueRetransmit,
+    /// What the slow-start threshold (and PRR's RecoverFS) is taken from after a loss.
+    pub reduction_base: ReductionBase,
+    /// Sending new data on duplicate ACKs before recovery.
+    pub limited_transmit: LimitedTransmit,
     /// HyStart++ (RFC 9406 §4.2): leave slow start when a round's minimum RTT rises by
-    /// `clamp(lastRoundMinRTT / 8, 4 ms, 16 ms)` over the previous round's. Default off.
+    /// `clamp(lastRoundMinRTT / 8, 4 ms, 16 ms)` over the previous round's.
     pub hystart: bool,
-    /// Limited transmit (RFC 3042): the first two duplicate ACKs each release one new
-    /// segment, so a small window can still collect three duplicate ACKs. Default off.
-    pub limited_transmit: bool,
-    /// Linux's RTO, `SRTT + max(4·RTTVAR, min_rto)`, instead of RFC 6298's
-    /// `max(SRTT + 4·RTTVAR, min_rto)`. Default off.
-    pub linux_rto: bool,
     /// Restart from `min(IW, cwnd)` when a persistent connection gets new data after
     /// sending nothing for longer than the RTO (RFC 5681 §4.1; Linux's
-    /// `tcp_slow_start_after_idle`). Default on; ns-2's one-way agents keep the window.
+    /// `tcp_slow_start_after_idle`).
     pub idle_restart: bool,
     /// TCP timestamps for RTT measurement (RFC 7323 §4): the echoed timestamp identifies
     /// the transmission an ACK answers, so the ACK of a retransmission also gives an RTT
     /// sample (and ends the timer's backoff), where without timestamps Karn's rule skips it.
-    /// Default off (ns-2's agents); Linux enables timestamps.
     pub timestamps: bool,
     /// Appropriate byte counting (RFC 3465 §2.2, L = 2): window growth counts the segments
-    /// an ACK covers, at most two. Off: every ACK counts as one segment, whatever it covers,
-    /// as in Linux before 3.0 (`tcp_abc = 0`) and ns-2's agents, so delayed ACKs slow the
-    /// growth (slow start ×1.5 per round trip). Default on.
+    /// an ACK covers, at most two. Off: every ACK counts as one segment, whatever it covers
+    /// (Linux before 3.0 `tcp_abc = 0`, ns-2, ns-3), so delayed ACKs slow the growth.
     pub byte_counting: bool,
-    /// Open the connection with a SYN / SYN-ACK exchange before any data (RFC 9293 §3.5),
-    /// so a lost SYN costs `initial_rto` (RFC 6298: 1 s; Linux 2.6 and RFC 1122: 3 s). The
-    /// SYN-ACK gives the first RTT sample; after a retransmitted SYN the RTO restarts at 3 s
-    /// (RFC 6298 §5.7) and the initial window is one segment (RFC 5681 §3.1). Default off,
-    /// as ns-2's one-way agents: data flows from the start.
+    /// Open the connection with a SYN / SYN-ACK exchange before any data (RFC 9293 §3.5).
     pub handshake: bool,
     /// Whose rules set the segments' sizes on the wire (`wire.rs`): `ietf` (the RFCs' option
     /// layout, as Linux and ns-3 send it: timestamps 12 bytes on every segment, SACK blocks
     /// 4 + 8n on ACKs) or `ns2` (ns-2.35: timestamps 10 bytes on data only, SACK blocks 8n).
-    /// Default `ietf`.
     pub wire: WireFormat,
 }
 
-impl Default for TcpConfig {
-    fn default() -> Self {
-        TcpConfig {
-            cc: CcKind::Newreno,
-            packet_bytes: 1500,
-            initial_cwnd_pkts: 10,
-            initial_ssthresh_pkts: None,
-            rwnd_bytes: 6 * 1024 * 1024,
-            min_rto_ns: 200_000_000,
-            max_rto_ns: 60_000_000_000,
-            initial_rto_ns: 1_000_000_000,
-            dupack_threshold: 3,
-            delayed_ack: false,
-            delayed_ack_count: 2,
-            delayed_ack_timeout_ns: 40_000_000,
-            ecn: false,
-            sack: false,
-            hystart: false,
-            limited_transmit: false,
-            linux_rto: false,
-            idle_restart: true,
-            timestamps: false,
-            byte_counting: true,
-            handshake: false,
-            wire: WireFormat::Ietf,
-        }
+impl Serialize for TcpConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        TcpConfig::serialize(self, s)
     }
 }
 
-const U32: Option<u64> = Some(u32::MAX as u64);
-const U64: Option<u64> = Some(u64::MAX);
+impl<'de> Deserialize<'de> for TcpConfig {
+    /// Reads a `TcpConfig` whose absent fields take the default profile's values.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let given = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
+        let mut fields = super::profiles::default_fields().clone();
+        fields.extend(given);
+        TcpConfig::deserialize(serde_json::Value::Object(fields)).map_err(serde::de::Error::custom)
+    }
+}
 
-/// Every option of a flow group's `tcp = {...}`, with the `TcpConfig` field it sets (all but
-/// `cc`, a key of the flow group itself), in `qdsim list` order.
-pub const OPTIONS: &[TcpOptionInfo] = &[
-    TcpOptionInfo {
-        name: "packet_size",
-        field: "packet_bytes",
-        unit: "bytes",
-        default: "1500B",
-        help: "wire size of a full segment (MSS = size - 40)",
-        max: U32,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "initial_cwnd",
-        field: "initial_cwnd_pkts",
-        unit: "pkts",
-        default: "10",
-        help: "initial window (RFC 6928, Linux)",
-        max: U32,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "initial_ssthresh",
-        field: "initial_ssthresh_pkts",
-        unit: "pkts",
-        default: "none",
-        help: "initial slow-start threshold; none = unlimited",
-        max: U32,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "rwnd",
-        field: "rwnd_bytes",
-        unit: "bytes",
-        default: "6MiB",
-        help: "receiver window (Linux tcp_rmem max)",
-        max: U64,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "min_rto",
-        field: "min_rto_ns",
-        unit: "time",
-        default: "200ms",
-        help: "minimum RTO (Linux; RFC 6298 says 1 s)",
-        max: U64,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "max_rto",
-        field: "max_rto_ns",
-        unit: "time",
-        default: "60s",
-        help: "maximum RTO (RFC 6298)",
-        max: U64,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "initial_rto",
-        field: "initial_rto_ns",
-        unit: "time",
-        default: "1s",
-        help: "RTO before the first RTT sample (RFC 6298)",
-        max: U64,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "dupack_threshold",
-        field: "dupack_threshold",
-        unit: "pkts",
-        default: "3",
-        help: "duplicate ACKs that trigger fast retransmit",
-        max: U32,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "delayed_ack",
-        field: "delayed_ack",
-        unit: "bool",
-        default: "false",
-        help: "delayed ACKs at the receiver (off as in ns-2)",
-        max: None,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "delayed_ack_count",
-        field: "delayed_ack_count",
-        unit: "pkts",
-        default: "2",
-        help: "segments per delayed ACK",
-        max: U32,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "delayed_ack_timeout",
-        field: "delayed_ack_timeout_ns",
-        unit: "time",
-        default: "40ms",
-        help: "delayed-ACK timer (Linux)",
-        max: U64,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "ecn",
-        field: "ecn",
-        unit: "bool",
-        default: "false",
-        help: "ECN (RFC 3168): ECT data, ECE/CWR, one reduction per RTT",
-        max: None,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "sack",
-        field: "sack",
-        unit: "bool",
-        default: "false",
-        help: "SACK blocks (RFC 2018) and RFC 6675 loss recovery",
-        max: None,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "hystart",
-        field: "hystart",
-        unit: "bool",
-        default: "false",
-        help: "HyStart++ delay-increase exit from slow start (RFC 9406)",
-        max: None,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "limited_transmit",
-        field: "limited_transmit",
-        unit: "bool",
-        default: "false",
-        help: "RFC 3042: a new segment on each of the first two duplicate ACKs",
-        max: None,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "linux_rto",
-        field: "linux_rto",
-        unit: "bool",
-        default: "false",
-        help: "RTO = SRTT + max(4 RTTVAR, min_rto) as Linux, not RFC 6298's max(SRTT + 4 RTTVAR, min_rto)",
-        max: None,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "timestamps",
-        field: "timestamps",
-        unit: "bool",
-        default: "false",
-        help: "RFC 7323 RTT measurement: the ACK of a retransmission is a sample (Linux)",
-        max: None,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "byte_counting",
-        field: "byte_counting",
-        unit: "bool",
-        default: "true",
-        help: "RFC 3465 growth per segment ACKed (at most 2 per ACK); false = per ACK (Linux < 3.0, ns-2)",
-        max: None,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "idle_restart",
-        field: "idle_restart",
-        unit: "bool",
-        default: "true",
-        help: "RFC 5681 4.1: restart from min(IW, cwnd) after idling longer than the RTO",
-        max: None,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "handshake",
-        field: "handshake",
-        unit: "bool",
-        default: "false",
-        help: "SYN / SYN-ACK before data; a lost SYN costs initial_rto",
-        max: None,
-        values: &[],
-    },
-    TcpOptionInfo {
-        name: "wire",
-        field: "wire",
-        unit: "name",
-        default: "ietf",
-        help: "wire sizes: ietf (TS 12 B on every segment, SACK 4+8n on ACKs) or ns2 (TS 10 B on data, SACK 8n)",
-        max: None,
-        values: WireFormat::NAMES,
-    },
-];
+impl Default for TcpConfig {
+    /// The default profile (`profiles::DEFAULT`, ns-3.44's defaults).
+    fn default() -> Self {
+        static DEFAULT: OnceLock<TcpConfig> = OnceLock::new();
+        DEFAULT
+            .get_or_init(|| {
+                TcpConfig::deserialize(serde_json::Value::Object(super::profiles::default_fields().clone()))
+                    .expect("the default profile is a complete TcpConfig (profiles.rs tests)")
+            })
+            .clone()
+    }
+}
 
 impl TcpConfig {
+    /// Returns the configuration of the profile named `name`, if there is one.
+    pub fn profile(name: &str) -> Option<TcpConfig> {
+        super::profiles::find(name).map(|p| p.config())
+    }
+
+    /// Reads a complete `TcpConfig` (every field present, no profile filled in).
+    pub(super) fn from_complete(fields: serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+        TcpConfig::deserialize(serde_json::Value::Object(fields)).map_err(|e| e.to_string())
+    }
+
     /// Returns the maximum segment size (payload bytes of a full segment).
     pub fn mss(&self) -> u32 {
         self.packet_bytes - self.wire_sizes().data_header_bytes
@@ -369,6 +331,11 @@ impl TcpConfig {
     /// Returns the sizes of the connection's segments on the wire.
     pub fn wire_sizes(&self) -> WireSizes {
         WireSizes::new(self.wire, self.timestamps, self.sack)
+    }
+
+    /// Returns the initial window in segments.
+    pub fn initial_cwnd(&self) -> u32 {
+        self.initial_cwnd_pkts.segments(self.mss())
     }
 
     /// Checks every parameter's range.
@@ -384,8 +351,8 @@ impl TcpConfig {
                 format!("{}..=65535 bytes (headers and options of a data segment are {headers} bytes)", headers + 1),
             ));
         }
-        if self.initial_cwnd_pkts == 0 {
-            return Err(ConfigError::new("initial_cwnd_pkts", 0, "at least 1 segment"));
+        if self.initial_cwnd_pkts == InitialWindow::Pkts(0) {
+            return Err(ConfigError::new("initial_cwnd_pkts", 0, "at least 1 segment, or \"rfc3390\""));
         }
         if self.initial_ssthresh_pkts == Some(0) || self.initial_ssthresh_pkts == Some(1) {
             return Err(ConfigError::new(
@@ -414,6 +381,13 @@ impl TcpConfig {
         if self.initial_rto_ns == 0 {
             return Err(ConfigError::new("initial_rto_ns", 0, "> 0"));
         }
+        if self.clock_granularity_ns == 0 && self.rto_formula != RtoFormula::Rfc6298 {
+            return Err(ConfigError::new(
+                "clock_granularity_ns",
+                0,
+                "> 0 with rto_formula \"linux\" or \"ns2\" (their clocks tick)",
+            ));
+        }
         if self.dupack_threshold == 0 {
             return Err(ConfigError::new("dupack_threshold", 0, "at least 1"));
         }
@@ -423,6 +397,14 @@ impl TcpConfig {
         if self.delayed_ack && self.delayed_ack_timeout_ns == 0 {
             return Err(ConfigError::new("delayed_ack_timeout_ns", 0, "> 0"));
         }
+        if !self.sack && matches!(self.recovery, RecoveryKind::RateHalving | RecoveryKind::Ns2Sack1) {
+            let name = if self.recovery == RecoveryKind::RateHalving { "rate_halving" } else { "ns2_sack1" };
+            return Err(ConfigError::new(
+                "recovery",
+                name,
+                "\"rfc6675\" or \"prr\" without SACK (rate_halving and ns2_sack1 need sack = true)",
+            ));
+        }
         Ok(())
     }
 }
@@ -430,58 +412,36 @@ impl TcpConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::check::core_value;
 
     #[test]
-    fn every_option_default_is_the_rust_default() {
-        let defaults = serde_json::to_value(TcpConfig::default()).unwrap();
-        for o in OPTIONS {
-            let actual = &defaults[o.field];
-            match core_value(o.unit, o.default) {
-                None => assert!(actual.is_null(), "{}: catalog says {}, Default has {actual}", o.name, o.default),
-                Some(v) => assert_eq!(&v, actual, "{}: catalog says {}", o.name, o.default),
-            }
-        }
+    fn rfc3390_gives_3_segments_at_1460_and_4_at_960() {
+        let rule = InitialWindow::Rule(IwRule::Rfc3390);
+        assert_eq!(rule.segments(1460), 3);
+        assert_eq!(rule.segments(960), 4);
+        assert_eq!(rule.segments(1095), 4);
+        assert_eq!(rule.segments(1096), 3);
+        assert_eq!(rule.segments(2190), 2);
+        assert_eq!(rule.segments(9000), 2);
     }
 
     #[test]
-    fn every_field_but_cc_has_exactly_one_option() {
-        let defaults = serde_json::to_value(TcpConfig::default()).unwrap();
-        let mut fields: Vec<&str> = defaults.as_object().unwrap().keys().map(String::as_str).collect();
-        fields.retain(|f| *f != "cc");
-        let mut listed: Vec<&str> = OPTIONS.iter().map(|o| o.field).collect();
-        fields.sort();
-        listed.sort();
-        assert_eq!(fields, listed);
+    fn absent_fields_take_the_default_profile_and_unknown_ones_are_refused() {
+        let c: TcpConfig = serde_json::from_str(r#"{"min_rto_ns": 5}"#).unwrap();
+        assert_eq!(c, TcpConfig { min_rto_ns: 5, ..TcpConfig::default() });
+        let e = serde_json::from_str::<TcpConfig>(r#"{"linux_rto": true}"#).unwrap_err().to_string();
+        assert!(e.contains("linux_rto"), "{e}");
+        let e = serde_json::from_str::<TcpConfig>(r#"{"recovery": "fack"}"#).unwrap_err().to_string();
+        assert!(e.contains("fack"), "{e}");
     }
 
     #[test]
-    fn max_is_the_largest_value_the_field_takes() {
-        for o in OPTIONS {
-            let parse = |v: u128| serde_json::from_str::<TcpConfig>(&format!(r#"{{"{}": {v}}}"#, o.field));
-            match o.max {
-                Some(max) => {
-                    assert!(parse(max as u128).is_ok(), "{}: {max} refused", o.name);
-                    assert!(parse(max as u128 + 1).is_err(), "{}: {} accepted", o.name, max as u128 + 1);
-                }
-                None => assert!(matches!(o.unit, "bool" | "name"), "{}: a numeric option needs its max", o.name),
-            }
-        }
-    }
-
-    #[test]
-    fn a_name_option_lists_its_values_and_only_they_parse() {
-        for o in OPTIONS {
-            assert_eq!(o.unit == "name", !o.values.is_empty(), "{}: values go with unit name", o.name);
-            for v in o.values {
-                let c: TcpConfig = serde_json::from_str(&format!(r#"{{"{}": "{v}"}}"#, o.field)).unwrap();
-                assert_eq!(serde_json::to_value(&c).unwrap()[o.field], *v);
-            }
-            if !o.values.is_empty() {
-                assert!(serde_json::from_str::<TcpConfig>(&format!(r#"{{"{}": "nope"}}"#, o.field)).is_err());
-                assert!(o.values.contains(&o.default), "{}: default among the values", o.name);
-            }
-        }
+    fn the_initial_window_is_a_number_or_the_rfc3390_rule() {
+        let c: TcpConfig = serde_json::from_str(r#"{"initial_cwnd_pkts": "rfc3390", "packet_bytes": 1000}"#).unwrap();
+        assert_eq!(c.initial_cwnd(), 4);
+        let c: TcpConfig = serde_json::from_str(r#"{"initial_cwnd_pkts": 7}"#).unwrap();
+        assert_eq!(c.initial_cwnd(), 7);
+        assert_eq!(serde_json::to_value(&c).unwrap()["initial_cwnd_pkts"], 7);
+        assert!(serde_json::from_str::<TcpConfig>(r#"{"initial_cwnd_pkts": "rfc6928"}"#).is_err());
     }
 
     #[test]
@@ -492,5 +452,28 @@ mod tests {
         assert_eq!(c(true, WireFormat::Ns2).mss(), 1450);
         let tiny = TcpConfig { packet_bytes: 52, timestamps: true, ..TcpConfig::default() };
         assert_eq!(tiny.validate().unwrap_err().key, "packet_bytes", "no room for a payload byte");
+    }
+
+    #[test]
+    fn ticking_rto_formulas_need_a_clock() {
+        for formula in [RtoFormula::Linux, RtoFormula::Ns2] {
+            let c = TcpConfig { rto_formula: formula, clock_granularity_ns: 0, ..TcpConfig::default() };
+            assert_eq!(c.validate().unwrap_err().key, "clock_granularity_ns");
+        }
+        let c = TcpConfig { rto_formula: RtoFormula::Rfc6298, clock_granularity_ns: 0, ..TcpConfig::default() };
+        assert!(c.validate().is_ok());
+    }
+
+    #[test]
+    fn sack_only_recoveries_refuse_a_connection_without_sack() {
+        for recovery in [RecoveryKind::RateHalving, RecoveryKind::Ns2Sack1] {
+            let c = TcpConfig { sack: false, recovery, ..TcpConfig::default() };
+            let e = c.validate().unwrap_err();
+            assert_eq!(e.key, "recovery");
+            assert!(e.allowed.contains("sack = true"), "{e}");
+        }
+        for recovery in [RecoveryKind::Rfc6675, RecoveryKind::Prr] {
+            assert!(TcpConfig { sack: false, recovery, ..TcpConfig::default() }.validate().is_ok());
+        }
     }
 }

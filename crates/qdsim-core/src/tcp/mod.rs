@@ -1,12 +1,16 @@
 //! TCP at segment level: sender, receiver, RTT estimation and congestion controls.
 //!
-//! The model follows the RFCs named in each file and Linux where they leave room; the
-//! choices are listed in `docs/tcp.md`. Both endpoints talk to the rest of the simulator only
+//! The model follows the RFCs named in each file; where stacks differ (loss recovery, the
+//! RTO, delayed ACKs) each way is an option, and a profile (`profiles.rs`: `ns3`, the default,
+//! `ns2-sack1`, `linux-2.6`, `rfc`) sets every option as one stack does. The choices are
+//! listed in `docs/tcp.md` and `docs/tcp-profiles.md`. Both endpoints talk to the rest of the simulator only
 //! through an [`Outbox`](crate::outbox::Outbox) (packets to send, timers to set), so they
 //! can be tested by hand-feeding packets.
 
 pub mod cc;
 mod config;
+mod options;
+pub mod profiles;
 mod receiver;
 mod rtt;
 mod sack;
@@ -14,7 +18,11 @@ mod sender;
 mod stream;
 mod wire;
 
-pub use config::{CcKind, TcpConfig, OPTIONS};
+pub use config::{
+    CcKind, InitialWindow, IwRule, LimitedTransmit, PrrBound, RecoveryKind, ReductionBase, RescueRetransmit,
+    RtoFormula, RtoRestart, TcpConfig,
+};
+pub use options::OPTIONS;
 pub use receiver::{Delivery, TcpReceiver};
 pub use rtt::RttEstimator;
 pub use sack::Scoreboard;

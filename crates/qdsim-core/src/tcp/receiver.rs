@@ -4,8 +4,10 @@
 //! Out-of-order segments are kept as a sorted list of disjoint half-open ranges
 //! `[start, end)` above `rcv_nxt`, which is also what SACK blocks will report. An ACK is sent
 //! at once for an out-of-order segment, a duplicate, or a segment that fills a hole
-//! (RFC 5681 §4.2); otherwise every `delayed_ack_count`-th in-order segment, or when the
-//! delayed-ACK timer expires. With delayed ACKs off, every segment is ACKed.
+//! (RFC 5681 §4.2), and for the first `quick_acks` data segments of the connection (Linux's
+//! quick-ACK mode, ns-3's first segment after the handshake); otherwise every
+//! `delayed_ack_count`-th in-order segment, or when the delayed-ACK timer expires. With delayed
+//! ACKs off, every segment is ACKed.
 
 use crate::event::FlowTimer;
 use crate::outbox::Outbox;
@@ -33,6 +35,9 @@ pub struct TcpReceiver {
     delayed_ack: bool,
     delayed_ack_count: u32,
     delayed_ack_timeout: Duration,
+    /// Data segments still to be ACKed at once (Linux's quick-ACK mode at the start of a
+    /// connection, ns-3's first segment after the handshake).
+    quick_acks: u32,
     unacked_segs: u32,
     delack_gen: u32,
     delack_armed: bool,
@@ -71,6 +76,7 @@ impl TcpReceiver {
             delayed_ack: cfg.delayed_ack,
             delayed_ack_count: cfg.delayed_ack_count,
             delayed_ack_timeout: Duration::from_ns(cfg.delayed_ack_timeout_ns),
+            quick_acks: cfg.quick_acks,
             unacked_segs: 0,
             delack_gen: 0,
             delack_armed: false,
@@ -134,6 +140,10 @@ impl TcpReceiver {
             immediate = true;
         } else {
             immediate = true; // duplicate
+        }
+        if self.quick_acks > 0 {
+            self.quick_acks -= 1;
+            immediate = true;
         }
         let delivered = self.data.bytes(before, self.rcv_nxt);
         let completed = delivered > 0 && self.data.total_segs().is_some_and(|n| before < n && self.rcv_nxt >= n);
@@ -224,7 +234,7 @@ mod tests {
 
     #[test]
     fn receiver_buffers_out_of_order_segments_and_jumps_when_the_hole_fills() {
-        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig::default(), None);
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &plain(), None);
         let mut out = Outbox::default();
         let mut delivered = 0;
         for seq in [0, 2, 3, 5, 1, 4] {
@@ -237,7 +247,7 @@ mod tests {
 
     #[test]
     fn delayed_acks_ack_every_second_segment_or_on_the_timer() {
-        let c = TcpConfig { delayed_ack: true, ..TcpConfig::default() };
+        let c = TcpConfig { delayed_ack: true, ..plain() };
         let mut r = TcpReceiver::new(0, 0, 1, 0, &c, None);
         let mut out = Outbox::default();
         r.on_data(&data(0), T, &mut out);
@@ -265,8 +275,22 @@ mod tests {
     }
 
     #[test]
+    fn the_first_quick_acks_segments_are_acked_at_once() {
+        // Linux's quick-ACK start (2 segments at an initial window of 4 MSS), then every second.
+        let c = TcpConfig { delayed_ack: true, quick_acks: 2, ..plain() };
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &c, None);
+        let mut out = Outbox::default();
+        let mut got = vec![];
+        for seq in 0..6 {
+            r.on_data(&data(seq), T, &mut out);
+            got.push(acks(&mut out));
+        }
+        assert_eq!(got, vec![vec![1], vec![2], vec![], vec![4], vec![], vec![6]]);
+    }
+
+    #[test]
     fn receiver_reports_completion_of_a_finite_transfer_once() {
-        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig::default(), Some(2000));
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &plain(), Some(2000));
         let mut out = Outbox::default();
         let d1 = r.on_data(&data(1), T, &mut out);
         assert!(!d1.completed);
@@ -278,7 +302,7 @@ mod tests {
 
     #[test]
     fn receiver_echoes_ce_until_cwr() {
-        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig { ecn: true, ..TcpConfig::default() }, None);
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig { ecn: true, ..plain() }, None);
         let mut out = Outbox::default();
         let ce = Packet { ecn: crate::packet::Ecn::Ce, ..data(0) };
         r.on_data(&ce, T, &mut out);
@@ -291,7 +315,7 @@ mod tests {
 
     #[test]
     fn receiver_reports_the_latest_block_first() {
-        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig { sack: true, ..TcpConfig::default() }, None);
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &TcpConfig { sack: true, ..plain() }, None);
         let mut out = Outbox::default();
         for seq in [0, 2, 5, 6, 3] {
             r.on_data(&data(seq), T, &mut out);

@@ -13,9 +13,20 @@ pub const T: Time = Time(100_000_000);
 /// One millisecond in ns.
 pub const MS_NS: u64 = 1_000_000;
 
-/// Returns the default configuration with congestion control `cc` and an initial window of 10.
+/// Returns the plain configuration (`scenario::plain_tcp`, no SACK) with congestion control
+/// `cc` and an initial window of 10.
 pub fn cfg(cc: CcKind) -> TcpConfig {
-    TcpConfig { cc, initial_cwnd_pkts: 10, ..TcpConfig::default() }
+    TcpConfig { cc, ..plain() }
+}
+
+/// Returns the plain configuration without SACK (`scenario::plain_tcp`).
+pub fn plain() -> TcpConfig {
+    crate::scenario::plain_tcp(false)
+}
+
+/// Returns the plain configuration with SACK.
+pub fn plain_sack() -> TcpConfig {
+    crate::scenario::plain_tcp(true)
 }
 
 /// Returns an ACK of flow 0 for segment `n`, echoing transmit time `ts`.

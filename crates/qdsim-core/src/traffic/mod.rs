@@ -20,12 +20,19 @@ pub fn catalog() -> Vec<AlgorithmInfo> {
     let tcp_flow = [
         ParamInfo { name: "size", unit: "bytes", default: "none", help: "bytes to transfer; none = saturated" },
         ParamInfo { name: "cc", unit: "name", default: "newreno", help: "congestion control" },
+        ParamInfo {
+            name: "profile",
+            unit: "name",
+            default: tcp::profiles::DEFAULT,
+            help:
+                "TCP profile (tcp = { profile = ... }): ns3, ns2-sack1, linux-2.6 or rfc; the options below override it",
+        },
     ];
     vec![
         AlgorithmInfo {
             name: "tcp",
             summary: "A TCP connection: saturated (bulk) without `size`, a finite transfer with it (FCT recorded)",
-            params: tcp_flow.into_iter().chain(tcp::OPTIONS.iter().map(|o| o.as_param())).collect(),
+            params: tcp_flow.into_iter().chain(tcp::profiles::option_infos().iter().map(|o| o.as_param())).collect(),
         },
         AlgorithmInfo {
             name: "udp_cbr",

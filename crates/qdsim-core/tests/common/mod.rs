@@ -2,8 +2,7 @@
 #![allow(dead_code)]
 
 use qdsim_core::qdisc::{FifoParams, QdiscConfig};
-use qdsim_core::scenario::{Dumbbell, FlowGroup};
-use qdsim_core::tcp::TcpConfig;
+use qdsim_core::scenario::{plain_tcp, Dumbbell, FlowGroup};
 
 /// Milliseconds in ns.
 pub const MS: u64 = 1_000_000;
@@ -23,6 +22,6 @@ pub fn dumbbell(rate_bps: u64, bottleneck_ms: u64, access_ms: u64, n: usize, buf
         delay_ns: bottleneck_ms * MS,
         loss: 0.0,
         qdisc: fifo(buffer_pkts),
-        groups: vec![FlowGroup::bulk("bulk", n, access_ms * MS, TcpConfig::default())],
+        groups: vec![FlowGroup::bulk("bulk", n, access_ms * MS, plain_tcp(false))],
     }
 }

@@ -77,14 +77,20 @@ impl CongestionControl for Cubic {
         w.additive_increase(cnt.max(1.0).min(u32::MAX as f64) as u32, acked);
     }
 
-    fn ssthresh_after_loss(&mut self, w: &Window, _flight: u32, _now: Time) -> u32 {
+    /// β times the reduction base; W_max (fast convergence, §4.7) from the window at the loss.
+    fn ssthresh_after_loss(&mut self, w: &Window, base: u32, _now: Time) -> u32 {
         let cwnd = w.cwnd as f64;
         // Fast convergence (§4.7).
         self.w_max = if cwnd < self.w_last_max { cwnd * (1.0 + BETA) / 2.0 } else { cwnd };
         self.w_last_max = cwnd;
         self.k = (self.w_max * (1.0 - BETA) / C).cbrt();
         self.epoch_start = None;
-        ((cwnd * BETA) as u32).max(2)
+        ((base as f64 * BETA) as u32).max(2)
+    }
+
+    /// CUBIC has no `min_cwnd` hook in Linux 2.6.26: rate-halving stops at ssthresh.
+    fn reduction_floor(&self, ssthresh: u32) -> u32 {
+        ssthresh
     }
 
     /// RFC 9438 §4.8: after a timeout the first congestion-avoidance epoch uses K = 0 and

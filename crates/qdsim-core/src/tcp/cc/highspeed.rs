@@ -103,10 +103,11 @@ impl CongestionControl for HighSpeed {
         grow(&mut self.frac, w, acked);
     }
 
-    fn ssthresh_after_loss(&mut self, w: &Window, _flight: u32, _now: Time) -> u32 {
+    /// `base · (1 − b(w))`, the decrease b taken at the window at the loss.
+    fn ssthresh_after_loss(&mut self, w: &Window, base: u32, _now: Time) -> u32 {
         self.frac = 0.0;
         let cwnd = w.cwnd as f64;
-        ((cwnd * (1.0 - b(cwnd))) as u32).max(2)
+        ((base as f64 * (1.0 - b(cwnd))) as u32).max(2)
     }
 }
 

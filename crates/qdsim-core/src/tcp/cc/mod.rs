@@ -68,9 +68,15 @@ impl Window {
 pub trait CongestionControl {
     /// Grows the window for `acked` newly ACKed segments outside loss recovery.
     fn on_ack(&mut self, w: &mut Window, acked: u32, now: Time);
-    /// Returns the slow-start threshold after a loss is detected, given the flight size in
-    /// segments (RFC 5681 eq. 4 for Reno).
-    fn ssthresh_after_loss(&mut self, w: &Window, flight: u32, now: Time) -> u32;
+    /// Returns the slow-start threshold after a loss is detected: the decrease applied to
+    /// `base` segments, what the sender's `reduction_base` names (FlightSize in RFC 5681
+    /// eq. 4, cwnd in Linux and ns-2, pipe in ns-3).
+    fn ssthresh_after_loss(&mut self, w: &Window, base: u32, now: Time) -> u32;
+    /// Returns the lowest cwnd rate-halving may step down to in a recovery with threshold
+    /// `ssthresh` (Linux `tcp_cwnd_min`). Default: `ssthresh / 2`, `tcp_reno_min_cwnd`.
+    fn reduction_floor(&self, ssthresh: u32) -> u32 {
+        ssthresh / 2
+    }
     /// Notes a retransmission timeout (after `ssthresh_after_loss` was applied). Default: nothing.
     fn on_timeout(&mut self, _w: &Window, _now: Time) {}
     /// Receives the sender's smoothed RTT after each sample. Default: ignored.
@@ -117,8 +123,11 @@ impl CongestionControl for AnyCc {
     fn on_ack(&mut self, w: &mut Window, acked: u32, now: Time) {
         dispatch_cc!(self, c => c.on_ack(w, acked, now))
     }
-    fn ssthresh_after_loss(&mut self, w: &Window, flight: u32, now: Time) -> u32 {
-        dispatch_cc!(self, c => c.ssthresh_after_loss(w, flight, now))
+    fn ssthresh_after_loss(&mut self, w: &Window, base: u32, now: Time) -> u32 {
+        dispatch_cc!(self, c => c.ssthresh_after_loss(w, base, now))
+    }
+    fn reduction_floor(&self, ssthresh: u32) -> u32 {
+        dispatch_cc!(self, c => c.reduction_floor(ssthresh))
     }
     fn on_timeout(&mut self, w: &Window, now: Time) {
         dispatch_cc!(self, c => c.on_timeout(w, now))

@@ -23,14 +23,10 @@ impl CongestionControl for Reno {
         w.additive_increase(cwnd, acked);
     }
 
-    /// RFC 5681 eq. 4, `ssthresh = max(FlightSize / 2, 2 * SMSS)`, with FlightSize capped at
-    /// cwnd (Linux and ns-2 halve cwnd). The RFC prefers FlightSize because an
-    /// application-limited cwnd overstates the load; the cap covers the opposite case: after a
-    /// long NewReno recovery, data sent by window inflation while `snd_una` sat on consecutive
-    /// holes makes FlightSize many times the pipe (153 segments against a cwnd of 11 and a
-    /// pipe of 37 in one trace), and halving it would *raise* ssthresh.
-    fn ssthresh_after_loss(&mut self, w: &Window, flight: u32, _now: Time) -> u32 {
-        (flight.min(w.cwnd) / 2).max(2)
+    /// RFC 5681 eq. 4, `ssthresh = max(base / 2, 2 * SMSS)` (Linux `tcp_reno_ssthresh`,
+    /// ns-2 `slowdown`, ns-3 `TcpNewReno::GetSsThresh`), `base` the sender's reduction base.
+    fn ssthresh_after_loss(&mut self, _w: &Window, base: u32, _now: Time) -> u32 {
+        (base / 2).max(2)
     }
 }
 
@@ -39,16 +35,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn halves_the_flight_but_never_below_two() {
+    fn halves_the_base_but_never_below_two() {
         let w = Window { cwnd: 20, cwnd_cnt: 0, ssthresh: 100, cwnd_clamp: 1000 };
         assert_eq!(Reno.ssthresh_after_loss(&w, 20, Time::ZERO), 10);
         assert_eq!(Reno.ssthresh_after_loss(&w, 3, Time::ZERO), 2);
-    }
-
-    #[test]
-    fn a_flight_bloated_by_recovery_is_capped_at_cwnd() {
-        let w = Window { cwnd: 11, cwnd_cnt: 0, ssthresh: 11, cwnd_clamp: 1000 };
-        assert_eq!(Reno.ssthresh_after_loss(&w, 153, Time::ZERO), 5);
+        assert_eq!(Reno.reduction_floor(10), 5, "Linux tcp_reno_min_cwnd");
     }
 
     #[test]

@@ -50,7 +50,7 @@ impl TcpSender {
             self.rtt.restart_after_lost_syn(Duration::from_secs(3));
             self.win.cwnd = 1;
         } else if !ack_pkt.has(FLAG_RETX) {
-            self.rtt.sample(now - ack_pkt.ts);
+            self.rtt.sample(ack_pkt.ts, now, 0, 0);
         }
         self.send_available(now, out);
     }
@@ -91,12 +91,12 @@ mod tests {
     use crate::event::FlowTimer;
     use crate::packet::{FLAG_RETX, FLAG_SYN};
     use crate::tcp::testing::*;
-    use crate::tcp::{TcpConfig, TcpReceiver};
+    use crate::tcp::{InitialWindow, TcpConfig, TcpReceiver};
 
     /// A persistent connection (IW 2, 8-segment chunks) whose first chunk was ACKed segment by
     /// segment at `T` with no loss: slow start took cwnd from 2 to 2 + 8 = 10.
     fn persistent_after_one_chunk(idle_restart: bool) -> (TcpSender, Outbox) {
-        let cfg = TcpConfig { initial_cwnd_pkts: 2, idle_restart, ..TcpConfig::default() };
+        let cfg = TcpConfig { initial_cwnd_pkts: InitialWindow::Pkts(2), idle_restart, ..plain() };
         let mut s = TcpSender::new(0, 0, 0, 1, &cfg, Some(8 * 1460));
         let mut out = Outbox::default();
         s.start(Time::ZERO, &mut out);
@@ -144,7 +144,7 @@ mod tests {
     // The SYN / SYN-ACK exchange (`handshake = true`).
 
     fn handshake_cfg() -> TcpConfig {
-        TcpConfig { handshake: true, initial_cwnd_pkts: 4, ..TcpConfig::default() }
+        TcpConfig { handshake: true, initial_cwnd_pkts: InitialWindow::Pkts(4), ..plain() }
     }
 
     /// The receiver's answer to `syn`, as the sender gets it.

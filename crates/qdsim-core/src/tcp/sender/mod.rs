@@ -9,8 +9,11 @@
 //! the timer (backoff).
 //!
 //! RTT samples come from the echoed transmit time of the segment that triggered each ACK
-//! that advances `snd_una` (like a timestamp echo, sampled on every such ACK as Linux does);
-//! an ACK triggered by a retransmitted segment gives no sample (Karn's rule).
+//! that advances `snd_una` (like a timestamp echo, sampled on every such ACK as Linux and
+//! ns-3 do); an ACK triggered by a retransmitted segment gives no sample unless timestamps
+//! are on (Karn's rule). ns-2 without timestamps times one segment per round trip instead
+//! (`rtt_active_`, `rtt_seq_`). The estimator is `rtt.rs` (`rto_formula`); which ACKs restart
+//! the timer is `rto_restart`.
 //!
 //! ECN (RFC 3168, with `ecn = true`): new data is sent ECT(0); an ACK with ECE halves the
 //! window like a loss (without retransmitting) at most once per window, and the next new
@@ -27,10 +30,10 @@ use crate::event::FlowTimer;
 use crate::outbox::Outbox;
 use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN};
 use crate::stats::Counters;
-use crate::time::{Duration, Time};
+use crate::time::Time;
 
 use super::cc::{AnyCc, CongestionControl, Window};
-use super::config::TcpConfig;
+use super::config::{RecoveryKind, RtoFormula, RtoRestart, TcpConfig};
 use super::rtt::RttEstimator;
 use super::stream::Stream;
 use super::wire::WireSizes;
@@ -40,7 +43,7 @@ mod hystart;
 mod recovery;
 
 use hystart::HyStart;
-use recovery::LossRecovery;
+use recovery::{AckInfo, LossRecovery};
 
 /// RFC 3465's L: the most segments one ACK may count toward window growth.
 pub const ABC_LIMIT: u32 = 2;
@@ -130,6 +133,13 @@ pub struct TcpSender {
     pub snd_max: u64,
     /// The RTT estimator and RTO.
     pub rtt: RttEstimator,
+    /// Which ACKs restart the retransmission timer.
+    rto_restart: RtoRestart,
+    /// The fast retransmission restarts the timer (Linux, ns-2).
+    fast_retransmit_restarts_rto: bool,
+    /// ns-2 times one segment per round trip (`rto_formula = "ns2"`): the segment and when it
+    /// was sent; ACKing it gives the sample (without timestamps) and ends the backoff.
+    timed: Option<(u64, Time)>,
     rto_deadline: Option<Time>,
     rto_timer_at: Option<Time>,
     rto_gen: u32,
@@ -164,10 +174,10 @@ impl TcpSender {
             wire: cfg.wire_sizes(),
             data: Stream::new(mss, size_bytes),
             idle_restart: cfg.idle_restart,
-            initial_cwnd: cfg.initial_cwnd_pkts.min(clamp),
+            initial_cwnd: cfg.initial_cwnd().min(clamp),
             last_send: None,
             win: Window {
-                cwnd: cfg.initial_cwnd_pkts.min(clamp),
+                cwnd: cfg.initial_cwnd().min(clamp),
                 cwnd_cnt: 0,
                 ssthresh: cfg.initial_ssthresh_pkts.unwrap_or(u32::MAX / 2),
                 cwnd_clamp: clamp,
@@ -175,12 +185,10 @@ impl TcpSender {
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
-            rtt: RttEstimator::new(
-                Duration::from_ns(cfg.initial_rto_ns),
-                Duration::from_ns(cfg.min_rto_ns),
-                Duration::from_ns(cfg.max_rto_ns),
-            )
-            .with_linux_form(cfg.linux_rto),
+            rtt: RttEstimator::for_config(cfg, 0),
+            rto_restart: cfg.rto_restart,
+            fast_retransmit_restarts_rto: cfg.fast_retransmit_restarts_rto,
+            timed: None,
             timestamps: cfg.timestamps,
             growth_per_ack: if cfg.byte_counting { ABC_LIMIT } else { 1 },
             syn_pending: cfg.handshake.then_some(false),
@@ -189,6 +197,13 @@ impl TcpSender {
             rto_gen: 0,
             stats: SenderStats::default(),
         }
+    }
+
+    /// Sets the phase of ns-2's tick clock (`boot_time_`, drawn per connection from the run
+    /// seed; reduced modulo the tick). Only `rto_formula = "ns2"` reads it.
+    pub fn with_clock_phase(mut self, cfg: &TcpConfig, phase_ns: u64) -> Self {
+        self.rtt = RttEstimator::for_config(cfg, phase_ns);
+        self
     }
 
     /// Returns the maximum segment size in bytes.
@@ -230,6 +245,12 @@ impl TcpSender {
         if retx {
             self.stats.retransmits += 1;
             out.event("retransmit", seq);
+        } else if self.timed.is_none() && self.rtt.formula() == RtoFormula::Ns2 {
+            // ns-2 starts timing the next new segment when none is timed.
+            self.timed = Some((seq, now));
+        }
+        if self.rec.in_recovery && self.rec.uses_prr() {
+            self.rec.prr.prr_out += 1;
         }
         self.stats.sent_pkts += 1;
         self.last_send = Some(now);
@@ -256,9 +277,21 @@ impl TcpSender {
             flags,
             sack: crate::packet::SackBlocks::NONE,
         });
+        // RFC 6298 §5.1: a transmission starts the timer only when it is not running.
         if self.rto_deadline.is_none() {
             self.arm_rto(now, out);
         }
+    }
+
+    /// Karn's rule for ns-2's timed segment: a retransmission (fast or by timeout) stops
+    /// timing (`reset_rtx_timer`: `rtt_active_ = 0`).
+    fn karn_reset(&mut self) {
+        self.timed = None;
+    }
+
+    /// Whether the fast retransmission restarts the timer (Linux, ns-2).
+    fn restarts_on_fast_retransmit(&self) -> bool {
+        self.fast_retransmit_restarts_rto
     }
 
     /// Sends new (or go-back-N) segments while the window allows.
@@ -306,41 +339,72 @@ impl TcpSender {
             return; // a duplicate SYN-ACK (answering a retransmitted SYN)
         }
         let ack = ack_pkt.ack;
-        if ack > self.snd_max {
-            return; // acknowledges data never sent: ignore (cannot happen in the model)
+        if ack > self.snd_max || ack < self.snd_una {
+            return; // acknowledges data never sent, or an old ACK overtaken: ignore
         }
+        let mut info = AckInfo { acked: (ack - self.snd_una) as u32, ..AckInfo::default() };
         if self.rec.sack() {
-            self.rec.scoreboard.update(ack.max(self.snd_una), ack_pkt.sack.ranges(ack));
+            let lost_before = self.rec.lost_end();
+            let sacked_before = self.rec.scoreboard.sacked_total();
+            info.new_sack = self.rec.scoreboard.update(ack, ack_pkt.sack.ranges(ack));
+            // DeliveredData (RFC 6937): the advance of snd_una plus the change of the SACKed
+            // count (negative when the cumulative ACK covers SACKed segments).
+            let sacked_after = self.rec.scoreboard.sacked_total();
+            info.delivered = (info.acked as u64 + sacked_after).saturating_sub(sacked_before) as u32;
+            let lost_after = self.rec.lost_end();
+            info.new_loss = self.rec.scoreboard.unsacked(lost_before.max(ack), lost_after) > 0;
+        } else {
+            info.delivered = info.acked;
         }
         let reduced = self.ecn && ack_pkt.has(FLAG_ECE) && self.on_ecn_echo(ack, now);
         if std::mem::take(&mut self.ecn_log_pending) {
             out.event("ecn_reduction", self.snd_una);
         }
         if ack > self.snd_una {
-            self.on_new_ack(ack_pkt, !reduced, now, out);
-        } else if ack == self.snd_una && self.snd_una < self.snd_max {
-            self.on_dupack(now, out);
+            self.on_new_ack(ack_pkt, info, !reduced, now, out);
+        } else if self.snd_una < self.snd_max {
+            self.on_dupack(info, now, out);
         }
     }
 
-    fn on_new_ack(&mut self, ack_pkt: &Packet, grow: bool, now: Time, out: &mut Outbox) {
+    /// Takes the RTT sample an ACK for `ack` gives, if any.
+    fn sample_rtt(&mut self, ack_pkt: &Packet, now: Time, out: &mut Outbox) {
         let ack = ack_pkt.ack;
-        let acked = (ack - self.snd_una) as u32;
-        // Karn's rule: without timestamps an ACK answering a retransmission is ambiguous.
-        if self.timestamps || !ack_pkt.has(FLAG_RETX) {
-            let rtt = now - ack_pkt.ts;
-            self.rtt.sample(rtt);
-            if let Some(srtt) = self.rtt.srtt {
-                self.cc.on_rtt(srtt);
-            }
-            let in_ss = self.win.in_slow_start() && !self.rec.in_recovery;
-            if let Some(h) = self.hystart.as_mut().filter(|_| in_ss) {
-                if h.on_sample(rtt, ack, self.snd_max) {
-                    self.win.ssthresh = self.win.cwnd;
-                    out.event("hystart_exit", ack);
+        let mut sample = None;
+        if self.rtt.formula() == RtoFormula::Ns2 {
+            // ns-2: the timed segment's ACK gives the sample without timestamps, and ends the
+            // backoff either way; with timestamps every new ACK gives one.
+            if let Some((_, sent)) = self.timed.filter(|&(seq, _)| ack > seq) {
+                self.timed = None;
+                self.rtt.end_backoff();
+                if !self.timestamps {
+                    sample = Some(sent);
                 }
             }
+            if self.timestamps {
+                sample = Some(ack_pkt.ts);
+            }
+        } else if self.timestamps || !ack_pkt.has(FLAG_RETX) {
+            // Karn's rule: without timestamps an ACK answering a retransmission is ambiguous.
+            sample = Some(ack_pkt.ts);
         }
+        let Some(sent) = sample else { return };
+        self.rtt.sample(sent, now, ack, self.snd_max);
+        if let Some(srtt) = self.rtt.srtt {
+            self.cc.on_rtt(srtt);
+        }
+        let in_ss = self.win.in_slow_start() && !self.rec.in_recovery;
+        if let Some(h) = self.hystart.as_mut().filter(|_| in_ss) {
+            if h.on_sample(now - sent, ack, self.snd_max) {
+                self.win.ssthresh = self.win.cwnd;
+                out.event("hystart_exit", ack);
+            }
+        }
+    }
+
+    fn on_new_ack(&mut self, ack_pkt: &Packet, info: AckInfo, grow: bool, now: Time, out: &mut Outbox) {
+        let ack = ack_pkt.ack;
+        self.sample_rtt(ack_pkt, now, out);
         self.snd_una = ack;
         if self.rec.after_timeout && ack >= self.rec.recover {
             self.rec.after_timeout = false;
@@ -351,14 +415,19 @@ impl TcpSender {
         }
         let mut restart_timer = true;
         if self.rec.in_recovery {
-            restart_timer = self.on_ack_in_recovery(ack, acked, now, out);
+            let partial = self.on_ack_in_recovery(ack, info, now, out);
+            // RFC 6582's "Impatient" variant (ns-3): only the first partial ACK restarts it.
+            restart_timer = !(partial && self.rto_restart == RtoRestart::FirstPartialAck && self.rec.partial_acks > 1);
         } else {
             self.rec.dupacks = 0;
+            if self.rec.kind == RecoveryKind::Ns2Sack1 {
+                self.rec.scoreboard.clear(); // ns-2 clears it on every new ACK
+            }
             if grow {
                 // Window growth counts at most L = 2 segments per ACK (RFC 3465 §2.2): a
                 // cumulative ACK that jumps over data the receiver already held (after
                 // go-back-N) must not turn into a window's worth of growth and a line-rate burst.
-                self.cc.on_ack(&mut self.win, acked.min(self.growth_per_ack), now);
+                self.cc.on_ack(&mut self.win, info.acked.min(self.growth_per_ack), now);
             }
         }
         if self.snd_una >= self.snd_max {
@@ -376,7 +445,7 @@ impl TcpSender {
         if self.rec.in_recovery || ack < self.ecn_recover {
             return false;
         }
-        self.win.ssthresh = self.loss_ssthresh(now);
+        self.win.ssthresh = self.loss_ssthresh(false, now);
         self.win.cwnd = self.win.ssthresh;
         self.win.cwnd_cnt = 0;
         self.ecn_recover = self.snd_max + 1;
@@ -413,10 +482,13 @@ impl TcpSender {
         // Reduce ssthresh only for a new congestion episode. A timeout during fast recovery
         // belongs to the loss episode that already set ssthresh (Linux `tcp_enter_loss`), and
         // a repeated timeout of the same data holds it constant (RFC 5681 §3.1); recomputing
-        // it from a flight inflated by recovery would *raise* it.
-        if !self.rec.in_recovery && self.rtt.backoff == 0 {
-            self.win.ssthresh = self.loss_ssthresh(now);
+        // it from a flight inflated by recovery would *raise* it. ns-2 halves on every
+        // timeout (`TcpAgent::timeout`: `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`).
+        let ns2 = self.rec.kind == RecoveryKind::Ns2Sack1 && self.rec.sack();
+        if ns2 || (!self.rec.in_recovery && self.rtt.backoff == 0) {
+            self.win.ssthresh = self.loss_ssthresh(false, now);
         }
+        self.karn_reset();
         self.win.cwnd = 1;
         self.win.cwnd_cnt = 0;
         self.cc.on_timeout(&self.win, now);
@@ -437,6 +509,7 @@ mod tests {
     use crate::packet::FLAG_RETX;
     use crate::tcp::testing::*;
     use crate::tcp::CcKind;
+    use crate::time::Duration;
 
     #[test]
     fn timeout_collapses_the_window_goes_back_n_and_doubles_the_timer() {
@@ -556,6 +629,27 @@ mod tests {
                 assert_eq!(s.rtt.backoff, 1, "the doubled timer stays until a new segment is ACKed");
             }
         }
+    }
+
+    #[test]
+    fn ns2_times_one_segment_per_round_trip_without_timestamps() {
+        // ns-2 (tcpTick_ 10 ms): segment 0 is timed when the window goes out at 0. ACK 1 at
+        // 100 ms gives a 10-tick sample and starts timing 10, the next new segment; ACKs 2..10
+        // at 150 ms give none; ACK 11 at 300 ms samples 10, sent at 100 ms: 20 ticks.
+        let c = TcpConfig { rto_formula: RtoFormula::Ns2, clock_granularity_ns: 10_000_000, ..cfg(CcKind::Newreno) };
+        let mut s = TcpSender::new(0, 0, 0, 1, &c, None);
+        let mut out = Outbox::default();
+        s.start(Time::ZERO, &mut out);
+        s.on_ack(&ack(1, Time::ZERO), Time::ZERO + Duration::from_ms(100), &mut out);
+        assert_eq!(s.rtt.srtt, Some(Duration::from_ms(100)));
+        assert_eq!(s.timed.map(|t| t.0), Some(10));
+        for n in 2..=10 {
+            s.on_ack(&ack(n, Time::ZERO), Time::ZERO + Duration::from_ms(150), &mut out);
+        }
+        assert_eq!(s.rtt.srtt, Some(Duration::from_ms(100)), "only the timed segment is a sample");
+        s.on_ack(&ack(11, Time::ZERO), Time::ZERO + Duration::from_ms(300), &mut out);
+        // t_srtt = 80 + (20 - 10) = 90 (x8): 11 ticks.
+        assert_eq!(s.rtt.srtt, Some(Duration::from_ms(110)));
     }
 
     #[test]

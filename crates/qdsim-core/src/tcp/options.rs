@@ -1,0 +1,189 @@
+//! The catalog of TCP options ([`OPTIONS`]): the experiment file's key of every `TcpConfig`
+//! field, its unit, the names it takes and its help. Defaults are not here: each profile
+//! (`profiles.rs`) gives every option a value, and the default profile's are the defaults.
+
+use crate::catalog::TcpOption;
+
+const U32: Option<u64> = Some(u32::MAX as u64);
+const U64: Option<u64> = Some(u64::MAX);
+
+/// A numeric option (`bytes`, `pkts` or `time`), 0 refused.
+const fn number(
+    name: &'static str,
+    field: &'static str,
+    unit: &'static str,
+    max: Option<u64>,
+    help: &'static str,
+) -> TcpOption {
+    TcpOption { name, field, unit, values: &[], allow_zero: false, help, max }
+}
+
+/// A boolean option.
+const fn flag(name: &'static str, field: &'static str, help: &'static str) -> TcpOption {
+    TcpOption { name, field, unit: "bool", values: &[], allow_zero: false, help, max: None }
+}
+
+/// An option that takes one of `values` (the serde names of its enum).
+const fn choice(name: &'static str, values: &'static [&'static str], help: &'static str) -> TcpOption {
+    TcpOption { name, field: name, unit: "name", values, allow_zero: false, help, max: None }
+}
+
+/// Every option of a flow group's `tcp = {...}`, with the `TcpConfig` field it sets (all but
+/// `cc`, a key of the flow group itself), in `qdsim list` and profile-table order.
+pub const OPTIONS: &[TcpOption] = &[
+    number("packet_size", "packet_bytes", "bytes", U32, "wire size of a full segment (MSS = size - 40)"),
+    TcpOption {
+        name: "initial_cwnd",
+        field: "initial_cwnd_pkts",
+        unit: "pkts",
+        values: &["rfc3390"],
+        allow_zero: false,
+        help: "initial window, segments, or \"rfc3390\" (4/3/2 by the MSS)",
+        max: U32,
+    },
+    number("initial_ssthresh", "initial_ssthresh_pkts", "pkts", U32, "initial slow-start threshold; none = unlimited"),
+    number("rwnd", "rwnd_bytes", "bytes", U64, "receiver window: the most data outstanding"),
+    number("min_rto", "min_rto_ns", "time", U64, "minimum retransmission timeout"),
+    number("max_rto", "max_rto_ns", "time", U64, "maximum retransmission timeout"),
+    number("initial_rto", "initial_rto_ns", "time", U64, "RTO before the first RTT sample (also the SYN's)"),
+    choice(
+        "rto_formula",
+        &["rfc6298", "linux", "ns2"],
+        "RTO from RTT samples: RFC 6298 (ns-3), Linux's tcp_rtt_estimator, ns-2's tick arithmetic",
+    ),
+    TcpOption {
+        name: "clock_granularity",
+        field: "clock_granularity_ns",
+        unit: "time",
+        values: &[],
+        allow_zero: true,
+        help: "clock tick G: RFC 6298's G and TS clock, the Linux jiffy, ns-2's tcpTick_ (0 = exact, rfc6298 only)",
+        max: U64,
+    },
+    choice(
+        "rto_restart",
+        &["every_ack", "first_partial_ack"],
+        "ACKs that restart the timer: RFC 6298, Linux, ns-2; ns-3 / RFC 6582 impatient (first partial ACK only)",
+    ),
+    flag(
+        "fast_retransmit_restarts_rto",
+        "fast_retransmit_restarts_rto",
+        "the fast retransmission restarts the timer (Linux, ns-2; not RFC 6298, ns-3)",
+    ),
+    number("dupack_threshold", "dupack_threshold", "pkts", U32, "duplicate ACKs that trigger fast retransmit"),
+    flag("delayed_ack", "delayed_ack", "delayed ACKs at the receiver"),
+    number("delayed_ack_count", "delayed_ack_count", "pkts", U32, "segments per delayed ACK"),
+    number("delayed_ack_timeout", "delayed_ack_timeout_ns", "time", U64, "delayed-ACK timer"),
+    TcpOption {
+        name: "quick_acks",
+        field: "quick_acks",
+        unit: "pkts",
+        values: &[],
+        allow_zero: true,
+        help: "with delayed ACKs, the first segments of a connection ACKed at once",
+        max: U32,
+    },
+    flag("ecn", "ecn", "ECN (RFC 3168): ECT data, ECE/CWR, one reduction per RTT"),
+    flag("sack", "sack", "SACK blocks (RFC 2018) and SACK loss recovery"),
+    choice(
+        "recovery",
+        &["rfc6675", "prr", "rate_halving", "ns2_sack1"],
+        "loss recovery: RFC 6675, PRR (RFC 6937/9937), Linux 2.6 rate-halving, ns-2 Sack1",
+    ),
+    choice("prr_bound", &["crb", "ssrb", "rfc9937"], "PRR's reduction bound once pipe <= ssthresh"),
+    flag(
+        "prr_dupack_segment",
+        "prr_dupack_segment",
+        "PRR counts a duplicate ACK as one more segment delivered, also with SACK (ns-3)",
+    ),
+    choice(
+        "rescue_retransmit",
+        &["rfc6675", "partial_ack", "off"],
+        "resending a tail loss: RFC 6675 rule 4, ns-3's partial-ACK retransmission, none",
+    ),
+    choice(
+        "reduction_base",
+        &["flightsize", "cwnd", "pipe"],
+        "what ssthresh (and PRR's RecoverFS) is cut from: RFC 5681, Linux / ns-2, ns-3",
+    ),
+    choice(
+        "limited_transmit",
+        &["off", "rfc3042", "pipe"],
+        "new data on duplicate ACKs before recovery: none, RFC 3042, one per SACKed segment",
+    ),
+    flag("hystart", "hystart", "HyStart++ delay-increase exit from slow start (RFC 9406)"),
+    flag("idle_restart", "idle_restart", "RFC 5681 4.1: restart from min(IW, cwnd) after idling longer than the RTO"),
+    flag("timestamps", "timestamps", "RFC 7323 RTT measurement: the ACK of a retransmission is a sample"),
+    flag("byte_counting", "byte_counting", "RFC 3465 growth per segment ACKed (at most 2 per ACK); false = per ACK"),
+    flag("handshake", "handshake", "SYN / SYN-ACK before data; a lost SYN costs initial_rto"),
+    choice(
+        "wire",
+        crate::tcp::WireFormat::NAMES,
+        "wire sizes: ietf (TS 12 B on every segment, SACK 4+8n on ACKs) or ns2 (TS 10 B on data, SACK 8n)",
+    ),
+];
+
+/// Returns the option named `name`.
+pub fn find(name: &str) -> Option<&'static TcpOption> {
+    OPTIONS.iter().find(|o| o.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::TcpConfig;
+
+    #[test]
+    fn every_field_but_cc_has_exactly_one_option() {
+        let defaults = serde_json::to_value(TcpConfig::default()).unwrap();
+        let mut fields: Vec<&str> = defaults.as_object().unwrap().keys().map(String::as_str).collect();
+        fields.retain(|f| *f != "cc");
+        let mut listed: Vec<&str> = OPTIONS.iter().map(|o| o.field).collect();
+        fields.sort();
+        listed.sort();
+        assert_eq!(fields, listed);
+    }
+
+    #[test]
+    fn max_is_the_largest_value_the_field_takes() {
+        for o in OPTIONS {
+            let parse = |v: u128| serde_json::from_str::<TcpConfig>(&format!(r#"{{"{}": {v}}}"#, o.field));
+            match o.max {
+                Some(max) => {
+                    assert!(parse(max as u128).is_ok(), "{}: {max} refused", o.name);
+                    assert!(parse(max as u128 + 1).is_err(), "{}: {} accepted", o.name, max as u128 + 1);
+                }
+                None => assert!(matches!(o.unit, "bool" | "name"), "{}: a numeric option needs its max", o.name),
+            }
+        }
+    }
+
+    #[test]
+    fn the_listed_names_are_exactly_what_the_field_takes() {
+        let parse = |o: &TcpOption, v: &str| serde_json::from_str::<TcpConfig>(&format!(r#"{{"{}": "{v}"}}"#, o.field));
+        for o in OPTIONS {
+            for v in o.values {
+                let c = parse(o, v).unwrap_or_else(|e| panic!("{}: {v} refused ({e})", o.name));
+                assert_eq!(serde_json::to_value(&c).unwrap()[o.field], *v, "{}: {v} does not round-trip", o.name);
+            }
+            assert!(parse(o, "no_such_name").is_err(), "{}: an unlisted name accepted", o.name);
+            assert!(o.unit != "name" || o.field == o.name, "{}: a name option's field is its key", o.name);
+        }
+    }
+
+    #[test]
+    fn zero_is_allowed_exactly_where_the_catalog_says() {
+        for o in OPTIONS.iter().filter(|o| matches!(o.unit, "bytes" | "pkts" | "time")) {
+            let c: TcpConfig = serde_json::from_str(&format!(r#"{{"{}": 0}}"#, o.field)).unwrap();
+            // With delayed ACKs on, the delayed-ACK count and timer must be > 0 too.
+            let c = TcpConfig { delayed_ack: true, ..c };
+            assert_eq!(
+                c.validate().is_ok(),
+                o.allow_zero,
+                "{}: 0 {}",
+                o.name,
+                if o.allow_zero { "refused" } else { "accepted" }
+            );
+        }
+    }
+}
