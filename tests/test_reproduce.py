@@ -168,6 +168,23 @@ def test_series_figure_averages_runs_and_differences_cumulative_columns(experime
     assert window["lines"][1]["y"][3] == sum(r["cwnd"] for r in tcp if r["t"] == t0 and r["topology.qdisc"] == '{"kind": "codel"}')
 
 
+def test_a_series_panel_of_one_group_sums_that_group_s_flows_only(experiments, tmp_path):
+    path = experiments / "toy" / "fig2.toml"
+    path.write_text(SERIES.replace('{ table = "series_tcp", y = "cwnd", label = "total window" },', '{ table = "series_tcp", y = "cwnd", group = "far" },'))
+    (figure,) = find_figures([str(path)], root=experiments)
+    result = reproduce(figure, figure.raw, tmp_path / "out", jobs=1, root=experiments)
+    window = json.loads(result.data.read_text())["panels"][0]
+    far = {(r["point_key"], r["id"]) for r in store.read_rows(tmp_path / "out", "flows") if r["group"] == "far"}
+    tcp = store.read_table(tmp_path / "out", "series_tcp").to_pylist()
+    t0 = window["lines"][1]["t"][3]
+    rows = [r for r in tcp if r["t"] == t0 and r["topology.qdisc"] == '{"kind": "codel"}']
+    assert window["lines"][1]["y"][3] == sum(r["cwnd"] for r in rows if (r["point_key"], r["flow"]) in far)
+    assert window["lines"][1]["y"][3] < sum(r["cwnd"] for r in rows)
+    path.write_text(SERIES.replace('{ table = "series_tcp", y = "cwnd", label = "total window" },', '{ table = "series_tcp", y = "cwnd", group = "nowhere" },'))
+    with pytest.raises(SpecError, match=r'plot\.panels\.group: "nowhere" is not allowed; a flow group of the results \(far, near\)'):
+        reproduce(figure, load_raw(path), tmp_path / "out2", jobs=1, root=experiments)
+
+
 def test_model_curve_comes_from_a_module_beside_the_file(experiments, tmp_path):
     path = experiments / "toy" / "fig1.toml"
     path.write_text(FIGURE.replace("[quick]", '[plot.model]\nmodule = "figures.py"\nfunction = "half"\nlabel = "x / 100"\n\n[quick]'))

@@ -459,13 +459,15 @@ class SeriesPanel(_Strict):
     """One panel of a ``series`` figure: a sampled column against time, one line per ``by`` value.
 
     ``series_queue`` columns are the link ``link``'s; ``series_tcp`` columns are summed
-    over the flows sampled at each time (``in_timeout`` → flows in timeout).
+    over the flows sampled at each time (``in_timeout`` → flows in timeout), or over the
+    flows of flow group ``group`` only (one flow's cwnd beside another's).
     ``per_interval`` turns a cumulative column (``drops``) into per-sample differences.
     """
 
     table: Literal["series_queue", "series_tcp"]
     y: str
     link: str = "bottleneck"
+    group: str | None = None
     per_interval: StrictBool = False
     label: str | None = None
     scale: float = 1.0
