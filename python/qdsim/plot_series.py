@@ -192,6 +192,8 @@ def plot_series(results_dir: str | Path, out: str | Path | None = None) -> Path:
         ax.grid(alpha=0.3)
         if defaults.xlim is not None:
             ax.set_xlim(*defaults.xlim)
+        if panel.ylim is not None:
+            ax.set_ylim(*panel.ylim)
     axes[0, 0].legend(fontsize=8)
     axes[-1, 0].set_xlabel(defaults.xlabel or f"time ({defaults.time_unit})")
     reps = sweep["repetitions"]

@@ -461,7 +461,9 @@ class SeriesPanel(_Strict):
     ``series_queue`` columns are the link ``link``'s; ``series_tcp`` columns are summed
     over the flows sampled at each time (``in_timeout`` → flows in timeout), or over the
     flows of flow group ``group`` only (one flow's cwnd beside another's).
-    ``per_interval`` turns a cumulative column (``drops``) into per-sample differences.
+    ``per_interval`` turns a cumulative column (``drops``) into per-sample differences;
+    ``ylim`` fixes the y range drawn (in displayed units), e.g. to keep a window inflated
+    during one recovery from flattening the rest.
     """
 
     table: Literal["series_queue", "series_tcp"]
@@ -471,6 +473,7 @@ class SeriesPanel(_Strict):
     per_interval: StrictBool = False
     label: str | None = None
     scale: float = 1.0
+    ylim: tuple[float, float] | None = None
 
 
 class PlotDefaults(_Strict):
