@@ -185,6 +185,27 @@ def test_a_series_panel_of_one_group_sums_that_group_s_flows_only(experiments, t
         reproduce(figure, load_raw(path), tmp_path / "out2", jobs=1, root=experiments)
 
 
+def test_packets_figure_draws_the_record_of_the_first_repetition_with_the_upper_groups_on_top(experiments, tmp_path):
+    path = experiments / "toy" / "fig2.toml"
+    text = SERIES.replace("queues = true\ntcp = true\n", 'packets = { start = "0.2s" }\n')
+    text = text[: text.index("[plot]")] + '[plot]\nkind = "packets"\nby = "topology.qdisc"\nupper = ["far"]\n\n' + text[text.index("[quick]") :]
+    path.write_text(text.replace("[sweep]\n", "[sweep]\nrepetitions = 2\n"))
+    (figure,) = find_figures([str(path)], root=experiments)
+    result = reproduce(figure, figure.raw, tmp_path / "out", jobs=1, root=experiments)
+    panels = json.loads(result.data.read_text())["panels"]
+    assert [p["name"] for p in panels] == ['{"kind": "fifo", "limit": "10pkt"}', '{"kind": "codel"}']
+    far = {(r["point_key"], r["id"]) for r in store.read_rows(tmp_path / "out", "flows") if r["group"] == "far"}
+    record = [r for r in store.read_table(tmp_path / "out", "series_packets").to_pylist() if r["rep"] == 0 and r["topology.qdisc"] == '{"kind": "codel"}']
+    record.sort(key=lambda r: r["t"])
+    assert panels[1]["t"] == [r["t"] for r in record] and min(panels[1]["t"]) >= 0.2
+    assert panels[1]["upper"] == [(r["point_key"], r["flow"]) in far for r in record] and 0 < sum(panels[1]["upper"]) < len(record)
+    assert panels[1]["lost"] == [r["lost"] for r in record]
+    assert sum(panels[0]["lost"]) > 0, "the 10-packet FIFO drops"
+    path.write_text(text.replace('upper = ["far"]', 'upper = ["nowhere"]'))
+    with pytest.raises(SpecError, match=r'plot\.upper: "nowhere" is not allowed; a flow group of the results \(far, near\)'):
+        reproduce(figure, load_raw(path), tmp_path / "out2", jobs=1, root=experiments)
+
+
 def test_model_curve_comes_from_a_module_beside_the_file(experiments, tmp_path):
     path = experiments / "toy" / "fig1.toml"
     path.write_text(FIGURE.replace("[quick]", '[plot.model]\nmodule = "figures.py"\nfunction = "half"\nlabel = "x / 100"\n\n[quick]'))

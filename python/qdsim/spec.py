@@ -485,11 +485,13 @@ class PlotDefaults(_Strict):
     by the ``by`` value as text) and ``colors`` colours them (keyed by the legend text);
     ``reference`` draws reference lines; ``model`` a curve computed beside the experiment
     file. ``kind = "series"`` draws ``panels`` of sampled series against time, one line per
-    value of the swept key ``by``. ``x_unit`` fixes the unit quantity values are drawn in
+    value of the swept key ``by``. ``kind = "packets"`` draws the packet record, one panel per
+    value of ``by``, the flows of the groups ``upper`` in the upper half (Augé & Roberts'
+    Fig. 4). ``x_unit`` fixes the unit quantity values are drawn in
     (``"ms"``: ``"150us"`` → 0.15), else numbers with one common unit keep it.
     """
 
-    kind: Literal["sweep", "series"] = "sweep"
+    kind: Literal["sweep", "series", "packets"] = "sweep"
     x: str | None = None
     x_unit: str | None = None
     y: str | list[str | Panel] = "goodput_bps"
@@ -505,11 +507,16 @@ class PlotDefaults(_Strict):
     panels: list[SeriesPanel] = []
     time_unit: Literal["s", "ms"] = "s"
     xlim: tuple[float, float] | None = None
+    upper: list[str] = []
 
     @model_validator(mode="after")
     def _kind_keys(self) -> PlotDefaults:
         if self.kind == "series" and not (self.panels and self.by):
             raise ValueError('with kind = "series": `panels` (at least one) and `by` (the swept key giving one line each)')
+        if self.kind == "packets" and not self.by:
+            raise ValueError('with kind = "packets": `by` (the swept key giving one panel each)')
+        if self.upper and self.kind != "packets":
+            raise ValueError('`upper` only with kind = "packets"')
         if self.kind == "sweep" and self.panels:
             raise ValueError('`panels` only with kind = "series" (a sweep figure lists its panels in `y`)')
         return self

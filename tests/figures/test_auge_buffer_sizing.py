@@ -147,8 +147,7 @@ def _gaps(rows: dict[str, list[dict]]) -> list[float]:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="not reproduced in every seed: under FIFO with 625 packets HSTCP's share minus NewReno's is +0.42, -0.55, "
-    "+0.34 (mean shares 0.54 vs 0.47): NewReno is far ahead in one seed of three",
+    reason="not reproduced in every seed: under FIFO with 625 packets HSTCP's share minus NewReno's is +0.42, -0.55, +0.34 (mean shares 0.54 vs 0.47): NewReno is far ahead in one seed of three",
 )
 def test_fig6_hstcp_beats_newreno_under_fifo(fig6b):
     gaps = _gaps(fig6b["FIFO 625 packets"])
