@@ -206,6 +206,21 @@ def test_packets_figure_draws_the_record_of_the_first_repetition_with_the_upper_
         reproduce(figure, load_raw(path), tmp_path / "out2", jobs=1, root=experiments)
 
 
+@pytest.mark.parametrize(
+    ("plot", "message"),
+    [
+        ('kind = "packets"', 'with kind = "packets": `by`'),
+        ('kind = "series"\nby = "topology.qdisc"\nupper = ["far"]\npanels = [{ table = "series_tcp", y = "cwnd" }]', '`upper` only with kind = "packets"'),
+    ],
+)
+def test_packets_figure_keys_are_checked(experiments, plot, message):
+    path = experiments / "toy" / "fig2.toml"
+    path.write_text(SERIES[: SERIES.index("[plot]")] + f"[plot]\n{plot}\n\n" + SERIES[SERIES.index("[quick]") :])
+    with pytest.raises(SpecError) as err:
+        find_figures([str(path)], root=experiments)
+    assert err.value.key == "plot" and message in str(err.value)
+
+
 def test_model_curve_comes_from_a_module_beside_the_file(experiments, tmp_path):
     path = experiments / "toy" / "fig1.toml"
     path.write_text(FIGURE.replace("[quick]", '[plot.model]\nmodule = "figures.py"\nfunction = "half"\nlabel = "x / 100"\n\n[quick]'))
