@@ -3,9 +3,10 @@
 #   make quickstart  dev, then run experiments/quickstart.toml
 #   make test        dev, then Rust tests (release), both lints and pytest
 #   make bench       whole-run benchmark (packets/s, events/s) + criterion micro-benchmarks
+#   make bench-sweep a 64-run sweep on 2 local workers against 1 (the speed-up)
 #   make figures     dev, then regenerate every committed paper figure (qdsim reproduce --all --docs)
 #   make lint        lint-rust (cargo fmt --check, clippy, rustdoc links) and lint-python (ruff check + format, stubtest)
-.PHONY: dev quickstart test test-rust test-python bench figures lint lint-rust lint-python clean
+.PHONY: dev quickstart test test-rust test-python bench bench-sweep figures lint lint-rust lint-python clean
 
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -23,7 +24,7 @@ $(PY):
 # Reinstalls the pinned dependencies only when pyproject.toml changes.
 $(DEPS_STAMP): pyproject.toml scripts/install_deps.py | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) scripts/install_deps.py dev
+	$(PY) scripts/install_deps.py dev dask
 	touch $@
 
 # Rebuilds the extension only when Rust sources change; Python sources are used in place.
@@ -45,6 +46,9 @@ test-python: dev
 bench:
 	cargo run --release -p qdsim-benches --bin dumbbell
 	cargo bench -p qdsim-benches
+
+bench-sweep: dev
+	$(PY) benches/sweep_speedup.py
 
 # Every paper figure from its experiment file, resumable (results/ keeps the runs), copied
 # with the JSON of its numbers to docs/reproductions/<paper>/.

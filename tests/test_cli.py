@@ -39,9 +39,10 @@ def test_run_writes_parquet_and_provenance(qdsim, small_spec, tmp_path):
     assert groups == {"far": 2, "near": 2}
 
 
-def test_run_default_out_dir_is_results_name(qdsim, small_spec, tmp_path):
-    assert qdsim("run", small_spec, "--json").code == 0
-    assert (tmp_path / "results" / "small" / "flows.parquet").exists()
+def test_run_default_out_dir_is_results_name_run(qdsim, small_spec, tmp_path):
+    result = qdsim("run", small_spec, "--json")
+    assert result.code == 0 and "results/small-run/" in result.stderr
+    assert (tmp_path / "results" / "small-run" / "flows.parquet").exists()
 
 
 def test_finite_transfers_record_fct(qdsim, small_spec, tmp_path):

@@ -245,9 +245,11 @@ def test_quick_shortens_the_file_as_declared(experiments):
         quick_raw(load_raw(experiments / "examples" / "small.toml"))
 
 
-def test_quick_runs_go_to_their_own_results_directory(qdsim, experiments, tmp_path):
+def test_quick_runs_go_to_their_own_results_directory(qdsim, experiments, tmp_path, monkeypatch):
+    monkeypatch.setenv("QDSIM_PROGRESS_INTERVAL", "0")  # a progress line per update, also piped
     result = qdsim("reproduce", "toy", "--quick", "--json", "--jobs", "1", "--experiments", experiments)
     assert result.code == 0, result.stderr
+    assert "toy fig1: 1/2 runs (50 %)" in result.stderr and "toy fig2: planning: 0/1 grid points" not in result.stderr
     assert [f["out"] for f in result.json()["figures"]] == ["results/small-quick", "results/series-quick"]
     assert [f["ran"] for f in result.json()["figures"]] == [2, 2]
     assert not (tmp_path / "results" / "small").exists()

@@ -3,9 +3,15 @@
 Private: use the ``qdsim`` package. Keep in step with ``crates/qdsim-py/src/lib.rs``.
 """
 
-__all__ = ["ConfigError", "SimulationError", "__version__", "catalog", "check_qdisc", "check_tcp", "run", "stream_seed"]
+from collections.abc import Callable
+
+__all__ = ["SOURCE_DIGEST", "BudgetError", "ConfigError", "SimulationError", "__version__", "catalog", "check_qdisc", "check_tcp", "run", "stream_seed"]
 
 __version__: str
+
+#: SHA-256 (hex) of the sources that decide a run's results: the core's and the binding's
+#: Rust sources and manifests, and Cargo.lock (computed when the extension is built).
+SOURCE_DIGEST: str
 
 class ConfigError(ValueError):
     """A run configuration value the core refuses.
@@ -21,7 +27,25 @@ class ConfigError(ValueError):
 class SimulationError(RuntimeError):
     """The core failed to finish a run (a bug: please report it)."""
 
-def run(config_json: str) -> tuple[str, dict[str, dict[str, tuple[str, bytes]]]]:
+class BudgetError(SimulationError):
+    """A run went over its memory budget (``run``'s ``memory_limit``).
+
+    ``what`` names the growing part that held the most bytes (e.g. ``"sampled series
+    rows"``), ``detail`` its count or largest contributor, ``used`` and ``limit`` are bytes
+    and ``at_s`` the simulated time of the check that found it.
+    """
+
+    what: str
+    detail: str
+    used: int
+    limit: int
+    at_s: float
+
+def run(
+    config_json: str,
+    memory_limit: int | None = None,
+    progress: Callable[[float, float, int, int], object] | None = None,
+) -> tuple[str, dict[str, dict[str, tuple[str, bytes]]]]:
     """Runs one simulation of the resolved RunConfig ``config_json``.
 
     Returns ``(results_json, series)``: RunResults as JSON, except that the ``queue`` and
@@ -32,18 +56,25 @@ def run(config_json: str) -> tuple[str, dict[str, dict[str, tuple[str, bytes]]]]
     its values as little-endian bytes (``numpy.frombuffer(data, dtype)``). The TCP event log
     stays in the JSON.
 
-    The GIL is released while the simulation runs.
+    The GIL is released while the simulation runs; about every 0.1 s of wall time it is
+    taken back to handle signals (Ctrl-C raises KeyboardInterrupt from here) and to call
+    ``progress(now_s, end_s, events, memory_bytes)``, whose exceptions stop the run and
+    propagate. ``memory_limit`` bounds the bytes held by what grows with the run (packets
+    in queues and on links, series rows, the event log, transfer records, connections,
+    pending events); None: no bound.
 
-    Raises ConfigError for a value the core refuses and SimulationError if the core fails.
+    Raises ConfigError for a value the core refuses, BudgetError when the run goes over
+    ``memory_limit`` and SimulationError if the core fails.
     """
 
 def catalog() -> str:
-    """Returns the catalog as JSON: ``{"qdiscs": [...], "cc": [...], "traffic": [...], "tcp": [...]}``.
+    """Returns the catalog as JSON: ``{"qdiscs": [...], "cc": [...], "traffic": [...], "tcp": [...], "drop_reasons": [...]}``.
 
     Each qdisc and traffic kind has ``name``, ``summary`` and ``params`` (each with
     ``name``, ``unit``, ``default``, ``help``); each congestion control ``name`` and ``summary``;
     each TCP option ``name``, ``field`` (its ``TcpConfig`` field), ``unit``, ``default``,
-    ``help`` and ``max`` (the largest value of a numeric option, else null).
+    ``help`` and ``max`` (the largest value of a numeric option, else null);
+    ``drop_reasons`` lists every name a link's ``drops_by_reason`` can hold.
     """
 
 def stream_seed(seed: int, name: str, index: int) -> int:

@@ -1,8 +1,10 @@
-"""The ``qdsim`` command line: ``run``, ``sweep``, ``plot``, ``reproduce`` and ``list``.
+"""The ``qdsim`` command line: ``run``, ``sweep``, ``plot``, ``reproduce``, ``results`` and ``list``.
 
-Every user error (a bad experiment file, override or option) prints one line,
-``error: <key>: <value> is not allowed; <allowed>``, on stderr and exits with status 2.
-Progress bars go to stderr, tables and results to stdout; ``--json`` prints exactly one JSON
+Every user error (a bad experiment file, override or option, a directory that cannot take
+the results, a run over its memory budget) prints one line, ``error: <key>: <value> is not
+allowed; <allowed>``, on stderr and exits with status 2; Ctrl-C exits with 130 and keeps
+every finished sweep point. Progress goes to stderr (a bar on a terminal, plain lines every
+few seconds otherwise), tables and results to stdout; ``--json`` prints exactly one JSON
 object on stdout for programs. Commands import what they need when they run, so that
 ``qdsim --help`` and ``qdsim list`` start fast.
 """
@@ -11,15 +13,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .errors import SpecError
+from .errors import BudgetError, SpecError
 
 __all__ = ["build_parser", "main"]
 
@@ -34,12 +37,23 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USER_ERROR)
 
 
-def _add_spec_options(p: argparse.ArgumentParser) -> None:
+def _add_spec_options(p: argparse.ArgumentParser, out_default: str) -> None:
     p.add_argument("spec", metavar="SPEC", help="experiment file (TOML)")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE", help="override a dotted key, e.g. topology.qdisc.limit=20pkt (repeatable)")
     p.add_argument("--seed", type=int, default=None, help="run seed (default: experiment.seed)")
-    p.add_argument("--out", type=Path, default=None, metavar="DIR", help="results directory (default: results/<name>/)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR", help=f"results directory (default: {out_default})")
+    _add_run_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of tables")
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--force", action="store_true", help="replace the results of another experiment or kind in the results directory")
+    p.add_argument("--memory-limit", default=None, metavar="SIZE", help="memory budget of each run, e.g. 4GB (default: a quarter of physical memory, split between the runs at once)")
+
+
+def _add_scheduler_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: all cores)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run the points on a Dask cluster, e.g. tcp://10.0.0.5:8786 (needs qdsim[dask])")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,12 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     run = sub.add_parser("run", help="run one experiment and print its summary")
-    _add_spec_options(run)
+    _add_spec_options(run, "results/<name>-run/, with --set or --seed results/<name>-run-<digest>/")
     run.set_defaults(func=cmd_run)
 
-    sweep = sub.add_parser("sweep", help="run the [sweep] grid × repetitions on all cores")
-    _add_spec_options(sweep)
-    sweep.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: all cores)")
+    sweep = sub.add_parser("sweep", help="run the [sweep] grid × repetitions on all cores or a Dask cluster")
+    _add_spec_options(sweep, "results/<name>/")
+    _add_scheduler_options(sweep)
     sweep.set_defaults(func=cmd_sweep)
 
     plot = sub.add_parser("plot", help="plot a metric against a swept key, with 95%% CIs")
@@ -61,7 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--x", default=None, help="swept key (default: [plot].x or the only swept key)")
     plot.add_argument("--y", default=None, help="metric column (default: [plot].y, goodput_bps)")
     plot.add_argument("--by", default=None, help="column giving one line each (default: group for group metrics)")
-    plot.add_argument("--out", type=Path, default=None, metavar="FILE", help="output .png or .pdf")
+    plot.add_argument("--facet", default=None, metavar="KEY", help="swept key giving one column of panels per value")
+    plot.add_argument("--where", action="append", default=[], metavar="KEY=VALUE", help="keep the runs whose swept key (or rep, seed) has this value (repeatable)")
+    plot.add_argument("--out", type=Path, default=None, metavar="FILE", help="output .png, .pdf or .svg")
     plot.add_argument(
         "--kind",
         choices=("sweep", "series", "cwnd", "queue"),
@@ -82,12 +98,30 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE", help="override a dotted key in every file (repeatable)")
     rep.add_argument("--seed", type=int, default=None, help="base seed of the repetitions (default: experiment.seed)")
     rep.add_argument("--repetitions", type=int, default=None, metavar="N", help="override the repetitions (e.g. fewer for a quick look)")
-    rep.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: all cores)")
+    _add_scheduler_options(rep)
+    _add_run_options(rep)
     rep.add_argument("--out", type=Path, default=None, metavar="DIR", help="results directory of a single figure (default: results/<name>/, with --quick results/<name>-quick/)")
-    rep.add_argument("--figure", type=Path, default=None, metavar="FILE", help="output .png or .pdf of a single figure (default: RESULTS_DIR/<file stem>.png)")
+    rep.add_argument("--figure", type=Path, default=None, metavar="FILE", help="output .png, .pdf or .svg of a single figure (default: RESULTS_DIR/<file stem>.png)")
     rep.add_argument("--experiments", type=Path, default=Path("experiments"), metavar="DIR", help="where the papers' directories are (default: experiments)")
     rep.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of lines")
     rep.set_defaults(func=cmd_reproduce)
+
+    res = sub.add_parser("results", help="results directories: list, show, query with SQL, prune stale runs")
+    what = res.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    res_list = what.add_parser("list", help="every results directory under DIR (default: results/): kind, experiment, runs, stale runs")
+    res_list.add_argument("dirs", nargs="*", type=Path, metavar="DIR", help="directories to look in (default: results)")
+    res_show = what.add_parser("show", help="one results directory: grid, code version, runs stored, missing and stale, tables")
+    res_show.add_argument("dir", type=Path, metavar="RESULTS_DIR")
+    res_sql = what.add_parser("sql", help="run a SQL query (DuckDB) over a directory's tables; `stored` holds every stored run of a sweep")
+    res_sql.add_argument("dir", type=Path, metavar="RESULTS_DIR")
+    res_sql.add_argument("query", metavar="QUERY", help="e.g. 'select \"group\", avg(goodput_bps) from groups group by 1'")
+    res_sql.add_argument("--csv", action="store_true", help="print CSV instead of a table")
+    res_prune = what.add_parser("prune", help="delete a sweep's stale runs (older code version, not in the last grid, old JSON format)")
+    res_prune.add_argument("dir", type=Path, metavar="RESULTS_DIR")
+    res_prune.add_argument("--dry-run", action="store_true", help="only say how many would be deleted")
+    for p in (res_list, res_show, res_sql, res_prune):
+        p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    res.set_defaults(func=cmd_results)
 
     lst = sub.add_parser("list", help="list qdiscs, congestion controls and traffic kinds")
     lst.add_argument("--json", action="store_true", help="print the catalog as JSON")
@@ -95,41 +129,65 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _out_dir(args: argparse.Namespace, name: str) -> Path:
-    return args.out if args.out is not None else Path("results") / name
-
-
 def _check_seed(seed: int | None) -> None:
     if seed is not None and not 0 <= seed < 2**64:
         raise SpecError("--seed", seed, "a whole number from 0 to 2^64-1")
 
 
+def _memory_limit(text: str | None) -> int | None:
+    """Returns ``--memory-limit`` in bytes (None: the default budget)."""
+    if text is None:
+        return None
+    from . import units
+
+    try:
+        limit = units.parse_bytes(text)
+    except units.UnitError as exc:
+        raise SpecError("--memory-limit", text, exc.allowed) from None
+    if limit < 10**6:
+        raise SpecError("--memory-limit", text, "at least 1MB")
+    return limit
+
+
+def _run_dir(args: argparse.Namespace, name: str) -> Path:
+    """Returns a run's results directory: ``--out``, or ``results/<name>-run/`` for the file as
+    it is and ``results/<name>-run-<digest>/`` with ``--set`` or ``--seed`` (the digest of
+    those options), so that runs of one file with different options never share one."""
+    if args.out is not None:
+        return args.out
+    if not args.sets and args.seed is None:
+        return Path("results") / f"{name}-run"
+    digest = hashlib.sha256(json.dumps({"set": args.sets, "seed": args.seed}).encode()).hexdigest()[:8]
+    return Path("results") / f"{name}-run-{digest}"
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Runs one experiment: tables (or JSON) on stdout, Parquet and JSON in the results directory."""
-    from . import store
+    from . import store, tables
+    from .progress import RunProgress
     from .resolve import resolve
     from .run import run_config, summarize
     from .spec import load
 
     _check_seed(args.seed)
+    limit = _memory_limit(args.memory_limit)
     raw, spec = load(args.spec, args.sets)
     config = resolve(spec, seed=args.seed)
+    out = _run_dir(args, spec.experiment.name)
+    store.claim(out, "run", spec.experiment.name, force=args.force)
     if spec.sweep is not None and (spec.sweep.grid or spec.sweep.repetitions > 1):
         points = math.prod(len(v) if isinstance(v, list) else 1 for v in spec.sweep.grid.values())
         print(
             f"note: running the file's own values once; its [sweep] ({points} point(s) x {spec.sweep.repetitions} repetition(s)) runs with `qdsim sweep`",
             file=sys.stderr,
         )
-    outcome = run_config(config)
+    with RunProgress(f"run {spec.experiment.name}") as progress:
+        outcome = run_config(config, memory_limit=limit, progress=progress.callback)
     summary = summarize(outcome)
-    out = _out_dir(args, spec.experiment.name)
-    store.write_json(out / "spec.json", raw)
-    store.write_json(out / "config.json", config)
-    store.write_json(out / "summary.json", summary)
-    store.write_tables(out, store.run_rows(summary, {}))
-    store.write_columns(out, store.series_rows(outcome.results, {}))
+    store.write_run(out, raw, config, summary, tables.run_tables(summary, outcome.results))
     if args.json:
         print(json.dumps(summary))
+        print(f"results written to {out}/", file=sys.stderr)
     else:
         from .report import print_run
 
@@ -138,43 +196,84 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def _progress(label: str, quiet: bool) -> Iterator[Callable[[int, int], None]]:
-    """Shows a progress bar on stderr (none when ``quiet`` or when stderr is not a terminal,
-    so logs and pipes stay clean); yields its ``on_progress(done, total)``."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+def _executor(address: str | None, jobs: int | None) -> Iterator[Any]:
+    """Yields the executor of ``--scheduler ADDRESS`` (a Dask cluster's), or None (local)."""
+    if jobs is not None and jobs < 1:
+        raise SpecError("--jobs", jobs, "at least 1 worker process")
+    if address is None:
+        yield None
+        return
+    if jobs is not None:
+        raise SpecError("--jobs", jobs, "no --jobs with --scheduler: the cluster's workers run the points")
+    try:
+        from distributed import Client
+    except ImportError:
+        raise SpecError("--scheduler", address, "an address to use once Dask is installed (pip install 'qdsim[dask]')") from None
+    try:
+        client = Client(address, timeout=10)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise SpecError("--scheduler", address, f"the address of a running Dask scheduler, e.g. tcp://HOST:8786 ({str(exc).splitlines()[0]})") from None
+    try:
+        yield client.get_executor(pure=False)
+    finally:
+        client.close()
 
-    console = Console(stderr=True)
-    columns = [TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
-    with Progress(*columns, transient=quiet, disable=quiet or not console.is_terminal, console=console) as progress:
-        task = progress.add_task(label, total=None)
-        yield lambda done, total: progress.update(task, completed=done, total=total)
+
+@contextlib.contextmanager
+def _sweep_progress(label: str) -> Iterator[tuple[Any, Any]]:
+    """Yields ``(on_plan, on_progress)`` showing a sweep's planning and runs on stderr."""
+    from .progress import Progress
+
+    with Progress(f"{label}: planning", unit="grid points") as progress:
+
+        def on_progress(done: int, total: int) -> None:
+            if progress.unit != "runs":
+                progress.restart(label, "runs")
+            progress.update(done, total)
+
+        yield progress.update, on_progress
+
+
+def _note_legacy(out: Path) -> None:
+    from . import store
+
+    legacy = store.legacy_points(out)
+    if legacy:
+        print(f"note: {out}/points/ holds {legacy} runs stored as JSON by an older qdsim: they are not reused (`qdsim results prune {out}` deletes them)", file=sys.stderr)
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    """Runs a sweep with a progress bar; resumes from points already in the results directory."""
+    """Runs a sweep with progress on stderr; resumes from the runs already in the results directory."""
     from .spec import load
     from .sweep import run_sweep
 
     _check_seed(args.seed)
-    if args.jobs is not None and args.jobs < 1:
-        raise SpecError("--jobs", args.jobs, "at least 1 worker process")
+    limit = _memory_limit(args.memory_limit)
     raw, spec = load(args.spec, args.sets)
-    out = _out_dir(args, spec.experiment.name)
-    with _progress("sweep", quiet=args.json) as on_progress:
-        report = run_sweep(raw, out, jobs=args.jobs, seed=args.seed, on_progress=on_progress, source=Path(args.spec))
+    out = args.out if args.out is not None else Path("results") / spec.experiment.name
+    _note_legacy(out)
+    with _executor(args.scheduler, args.jobs) as executor, _sweep_progress(f"sweep {spec.experiment.name}") as (on_plan, on_progress):
+        report = run_sweep(raw, out, jobs=args.jobs, seed=args.seed, on_progress=on_progress, on_plan=on_plan, source=Path(args.spec), executor=executor, memory_limit=limit, force=args.force)
     summary: dict[str, Any] = {"ran": report.ran, "reused": report.reused, "missing": report.missing, "out": str(out)}
     if args.json:
         print(json.dumps(summary))
     else:
-        print(f"{report.ran} points run, {report.reused} reused from an earlier run; results in {out}/")
+        print(f"{report.ran} runs made, {report.reused} reused from an earlier sweep; results in {out}/")
     return 0
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
     """Plots a sweep's figure (``sweep`` or ``series``, as its ``[plot]`` says) or a run's time
     series (``--kind cwnd|queue``)."""
+    from .plot import check_figure_path
+
+    if args.out is not None:
+        check_figure_path(args.out)
+    if not (args.results_dir / "spec.json").exists():
+        raise SpecError("RESULTS_DIR", str(args.results_dir), "a directory written by `qdsim run`, `sweep` or `reproduce`")
     kind = args.kind or _plot_kind(args.results_dir)
+    if args.facet is not None and kind != "sweep":
+        raise SpecError("--facet", args.facet, "only with --kind sweep (metrics against a swept key)")
     if kind == "cwnd":
         from .plot_series import plot_cwnd
 
@@ -182,22 +281,22 @@ def cmd_plot(args: argparse.Namespace) -> int:
             flows = [int(f) for f in args.flows.split(",")] if args.flows else None
         except ValueError:
             raise SpecError("--flows", args.flows, "comma-separated flow ids, e.g. 0,3") from None
-        print(plot_cwnd(args.results_dir, out=args.out, flows=flows))
+        print(plot_cwnd(args.results_dir, out=args.out, flows=flows, where=args.where))
         return 0
     if kind == "queue":
         from .plot_series import plot_queue
 
-        print(plot_queue(args.results_dir, out=args.out, links=args.links.split(",") if args.links else None))
+        print(plot_queue(args.results_dir, out=args.out, links=args.links.split(",") if args.links else None, where=args.where))
         return 0
     if kind == "series":
         from .plot_series import plot_series
 
-        print(plot_series(args.results_dir, out=args.out))
+        print(plot_series(args.results_dir, out=args.out, where=args.where))
         return 0
     from .plot import plot_sweep
 
     y = args.y.split(",") if args.y and "," in args.y else args.y
-    print(plot_sweep(args.results_dir, x=args.x, y=y, by=args.by, out=args.out))
+    print(plot_sweep(args.results_dir, x=args.x, y=y, by=args.by, out=args.out, where=args.where, facet=args.facet))
     return 0
 
 
@@ -216,10 +315,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     """Reproduces paper figures: for each, runs its sweep (resumable, like ``sweep``) and draws
     its ``[plot]``; or lists them (``--list``)."""
     from . import reproduce as rp
+    from .plot import check_figure_path
 
     _check_seed(args.seed)
-    if args.jobs is not None and args.jobs < 1:
-        raise SpecError("--jobs", args.jobs, "at least 1 worker process")
+    limit = _memory_limit(args.memory_limit)
+    if args.figure is not None:
+        check_figure_path(args.figure, "--figure")
     figures = rp.find_figures(args.targets, every=args.all or (args.list and not args.targets), sets=args.sets, root=args.experiments)
     for option, value in (("--out", args.out), ("--figure", args.figure)):
         if value is not None and len(figures) > 1:
@@ -240,15 +341,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.list:
         return _print_figures(todo, args.experiments, args.json)
     done = []
-    for figure, raw, out in todo:
-        with _progress(f"{figure.paper or ''} {figure.stem}".strip(), quiet=args.json) as on_progress:
-            result = rp.reproduce(figure, raw, out, jobs=args.jobs, seed=args.seed, png=args.figure, docs=args.docs, root=args.experiments, on_progress=on_progress)
-        done.append(result)
-        if not args.json:
-            reused = f" ({result.sweep.reused} stored before)" if result.sweep.reused else ""
-            print(f"{figure.paper or '-'} {figure.label}: {result.sweep.ran + result.sweep.reused} runs{reused} -> {result.png}", flush=True)
-            if result.published:
-                print(f"  copied with its .json to {result.published}/", flush=True)
+    with _executor(args.scheduler, args.jobs) as executor:
+        for figure, raw, out in todo:
+            _note_legacy(out)
+            with _sweep_progress(f"{figure.paper or ''} {figure.stem}".strip()) as (on_plan, on_progress):
+                options = {"jobs": args.jobs, "seed": args.seed, "executor": executor, "memory_limit": limit, "force": args.force, "on_plan": on_plan, "on_progress": on_progress}
+                result = rp.reproduce(figure, raw, out, png=args.figure, docs=args.docs, root=args.experiments, **options)
+            done.append(result)
+            _print_reproduced(result, args.json)
     if args.json:
         rows = [
             {
@@ -268,8 +368,20 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_reproduced(result: Any, as_json: bool) -> None:
+    """Prints the line of one reproduced figure (none with ``--json``: one object at the end)."""
+    if as_json:
+        return
+    figure = result.figure
+    reused = f" ({result.sweep.reused} stored before)" if result.sweep.reused else ""
+    print(f"{figure.paper or '-'} {figure.label}: {result.sweep.ran + result.sweep.reused} runs{reused} -> {result.png}", flush=True)
+    if result.published:
+        print(f"  copied with its .json to {result.published}/", flush=True)
+
+
 def _print_figures(todo: list[tuple[Any, dict[str, Any], Path]], root: Path, as_json: bool) -> int:
     """Prints one row per figure: paper, figure, file, runs and estimated CPU time."""
+    from .progress import duration
     from .reproduce import estimate_cpu_s
     from .sweep import runs
 
@@ -278,12 +390,12 @@ def _print_figures(todo: list[tuple[Any, dict[str, Any], Path]], root: Path, as_
         print(json.dumps({"figures": [{"paper": f.paper, "figure": f.label, "file": f.shown(root), "runs": n, "cpu_s": cpu} for f, n, cpu in rows]}))
         return 0
     table = [("paper", "figure", "file", "runs", "est. CPU")]
-    table += [(f.paper or "-", _clip(f.label, 14), f.shown(root), str(n), _duration(cpu)) for f, n, cpu in rows]
+    table += [(f.paper or "-", _clip(f.label, 14), f.shown(root), str(n), duration(cpu)) for f, n, cpu in rows]
     widths = [max(len(row[i]) for row in table) for i in range(5)]
     for row in table:
         print("  ".join(cell.rjust(w) if i >= 3 else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip())
     known = [cpu for _, _, cpu in rows if cpu is not None]
-    total = f"{_duration(sum(known))} CPU for the {len(known)} with stored runs" if known else "CPU time unknown (no stored runs)"
+    total = f"{duration(sum(known))} CPU for the {len(known)} with stored runs" if known else "CPU time unknown (no stored runs)"
     print(f"{len(rows)} figures, {sum(n for _, n, _ in rows)} runs; {total}")
     return 0
 
@@ -292,17 +404,67 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _duration(seconds: float | None) -> str:
-    """Returns a duration for people: ``<1 s``, ``45 s``, ``12 min``, ``3.4 h``; ``unknown`` for None."""
-    if seconds is None:
-        return "unknown"
-    if seconds < 1:
-        return "<1 s"
-    if seconds < 100:
-        return f"{seconds:.0f} s"
-    if seconds < 6000:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
+def cmd_results(args: argparse.Namespace) -> int:
+    """Lists, shows, queries or prunes results directories."""
+    from . import results
+    from .report import print_results, print_status
+
+    if args.action == "list":
+        for root in args.dirs:
+            if not root.is_dir():
+                raise SpecError("DIR", str(root), "a directory holding results directories")
+        roots = args.dirs or [root for root in [Path("results")] if root.is_dir()]
+        found = [results.status(path) for path in results.find(roots)]
+        if args.json:
+            print(json.dumps({"results": [s.as_json() for s in found]}))
+        else:
+            print_results(found)
+        return 0
+    if args.action == "show":
+        status = results.status(args.dir)
+        if args.json:
+            print(json.dumps(status.as_json()))
+        else:
+            print_status(status)
+        return 0
+    if args.action == "sql":
+        return _sql(args)
+    removed, kept = results.prune(args.dir, dry_run=args.dry_run)
+    if args.json:
+        print(json.dumps({"removed": removed, "kept": kept, "dry_run": args.dry_run}))
+    else:
+        print(f"{'would delete' if args.dry_run else 'deleted'} {removed} stale runs; {kept} kept in {args.dir}/")
+    return 0
+
+
+def _sql(args: argparse.Namespace) -> int:
+    """Runs ``args.query`` over the tables of ``args.dir``; prints a table, CSV or JSON."""
+    import csv
+
+    import duckdb
+
+    from . import results, store
+
+    results.status(args.dir)  # a results directory, or a one-line error
+    try:
+        relation = store.connect(args.dir).sql(args.query)
+        if relation is None:
+            raise SpecError("QUERY", args.query, "a query that returns rows (select ...)")
+        columns, rows = relation.columns, relation.fetchall()
+    except duckdb.Error as exc:
+        views = ", ".join(p.stem for p in sorted(args.dir.glob("*.parquet")))
+        raise SpecError("QUERY", args.query, f"SQL over the tables {views} ({str(exc).splitlines()[0]})") from None
+    if args.json:
+        print(json.dumps({"columns": columns, "rows": [list(r) for r in rows]}, default=str))
+    elif args.csv:
+        writer = csv.writer(sys.stdout)
+        writer.writerow(columns)
+        writer.writerows(rows)
+    else:
+        from .report import print_rows
+
+        print_rows(columns, rows)
+    return 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -323,17 +485,22 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except SpecError as exc:
+    except (SpecError, BudgetError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
-        print("error: interrupted (finished sweep points are kept; rerun to resume)", file=sys.stderr)
+        kept = " (the finished runs are kept: rerun the command to resume)" if args.command in ("sweep", "reproduce") else ""
+        print(f"error: interrupted{kept}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # The reader left (`qdsim reproduce --list | head`): stop quietly, as Unix tools do, and
         # keep Python from complaining while it flushes stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as exc:  # a file the command was told to read or write
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
     except RuntimeError as exc:  # _core.SimulationError: a bug in the core, not the user's
         print(f"error: simulation failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
         return 1

@@ -1,9 +1,10 @@
-"""The one error type users see: a key path, the value found there and what is allowed.
+"""The errors users see: a key path, the value found there and what is allowed.
 
 Every mistake in an experiment file, a ``--set`` override or a command-line option ends up
 as a :class:`SpecError`; the CLI prints it as one line, ``error: <key>: <value> is not
 allowed; <allowed>``, and exits with status 2. :func:`validation_error` turns pydantic's
-errors (the experiment file's models) into one.
+errors (the experiment file's models) into one. A run that outgrows its memory budget
+raises :class:`BudgetError`, also one line and status 2: the input asked for it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from .units import UnitError
 
-__all__ = ["SpecError", "render_value", "validation_error"]
+__all__ = ["BudgetError", "SpecError", "render_value", "validation_error"]
 
 
 def render_value(value: object) -> str:
@@ -70,6 +71,37 @@ class SpecError(ValueError):
         """Returns the same error with ``prefix`` prepended to its key path."""
         key = f"{prefix}.{self.key}" if self.key else prefix
         return SpecError(key, self.value, self.allowed)
+
+
+class BudgetError(Exception):
+    """A run whose growing parts (queued packets, series rows, ...) went over its memory budget.
+
+    ``what`` names the part that held the most bytes and ``detail`` its count or largest
+    contributor; ``used`` and ``limit`` are bytes; ``at_s`` is the simulated time it was found.
+    """
+
+    def __init__(self, what: str, detail: str, used: int, limit: int, at_s: float):
+        self.what, self.detail, self.used, self.limit, self.at_s = what, detail, used, limit, at_s
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return (
+            f"memory budget: the run held {_bytes(self.used)} at {self.at_s:.6g} s simulated, over its budget of {_bytes(self.limit)}; "
+            f"most of it {self.what} ({self.detail}). Bound what grows (a qdisc limit, a longer sampling interval, a shorter run) "
+            "or raise the budget with --memory-limit"
+        )
+
+    def __reduce__(self):
+        # Keeps the fields when the error crosses a process boundary (sweep workers).
+        return (BudgetError, (self.what, self.detail, self.used, self.limit, self.at_s))
+
+
+def _bytes(n: int) -> str:
+    """Returns a byte count for people: ``512 B``, ``3.4 MB``, ``1.2 GB``."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
 
 
 def validation_error(exc: ValidationError, raw: dict[str, Any], model: type[BaseModel]) -> SpecError:

@@ -5,9 +5,12 @@ panel is a metric looked up in the results tables in this order: ``points`` (per
 ``jain_index``, ``bottleneck_utilization``), ``groups`` (per flow group, e.g.
 ``goodput_bps``, ``mean_fct_s``; one line per group unless ``by`` says otherwise),
 ``links`` (the bottleneck link's row, e.g. ``mean_queue_pkts``, ``loss_rate``) and
-``flows``. Confidence intervals use Student's t over the repetitions of each point. A panel
-may instead show the improvement over a baseline line (``improvement_over``), and a model
-curve computed by a function beside the experiment file may be drawn over a panel.
+``flows``. A point is the mean over the repetitions of one grid point, with a 95 %
+confidence interval (Student's t): every other swept key splits the lines, or the panels
+with ``facet`` (:mod:`qdsim.selection`), and ``where`` keeps some runs only; the title says
+what a point is the mean of. A panel may instead show the improvement over a baseline line
+(``improvement_over``), and a model curve computed by a function beside the experiment file
+may be drawn over a panel.
 
 Every figure is saved with a JSON file beside it (same name, ``.json``) holding exactly the
 numbers drawn: the x values, and per panel and line the means and CI half-widths in
@@ -33,10 +36,11 @@ import numpy as np
 
 from . import store, units
 from .errors import SpecError
+from .selection import Filter, averaged_over, default_x, facet_values, line_axes, line_label_of, parse_where
 from .spec import ModelCurve, Panel, PlotDefaults, validate
-from .sweep import grid_cell
+from .tables import axis_cells
 
-__all__ = ["in_unit", "json_key", "line_label", "line_order", "mean_ci", "model_function", "plot_sweep", "save_figure", "swept_axis", "t_quantile_975"]
+__all__ = ["check_figure_path", "in_unit", "json_key", "line_label", "mean_ci", "model_function", "plot_sweep", "save_figure", "swept_axis", "t_quantile_975", "value_rank"]
 
 # Two-sided 95 % quantiles of Student's t (i.e. the 0.975 quantile) for 1..30 degrees of
 # freedom, then selected larger ones; between table entries the next smaller df is used,
@@ -177,13 +181,13 @@ def json_key(value: Any) -> str:
     return repr(value)
 
 
-def line_order(names: list[Any], grid: dict[str, list[Any]], by: str | None) -> list[Any]:
-    """Returns line names in drawing order: the grid's order when ``by`` is a swept key
-    (e.g. the disciplines as the file lists them), else sorted."""
-    if by in grid:
-        rank = {json_key(grid_cell(v)): i for i, v in enumerate(grid[by])}
-        return sorted(names, key=lambda n: rank.get(json_key(n), len(rank)))
-    return sorted(names, key=lambda n: (str(type(n)), n))
+def value_rank(grid: dict[str, list[Any]], key: str | None) -> Callable[[Any], Any]:
+    """Returns the sort key that orders lines by their values of ``key``: the grid's order
+    when it is a swept key (e.g. the disciplines as the file lists them), else by value."""
+    if key in grid:
+        rank = {json_key(cell): i for i, cell in enumerate(axis_cells(grid[key]))}
+        return lambda n: (rank.get(json_key(n), len(rank)), "")
+    return lambda n: (str(type(n)), n)
 
 
 def line_label(defaults: PlotDefaults, name: Any) -> str:
@@ -216,8 +220,18 @@ def model_function(results_dir: Path, model: ModelCurve, experiment_dir: Path | 
     return function
 
 
+def check_figure_path(path: Path, option: str = "--out") -> None:
+    """Raises SpecError (naming ``option``) unless ``path`` can be a figure: a ``.png``,
+    ``.pdf`` or ``.svg`` file that is not a directory."""
+    if Path(path).suffix.lower() not in store.FIGURE_SUFFIXES:
+        raise SpecError(option, str(path), f"a figure file ending in {', '.join(store.FIGURE_SUFFIXES)}")
+    if Path(path).is_dir():
+        raise SpecError(option, str(path), "a figure file (this is a directory)")
+
+
 def save_figure(fig: Any, data: dict[str, Any], out: Path) -> Path:
     """Saves ``fig`` to ``out`` and ``data`` (the numbers drawn) beside it as JSON; closes it."""
+    check_figure_path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     fig.savefig(out, dpi=100)
@@ -233,26 +247,33 @@ def plot_sweep(
     by: str | None = None,
     out: str | Path | None = None,
     experiment_dir: Path | None = None,
+    where: list[str] | tuple[str, ...] = (),
+    facet: str | None = None,
 ) -> Path:
     """Draws the panels of ``y`` against the swept key ``x`` from a sweep's results; returns
     the figure written (its numbers go beside it, see :func:`save_figure`).
 
     Defaults come from the experiment's ``[plot]`` table; ``x`` defaults to the only swept
-    key. A list of metrics gives one panel each, stacked over a shared x-axis. Each point is
-    the mean over repetitions with its 95 % confidence interval; a per-group metric gives one
-    line per group (or per value of ``by``).
+    key (besides a swept ``experiment.seed``). A list of metrics gives one panel each, stacked over a shared x-axis; ``facet`` (a
+    swept key) gives a column of panels per value. ``where`` (``KEY=VALUE`` texts) keeps the
+    runs that match. Each point is the mean over the repetitions of one grid point with its
+    95 % confidence interval; a per-group metric gives one line per group (or per value of
+    ``by``), and every other swept key left splits the lines.
     """
     results_dir = Path(results_dir)
     sweep = store.read_sweep(results_dir)
     defaults: PlotDefaults = validate(store.read_spec(results_dir)).plot
     grid: dict[str, list[Any]] = sweep["grid"]
-    x = x or defaults.x or (next(iter(grid)) if len(grid) == 1 else None)
+    x = x or defaults.x or default_x(grid)
     swept, axis = swept_axis(grid, x)
+    filters = parse_where(where, grid, _columns(results_dir))
     panels = _panels(y or defaults.y)
+    line_by = by if by is not None else defaults.by
+    facets = facet_values(grid, facet, filters, (swept, line_by))
+    axes_keys = line_axes(grid, filters, (swept, line_by, facet))
     positions, unit = (in_unit(axis, defaults.x_unit), defaults.x_unit) if defaults.x_unit else _axis_values(axis)
     xs_all = positions if positions is not None else list(range(len(axis)))
-    # Result rows hold swept tables as canonical JSON text (sweep.grid_cell): match them so.
-    order = {json_key(grid_cell(v)): i for i, v in enumerate(grid[swept])}
+    order = {json_key(cell): i for i, cell in enumerate(axis_cells(grid[swept]))}
     xlabel = defaults.xlabel or (f"{x} ({unit})" if unit else x)
     data: dict[str, Any] = {
         "kind": "sweep",
@@ -261,104 +282,156 @@ def plot_sweep(
         "x": {"key": x, "label": xlabel, "values": positions if positions is not None else [str(v) for v in axis]},
         "panels": [],
     }
-    fig, axes = plt.subplots(len(panels), 1, figsize=(6, 2.2 + 1.8 * len(panels)), sharex=True, squeeze=False)
-    shown: list[str] = []
-    for index, (panel, ax) in enumerate(zip(panels, axes[:, 0], strict=True)):
-        lines, label = _panel_lines(results_dir, panel, defaults, by, grid, swept, order, xs_all)
-        for line in lines:
-            ax.errorbar(line["x"], line["mean"], yerr=line["ci95"], marker="o", markersize=3, capsize=3, label=line["name"], color=defaults.colors.get(line["name"]))
-        panel_data: dict[str, Any] = {"metric": panel.metric, "label": label, "lines": lines}
-        if defaults.model is not None and defaults.model.panel == index:
-            scale = panel.scale if panel.scale is not None else _display(panel.metric)[0]
-            panel_data["model"] = _model_curve(results_dir, defaults, scale, xs_all, experiment_dir)
-            ax.plot(panel_data["model"]["x"], panel_data["model"]["y"], "k--", linewidth=1, label=defaults.model.label)
-        references = [ref for ref in defaults.reference if ref.panel == index]
-        for ref in references:
-            if ref.y is not None:
-                ax.axhline(ref.y, color="grey", linestyle="--", linewidth=1, label=ref.label or None)
-            else:
-                ax.axvline(ref.x, color="grey", linestyle=":", linewidth=1, label=ref.label or None)
-        if references:
-            panel_data["reference"] = [ref.model_dump(exclude_none=True) for ref in references]
-        data["panels"].append(panel_data)
-        ax.set_ylabel(label)
-        if panel.improvement_over is None:
-            ax.set_ylim(bottom=0)
-        ax.grid(True, alpha=0.3)
-        # One legend for panels with the same lines; again where they differ or add a curve.
-        names = [line["name"] for line in lines]
-        if (len(lines) > 1 and names != shown) or "model" in panel_data or any(ref.label for ref in references):
-            ax.legend(fontsize=8)
-            shown = names
-    bottom = axes[-1, 0]
-    if positions is None:
-        bottom.set_xticks(range(len(axis)), [str(v) for v in axis])
-    elif defaults.logx:
-        bottom.set_xscale("log")
-    bottom.set_xlabel(xlabel)
+    if filters:
+        data["where"] = {f.key: f.text for f in filters}
+    width = 6 + 4 * (len(facets) - 1)
+    fig, axes = plt.subplots(len(panels), len(facets), figsize=(width, 2.2 + 1.8 * len(panels)), sharex=True, sharey="row", squeeze=False)
+    lines_by = _Lines(defaults=defaults, by=line_by, grid=grid, swept=swept, order=order, xs=xs_all, axes=axes_keys, filters=filters)
+    for index, panel in enumerate(panels):
+        table, rows = _metric_rows(results_dir, panel.metric)
+        shown: list[str] = []
+        for column, (cell, facet_label) in enumerate(facets):
+            ax = axes[index, column]
+            lines, label = lines_by.panel(table, [r for r in rows if facet is None or r[facet] == cell], panel)
+            for line in lines:
+                ax.errorbar(line["x"], line["mean"], yerr=line["ci95"], marker="o", markersize=3, capsize=3, label=line["name"], color=defaults.colors.get(line["name"]))
+            panel_data: dict[str, Any] = {"metric": panel.metric, "label": label, "lines": lines}
+            if facet is not None:
+                panel_data["facet"] = facet_label
+                if index == 0:
+                    ax.set_title(facet_label, fontsize=9)
+            _decorate(ax, panel, panel_data, index, defaults, results_dir, xs_all, experiment_dir)
+            data["panels"].append(panel_data)
+            if column == 0:
+                ax.set_ylabel(label)
+            # One legend for panels with the same lines; again where they differ or add a curve.
+            names = [line["name"] for line in lines]
+            if (len(lines) > 1 and names != shown) or "model" in panel_data or any(ref.label for ref in defaults.reference if ref.panel == index):
+                ax.legend(fontsize=8)
+                shown = names
+    for ax in axes[-1, :]:
+        if positions is None:
+            ax.set_xticks(range(len(axis)), [str(v) for v in axis])
+        elif defaults.logx:
+            ax.set_xscale("log")
+        ax.set_xlabel(xlabel)
     title = defaults.title or " / ".join(p.metric for p in panels) + f" vs {x}"
-    reps = sweep["repetitions"]
-    axes[0, 0].set_title(textwrap.fill(title, 75) + f"\nmean and 95% CI over {reps} repetition{'s' if reps != 1 else ''}", fontsize=9)
+    if filters:
+        title += " where " + ", ".join(f"{f.key}={f.text}" for f in filters)
+    averaged = averaged_over(grid, filters, (swept, line_by, facet), sweep["repetitions"])
+    data["mean_of"] = averaged
+    heading = textwrap.fill(title, 75 + 40 * (len(facets) - 1)) + f"\neach point: mean of {averaged} and its 95% CI"
+    if facet is None:
+        axes[0, 0].set_title(heading, fontsize=9)
+    else:
+        fig.suptitle(heading, fontsize=9)
     name = "+".join(p.metric for p in panels)
     out_path = Path(out) if out else results_dir / f"{name}_vs_{x.replace('.', '_')}.png"
     return save_figure(fig, data, out_path)
 
 
-def _panel_lines(
-    results_dir: Path,
-    panel: Panel,
-    defaults: PlotDefaults,
-    by: str | None,
-    grid: dict[str, list[Any]],
-    swept: str,
-    order: dict[str, int],
-    xs_all: list[float],
-) -> tuple[list[dict[str, Any]], str]:
-    """Returns one panel's lines (name, x, mean, ci95 in display units) and its y label."""
-    table, rows = _metric_rows(results_dir, panel.metric)
-    if defaults.groups is not None and rows and "group" in rows[0]:
-        rows = [r for r in rows if r["group"] in defaults.groups]
-    line_by = by if by is not None else (defaults.by or ("group" if table in ("groups", "flows") else None))
-    if line_by is not None and rows and line_by not in rows[0]:
-        raise SpecError("--by", line_by, f"a column of the {table} table ({', '.join(rows[0])})")
-    values: dict[Any, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for row in rows:
-        if row[panel.metric] is not None:
-            values[row[line_by] if line_by else panel.metric][json_key(row[swept])].append(float(row[panel.metric]))
-    means = {name: {k: mean_ci(v) for k, v in points.items() if k in order} for name, points in values.items()}
-    scale, label = _display(panel.metric)
-    if panel.improvement_over is not None:
-        means, scale, label = _improvement(means, panel, defaults), 1.0, f"{panel.metric} improvement\nover {panel.improvement_over} (%)"
-    if panel.scale is not None:
-        scale = panel.scale
-    lines = []
-    for name in line_order(list(means), grid, line_by):
-        keys = sorted(means[name], key=lambda k: order[k])
-        lines.append(
-            {
-                "name": line_label(defaults, name),
-                "x": [xs_all[order[k]] for k in keys],
-                "mean": [means[name][k][0] * scale for k in keys],
-                "ci95": [means[name][k][1] * abs(scale) for k in keys],
-            }
-        )
-    return lines, panel.label or label
+def _columns(results_dir: Path) -> set[str]:
+    """Returns every column name of the tables a sweep figure reads."""
+    return {c for name in ("points", "groups", "links", "flows") if store.has_table(results_dir, name) for c in store.read_table(results_dir, name).column_names}
 
 
-def _improvement(means: dict[Any, dict[str, tuple[float, float]]], panel: Panel, defaults: PlotDefaults) -> dict[Any, dict[str, tuple[float, float]]]:
-    """Returns ``100 × (baseline − mean) / baseline`` per line and x (CI not carried: 0)."""
-    baseline = next((name for name in means if panel.improvement_over in (str(name), line_label(defaults, name))), None)
-    if baseline is None:
-        names = ", ".join(line_label(defaults, n) for n in means)
-        raise SpecError("plot.y.improvement_over", panel.improvement_over, f"the label or value of a line of {panel.metric} ({names})")
-    out: dict[Any, dict[str, tuple[float, float]]] = {}
-    for name, points in means.items():
-        out[name] = {}
-        for key, (mean, _) in points.items():
-            ref = means[baseline].get(key, (None, 0.0))[0]
-            if ref and mean:
-                out[name][key] = (100 * (ref - mean) / ref, 0.0)
-    return out
+def _decorate(ax: Any, panel: Panel, panel_data: dict[str, Any], index: int, defaults: PlotDefaults, results_dir: Path, xs: list[float], experiment_dir: Path | None) -> None:
+    """Adds a panel's model curve and reference lines (recording them in ``panel_data``) and
+    its grid and y range."""
+    if defaults.model is not None and defaults.model.panel == index:
+        scale = panel.scale if panel.scale is not None else _display(panel.metric)[0]
+        panel_data["model"] = _model_curve(results_dir, defaults, scale, xs, experiment_dir)
+        ax.plot(panel_data["model"]["x"], panel_data["model"]["y"], "k--", linewidth=1, label=defaults.model.label)
+    references = [ref for ref in defaults.reference if ref.panel == index]
+    for ref in references:
+        if ref.y is not None:
+            ax.axhline(ref.y, color="grey", linestyle="--", linewidth=1, label=ref.label or None)
+        else:
+            ax.axvline(ref.x, color="grey", linestyle=":", linewidth=1, label=ref.label or None)
+    if references:
+        panel_data["reference"] = [ref.model_dump(exclude_none=True) for ref in references]
+    if panel.improvement_over is None:
+        ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+
+
+#: A line of a panel: its ``by`` value (None without ``by``) and its cells of the line axes.
+LineKey = tuple[Any, tuple[Any, ...]]
+
+
+class _Lines:
+    """Splits a panel's rows into lines (``by`` value × line axes) and averages each point."""
+
+    def __init__(self, defaults: PlotDefaults, by: str | None, grid: dict[str, list[Any]], swept: str, order: dict[str, int], xs: list[float], axes: list[str], filters: list[Filter]):
+        self.defaults, self.by, self.grid, self.swept, self.order, self.xs, self.axes, self.filters = defaults, by, grid, swept, order, xs, axes, filters
+
+    def panel(self, table: str, rows: list[dict[str, Any]], panel: Panel) -> tuple[list[dict[str, Any]], str]:
+        """Returns one panel's lines (name, x, mean, ci95 in display units) and its y label."""
+        defaults = self.defaults
+        if defaults.groups is not None and rows and "group" in rows[0]:
+            rows = [r for r in rows if r["group"] in defaults.groups]
+        rows = [r for r in rows if all(f.matches(r) for f in self.filters)]
+        line_by = self.by if self.by is not None else ("group" if table in ("groups", "flows") else None)
+        if line_by is not None and rows and line_by not in rows[0]:
+            raise SpecError("--by", line_by, f"a column of the {table} table ({', '.join(rows[0])})")
+        values: dict[LineKey, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        for row in rows:
+            if row[panel.metric] is not None:
+                line = (row[line_by] if line_by else None, tuple(row[k] for k in self.axes))
+                values[line][json_key(row[self.swept])].append(float(row[panel.metric]))
+        means = {line: {k: mean_ci(v) for k, v in points.items() if k in self.order} for line, points in values.items()}
+        scale, label = _display(panel.metric)
+        if panel.improvement_over is not None:
+            means, scale, label = self._improvement(means, panel), 1.0, f"{panel.metric} improvement\nover {panel.improvement_over} (%)"
+        if panel.scale is not None:
+            scale = panel.scale
+        lines = []
+        for line in sorted(means, key=self._sort_key(line_by)):
+            keys = sorted(means[line], key=lambda k: self.order[k])
+            lines.append(
+                {
+                    "name": self.name(line, line_by, panel.metric),
+                    "x": [self.xs[self.order[k]] for k in keys],
+                    "mean": [means[line][k][0] * scale for k in keys],
+                    "ci95": [means[line][k][1] * abs(scale) for k in keys],
+                }
+            )
+        return lines, panel.label or label
+
+    def _sort_key(self, line_by: str | None) -> Callable[[LineKey], Any]:
+        by_rank = value_rank(self.grid, line_by)
+        ranks = [value_rank(self.grid, key) for key in self.axes]
+        return lambda line: (by_rank(line[0]) if line_by else (), tuple(rank(c) for rank, c in zip(ranks, line[1], strict=True)))
+
+    def name(self, line: LineKey, line_by: str | None, metric: str) -> str:
+        """Returns a line's legend text."""
+        by_label = line_label(self.defaults, line[0]) if line_by else None
+        if by_label is None and not self.axes:
+            return metric
+        return line_label_of(by_label, self.axes, line[1], self.grid)
+
+    def _improvement(self, means: dict[LineKey, dict[str, tuple[float, float]]], panel: Panel) -> dict[LineKey, dict[str, tuple[float, float]]]:
+        """Returns ``100 × (baseline − mean) / baseline`` per line and x (CI not carried: 0),
+        the baseline being the line with that label (or ``by`` value) and the same values of
+        the line axes."""
+        defaults = self.defaults
+
+        def is_baseline(line: LineKey) -> bool:
+            return panel.improvement_over in (str(line[0]), line_label(defaults, line[0]))
+
+        baselines = {line[1]: line for line in means if is_baseline(line)}
+        if not baselines:
+            names = ", ".join(sorted({line_label(defaults, line[0]) for line in means}))
+            raise SpecError("plot.y.improvement_over", panel.improvement_over, f"the label or value of a line of {panel.metric} ({names})")
+        out: dict[LineKey, dict[str, tuple[float, float]]] = {}
+        for line, points in means.items():
+            out[line] = {}
+            reference = means.get(baselines.get(line[1], line), {})
+            for key, (mean, _) in points.items():
+                ref = reference.get(key, (None, 0.0))[0]
+                if ref and mean:
+                    out[line][key] = (100 * (ref - mean) / ref, 0.0)
+        return out
 
 
 def _model_curve(results_dir: Path, defaults: PlotDefaults, scale: float, xs: list[float], experiment_dir: Path | None) -> dict[str, Any]:

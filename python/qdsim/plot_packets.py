@@ -22,7 +22,7 @@ import numpy as np
 
 from . import store
 from .errors import SpecError
-from .plot import json_key, line_label, line_order, save_figure
+from .plot import json_key, line_label, save_figure, value_rank
 from .spec import PlotDefaults, validate
 
 __all__ = ["plot_packets"]
@@ -50,7 +50,7 @@ def plot_packets(results_dir: str | Path, out: str | Path | None = None) -> Path
         if rep == 0:
             value = packets[defaults.by][i]
             runs.setdefault(json_key(value), (value, []))[1].append(i)
-    values = line_order([v for v, _ in runs.values()], sweep["grid"], defaults.by)
+    values = sorted((v for v, _ in runs.values()), key=value_rank(sweep["grid"], defaults.by))
     scale_t = 1e3 if defaults.time_unit == "ms" else 1.0
     rng = np.random.default_rng(0)
     fig, axes = plt.subplots(len(values), 1, figsize=(7, 0.8 + 2.6 * len(values)), squeeze=False)

@@ -25,7 +25,8 @@ import matplotlib.pyplot as plt
 
 from . import store
 from .errors import SpecError
-from .plot import json_key, line_label, line_order, save_figure
+from .plot import json_key, line_label, save_figure, value_rank
+from .selection import Filter, averaged_over, line_axes, line_label_of, one_run, parse_where
 from .spec import PlotDefaults, SeriesPanel, validate
 
 __all__ = ["UNLIMITED_SSTHRESH", "RunSeries", "plot_cwnd", "plot_queue", "plot_series", "run_series"]
@@ -38,6 +39,18 @@ def _table(results_dir: Path, name: str, how: str) -> dict[str, list]:
     if not store.has_table(results_dir, name):
         raise SpecError("RESULTS_DIR", str(results_dir), f"a results directory with {name}.parquet (run with {how})")
     return store.read_table(results_dir, name).to_pydict()
+
+
+def _one_run(results_dir: Path, columns: dict[str, list], where: list[str] | tuple[str, ...]) -> dict[str, list]:
+    """Returns the rows of one run: all of a run's results directory, or of a sweep's the
+    run that ``where`` picks (SpecError naming the keys left to fix otherwise)."""
+    if "point_key" not in columns:
+        if where:
+            raise SpecError("--where", " ".join(where), "nothing: these are one run's results (`qdsim run`), not a sweep's")
+        return columns
+    grid = store.read_sweep(results_dir)["grid"]
+    keep = one_run(columns, parse_where(where, grid, columns), grid)
+    return {name: [values[i] for i in keep] for name, values in columns.items()}
 
 
 def _finish(fig, ax, ylabel: str, target: Path, legend: bool = True) -> Path:
@@ -62,16 +75,18 @@ def _select(available: list[int], wanted: list[int] | None, key: str) -> list[in
     return wanted
 
 
-def plot_cwnd(results_dir: Path, out: Path | None = None, flows: list[int] | None = None) -> Path:
-    """Draws cwnd (and ssthresh, dashed, while finite) against time, one line per flow.
+def plot_cwnd(results_dir: Path, out: Path | None = None, flows: list[int] | None = None, where: list[str] | tuple[str, ...] = ()) -> Path:
+    """Draws cwnd (and ssthresh, dashed, while finite) against time, one line per flow, of
+    one run (of a sweep: the one ``where`` picks).
 
     Returns the path of the figure written (default ``RESULTS_DIR/cwnd.png``).
     """
-    series = _table(results_dir, "series_tcp", "[sampling] tcp = true or tcp_on_change = true")
+    series = _one_run(results_dir, _table(results_dir, "series_tcp", "[sampling] tcp = true or tcp_on_change = true"), where)
     groups = {}
     if store.has_table(results_dir, "flows"):
         ft = store.read_table(results_dir, "flows").to_pydict()
-        groups = dict(zip(ft["id"], ft["group"], strict=True))
+        run = set(series.get("point_key", [None]))
+        groups = {i: g for i, g, k in zip(ft["id"], ft["group"], ft.get("point_key", [None] * len(ft["id"])), strict=True) if k in run}
     chosen = _select(sorted(set(series["flow"])), flows, "--flows")
     fig, ax = plt.subplots(figsize=(7, 4))
     for flow in chosen:
@@ -85,12 +100,13 @@ def plot_cwnd(results_dir: Path, out: Path | None = None, flows: list[int] | Non
     return _finish(fig, ax, "congestion window (segments)", out or Path(results_dir) / "cwnd.png", len(chosen) <= 12)
 
 
-def plot_queue(results_dir: Path, out: Path | None = None, links: list[str] | None = None) -> Path:
-    """Draws the queue length in packets against time, one line per link with traffic.
+def plot_queue(results_dir: Path, out: Path | None = None, links: list[str] | None = None, where: list[str] | tuple[str, ...] = ()) -> Path:
+    """Draws the queue length in packets against time, one line per link with traffic, of
+    one run (of a sweep: the one ``where`` picks).
 
     Returns the path of the figure written (default ``RESULTS_DIR/queue.png``).
     """
-    series = _table(results_dir, "series_queue", "[sampling] queues = true")
+    series = _one_run(results_dir, _table(results_dir, "series_queue", "[sampling] queues = true"), where)
     names = sorted(set(series["link_name"]))
     busy = [n for n in names if any(p > 0 for p, ln in zip(series["pkts"], series["link_name"], strict=True) if ln == n)]
     chosen = links or busy or names
@@ -109,16 +125,19 @@ def plot_queue(results_dir: Path, out: Path | None = None, links: list[str] | No
 
 @dataclass(frozen=True)
 class RunSeries:
-    """One run's values of a series panel: the ``by`` value, repetition, times (s) and values."""
+    """One run's values of a series panel: its line (the ``by`` value and the cells of the
+    other swept keys that split lines), repetition, times (s) and values."""
 
     value: Any
     rep: int
     t: list[float]
     y: list[float]
+    axes: tuple[Any, ...] = ()
 
 
-def run_series(results_dir: Path, panel: SeriesPanel, by: str) -> list[RunSeries]:
-    """Returns the panel's series of every run in a sweep's results, in stored order.
+def run_series(results_dir: Path, panel: SeriesPanel, by: str, axes: list[str] | tuple[str, ...] = (), filters: list[Filter] | None = None) -> list[RunSeries]:
+    """Returns the panel's series of every run in a sweep's results (that ``filters`` keep),
+    in stored order; each carries its cells of the swept keys ``axes``.
 
     ``series_queue`` rows are those of link ``panel.link``; ``series_tcp`` values are summed
     over the flows sampled at the same time. With ``per_interval`` a cumulative column
@@ -134,19 +153,18 @@ def run_series(results_dir: Path, panel: SeriesPanel, by: str) -> list[RunSeries
         raise SpecError("plot.panels.link", panel.link, f"a link in the results ({', '.join(sorted(set(columns['link_name']))[:20])})")
     if panel.group is not None:
         keep = [k and w for k, w in zip(keep, _of_group(results_dir, panel, columns), strict=True)]
-    runs: dict[tuple[str, int], tuple[Any, dict[float, float]]] = {}
+    runs: dict[str, tuple[Any, int, tuple[Any, ...], dict[float, float]]] = {}
     for i, wanted in enumerate(keep):
-        if wanted:
-            value, rep = columns[by][i], columns["rep"][i]
-            sums = runs.setdefault((json_key(value), rep), (value, defaultdict(float)))[1]
-            sums[columns["t"][i]] += float(columns[panel.y][i])
+        if wanted and (not filters or all(f.matches({f.column: columns[f.column][i]}) for f in filters if f.column in columns)):
+            entry = runs.setdefault(columns["point_key"][i], (columns[by][i], columns["rep"][i], tuple(columns[k][i] for k in axes), defaultdict(float)))
+            entry[3][columns["t"][i]] += float(columns[panel.y][i])
     out = []
-    for (_, rep), (value, sums) in runs.items():
+    for value, rep, cells, sums in runs.values():
         t = sorted(sums)
         y = [sums[x] for x in t]
         if panel.per_interval:
             y = y[:1] + [b - a for a, b in itertools.pairwise(y)]
-        out.append(RunSeries(value=value, rep=rep, t=t, y=y))
+        out.append(RunSeries(value=value, rep=rep, t=t, y=y, axes=cells))
     return out
 
 
@@ -162,30 +180,41 @@ def _of_group(results_dir: Path, panel: SeriesPanel, columns: dict[str, list]) -
     return [(key, flow) in members for key, flow in zip(columns["point_key"], columns["flow"], strict=True)]
 
 
-def plot_series(results_dir: str | Path, out: str | Path | None = None) -> Path:
+def plot_series(results_dir: str | Path, out: str | Path | None = None, where: list[str] | tuple[str, ...] = ()) -> Path:
     """Draws the ``series`` figure of ``[plot]`` from a sweep's results; returns the file
-    (default ``RESULTS_DIR/series.png``), with the numbers drawn beside it as JSON."""
+    (default ``RESULTS_DIR/series.png``), with the numbers drawn beside it as JSON.
+
+    A line is the mean over the repetitions of one ``by`` value at each sample time; every
+    other swept key left after ``where`` splits the lines too.
+    """
     results_dir = Path(results_dir)
     sweep = store.read_sweep(results_dir)
     defaults: PlotDefaults = validate(store.read_spec(results_dir)).plot
-    if defaults.by not in sweep["grid"]:
-        raise SpecError("plot.by", defaults.by, f"a swept key ({', '.join(sweep['grid']) or 'the sweep has none'})")
+    grid = sweep["grid"]
+    if defaults.by not in grid:
+        raise SpecError("plot.by", defaults.by, f"a swept key ({', '.join(grid) or 'the sweep has none'})")
+    filters = parse_where(where, grid, ("rep", "seed"))
+    axes_keys = line_axes(grid, filters, (defaults.by,))
     scale_t = 1e3 if defaults.time_unit == "ms" else 1.0
     data: dict[str, Any] = {"kind": "series", "title": defaults.title, "repetitions": sweep["repetitions"], "time_unit": defaults.time_unit, "panels": []}
+    if filters:
+        data["where"] = {f.key: f.text for f in filters}
     fig, axes = plt.subplots(len(defaults.panels), 1, figsize=(6.5, 1.2 + 2.3 * len(defaults.panels)), sharex=True, squeeze=False)
+    ranks = [value_rank(grid, key) for key in (defaults.by, *axes_keys)]
     for panel, ax in zip(defaults.panels, axes[:, 0], strict=True):
-        per_value: dict[str, tuple[Any, dict[float, list[float]]]] = {}
-        for run in run_series(results_dir, panel, defaults.by):
-            samples = per_value.setdefault(json_key(run.value), (run.value, defaultdict(list)))[1]
+        per_line: dict[str, tuple[tuple[Any, ...], dict[float, list[float]]]] = {}
+        for run in run_series(results_dir, panel, defaults.by, axes_keys, filters):
+            line = (run.value, *run.axes)
+            samples = per_line.setdefault(json_key(line), (line, defaultdict(list)))[1]
             for t, y in zip(run.t, run.y, strict=True):
                 samples[t].append(y)
         lines = []
-        for value in line_order([v for v, _ in per_value.values()], sweep["grid"], defaults.by):
-            samples = per_value[json_key(value)][1]
+        for line, samples in sorted(per_line.values(), key=lambda entry: tuple(rank(c) for rank, c in zip(ranks, entry[0], strict=True))):
             t = sorted(samples)
-            line = {"name": line_label(defaults, value), "t": [x * scale_t for x in t], "y": [panel.scale * sum(samples[x]) / len(samples[x]) for x in t]}
-            ax.plot(line["t"], line["y"], label=line["name"], color=defaults.colors.get(line["name"]), linewidth=1)
-            lines.append(line)
+            name = line_label_of(line_label(defaults, line[0]), axes_keys, line[1:], grid)
+            drawn = {"name": name, "t": [x * scale_t for x in t], "y": [panel.scale * sum(samples[x]) / len(samples[x]) for x in t]}
+            ax.plot(drawn["t"], drawn["y"], label=name, color=defaults.colors.get(name), linewidth=1)
+            lines.append(drawn)
         label = panel.label or panel.y
         data["panels"].append({"table": panel.table, "y": panel.y, "label": label, "lines": lines})
         ax.set_ylabel(label)
@@ -196,6 +225,8 @@ def plot_series(results_dir: str | Path, out: str | Path | None = None) -> Path:
             ax.set_ylim(*panel.ylim)
     axes[0, 0].legend(fontsize=8)
     axes[-1, 0].set_xlabel(defaults.xlabel or f"time ({defaults.time_unit})")
-    reps = sweep["repetitions"]
-    axes[0, 0].set_title((defaults.title or "series") + (f"\nmean over {reps} repetitions" if reps > 1 else ""), fontsize=9)
+    title = (defaults.title or "series") + ("".join(f" where {f.key}={f.text}" for f in filters))
+    averaged = averaged_over(grid, filters, (defaults.by,), sweep["repetitions"])
+    data["mean_of"] = averaged
+    axes[0, 0].set_title(f"{title}\neach line: mean of {averaged} at each sample time", fontsize=9)
     return save_figure(fig, data, Path(out) if out else results_dir / "series.png")

@@ -1,4 +1,5 @@
-"""Human-readable output: the tables ``qdsim run`` and ``qdsim list`` print (rich)."""
+"""Human-readable output: the tables ``qdsim run`` and ``qdsim list`` print (rich), and the
+plain, 80-column text of ``qdsim results``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["print_catalog", "print_run", "print_tcp_profiles"]
+__all__ = ["print_catalog", "print_results", "print_rows", "print_run", "print_status", "print_tcp_profiles"]
 
 
 def _num(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
@@ -103,3 +104,65 @@ def print_tcp_profiles(catalog: dict[str, Any], console: Console) -> None:
     for option in catalog.get("tcp", []):
         table.add_row(option["name"], *(v.get(option["name"], "") for v in values))
     console.print(table)
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
+
+
+def _aligned(rows: list[tuple[str, ...]], right_from: int) -> list[str]:
+    """Returns ``rows`` as lines of left-aligned then (from column ``right_from``) right-aligned cells."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.rjust(w) if i >= right_from else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
+
+
+def print_results(found: list[Any]) -> None:
+    """Prints one line per results directory (``qdsim results list``): path, kind,
+    experiment, runs in its tables, stale stored runs and size."""
+    if not found:
+        print("no results directories found")
+        return
+    rows = [("directory", "kind", "experiment", "runs", "stale", "size")]
+    for s in found:
+        experiment = s.experiment or "?"
+        rows.append((s.path, s.kind or "?", experiment if len(experiment) <= 24 else experiment[:21] + "...", str(s.runs), str(s.stale) if s.kind == "sweep" else "-", _size(s.bytes)))
+    for line in _aligned(rows, 3):
+        print(line)
+    stale = sum(s.stale for s in found)
+    if stale:
+        print(f"{stale} stale stored runs (older code, or not in the last grid): `qdsim results show DIR` says which, `qdsim results prune DIR` deletes them")
+
+
+def print_status(s: Any) -> None:
+    """Prints what one results directory holds (``qdsim results show``)."""
+    print(f"{s.path}: {s.kind} results of experiment {s.experiment!r}, {_size(s.bytes)}")
+    if s.file:
+        print(f"  experiment file  {s.file}")
+    if s.kind == "sweep":
+        grid = "; ".join(f"{k} ({len(v)}: {', '.join(map(str, v[:4]))}{', ...' if len(v) > 4 else ''})" for k, v in s.grid.items()) or "none"
+        print(f"  grid             {grid}")
+        print(f"  repetitions      {s.repetitions}")
+        print(f"  code version     {s.code_version}")
+        print(f"  runs             {s.planned} planned, {s.planned - s.missing} stored, {s.missing} missing")
+        print(f"  stale runs       {s.stale_version} of an older code version, {s.stale_grid} not in the grid, {s.legacy} in the old JSON format")
+        if s.stale:
+            print(f"                   (`qdsim results prune {s.path}` deletes them)")
+    tables = ", ".join(f"{name} {rows}" for name, rows in s.tables.items()) or "none"
+    print(f"  tables (rows)    {tables}")
+
+
+def print_rows(columns: list[str], rows: list[tuple[Any, ...]], limit: int = 200) -> None:
+    """Prints query results as an aligned table (the first ``limit`` rows)."""
+
+    def cell(value: Any) -> str:
+        text = "NULL" if value is None else f"{value:.6g}" if isinstance(value, float) else str(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+
+    shown = [tuple(columns)] + [tuple(cell(v) for v in row) for row in rows[:limit]]
+    for line in _aligned(shown, len(columns)):
+        print(line)
+    more = f", the first {limit} shown (--csv prints all)" if len(rows) > limit else ""
+    print(f"({len(rows)} rows{more})")

@@ -16,7 +16,6 @@ a swept key, :mod:`qdsim.plot`) or ``kind = "series"`` (sampled series against t
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from .errors import SpecError
 from .plot import in_unit, plot_sweep, swept_axis
 from .plot_packets import plot_packets
 from .plot_series import plot_series
+from .selection import default_x
 from .spec import Spec, apply_override, load_raw, parse_override, validate
 from .sweep import SweepReport, run_sweep, runs
 
@@ -208,7 +208,7 @@ def check_drawable(figure: Figure, raw: dict[str, Any]) -> None:
     elif not grid and not plot.x:
         raise SpecError("sweep", "(none)", "a [sweep] grid to draw against: `qdsim reproduce` plots a metric against a swept key (`qdsim run` runs one point)")
     else:
-        _, axis = swept_axis(grid, plot.x or (next(iter(grid)) if len(grid) == 1 else None), "plot.x")
+        _, axis = swept_axis(grid, plot.x or default_x(grid), "plot.x")
         if plot.x_unit:
             in_unit(axis, plot.x_unit)
 
@@ -250,33 +250,18 @@ def publish(figure: Figure, png: Path, root: Path = EXPERIMENTS) -> Path:
     return target
 
 
-def sweep_figure(
-    figure: Figure,
-    raw: dict[str, Any],
-    out_dir: Path,
-    jobs: int | None = None,
-    seed: int | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> SweepReport:
+def sweep_figure(figure: Figure, raw: dict[str, Any], out_dir: Path, **options: Any) -> SweepReport:
     """Runs the sweep of ``raw`` (``figure``'s file, possibly shortened) into ``out_dir``,
-    recording the file so that its figure can find modules beside it."""
-    return run_sweep(raw, out_dir, jobs=jobs, seed=seed, on_progress=on_progress, source=figure.path)
+    recording the file so that its figure can find modules beside it. ``options`` are
+    :func:`qdsim.sweep.run_sweep`'s (``jobs``, ``seed``, ``executor``, ``on_progress``, ...)."""
+    return run_sweep(raw, out_dir, source=figure.path, **options)
 
 
-def reproduce(
-    figure: Figure,
-    raw: dict[str, Any],
-    out_dir: Path,
-    jobs: int | None = None,
-    seed: int | None = None,
-    png: Path | None = None,
-    docs: bool = False,
-    root: Path = EXPERIMENTS,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> Reproduced:
+def reproduce(figure: Figure, raw: dict[str, Any], out_dir: Path, png: Path | None = None, docs: bool = False, root: Path = EXPERIMENTS, **options: Any) -> Reproduced:
     """Runs the sweep of ``raw`` (``figure``'s file, possibly shortened) into ``out_dir`` and
-    draws its figure (default ``out_dir/<stem>.png``); with ``docs`` also publishes it."""
-    report = sweep_figure(figure, raw, out_dir, jobs=jobs, seed=seed, on_progress=on_progress)
+    draws its figure (default ``out_dir/<stem>.png``); with ``docs`` also publishes it.
+    ``options`` are :func:`qdsim.sweep.run_sweep`'s."""
+    report = sweep_figure(figure, raw, out_dir, **options)
     drawn = draw_figure(out_dir, out=png if png is not None else out_dir / f"{figure.stem}.png", experiment_dir=figure.path.parent)
     published = publish(figure, drawn, root) if docs else None
     return Reproduced(figure=figure, sweep=report, png=drawn, data=drawn.with_suffix(".json"), published=published)

@@ -1,6 +1,7 @@
 """Running one resolved configuration on the core, and summarising what it produced.
 
 :func:`run_config` hands the configuration to ``qdsim._core.run`` (which releases the GIL)
+under a memory budget (:func:`default_memory_limit`), with an optional progress callback,
 and measures wall-clock time; the sampled queue and TCP series come back as NumPy columns
 (:func:`series_as_lists` turns them into lists for JSON). :func:`summarize` turns the core's
 results into the summary ``qdsim run --json`` prints and the results tables hold: fairness,
@@ -10,6 +11,9 @@ times are the core's (``fct_s`` and ``finished`` per flow; per group ``mean_fct_
 transfer that started in the window, an unfinished one counted until the end of the run,
 with ``transfers_completed`` and ``unfinished_transfers``); they enter the summary in one
 place, :func:`completion_times`.
+
+:func:`code_version` names the code that computes a run's stored rows (the core, the
+binding, this file and :mod:`qdsim.tables`); sweeps key their stored points by it.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,12 +31,35 @@ from typing import Any
 import numpy as np
 
 from . import _core
-from .errors import SpecError
+from .errors import BudgetError, SpecError
 from .resolve import config_json
 from .tcp_options import resolved_options
 from .topologies import BOTTLENECK
 
-__all__ = ["RunOutcome", "bottleneck_link", "code_version", "completion_times", "group_tcp_options", "jain_index", "run_config", "series_as_lists", "summarize", "user_of_flows"]
+__all__ = [
+    "PYTHON_SOURCES",
+    "RunOutcome",
+    "bottleneck_link",
+    "code_version",
+    "completion_times",
+    "default_memory_limit",
+    "group_tcp_options",
+    "jain_index",
+    "physical_memory",
+    "run_config",
+    "series_as_lists",
+    "summarize",
+    "user_of_flows",
+]
+
+#: The package's files that decide what a stored sweep point holds, beside the core: the
+#: summary (this file) and the tables' rows and schemas. Part of :func:`code_version`.
+PYTHON_SOURCES = ("run.py", "tables.py")
+
+#: The share of physical memory a run's growing parts may hold by default, split between
+#: the runs that execute at once: the process also holds fixed state, and a finished run's
+#: results are copied (series to NumPy, rows to Arrow), so its peak is about twice this.
+MEMORY_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -42,18 +71,45 @@ class RunOutcome:
     wall_s: float
 
 
-def run_config(config: dict[str, Any]) -> RunOutcome:
+def physical_memory() -> int | None:
+    """Returns the machine's physical memory in bytes, None where the OS does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def default_memory_limit(concurrent: int = 1) -> int:
+    """Returns the default memory budget of one run when ``concurrent`` runs execute at
+    once on this machine: :data:`MEMORY_SHARE` of physical memory split between them (8 GB
+    in all where the OS does not tell the physical memory)."""
+    return int((physical_memory() or 32 * 10**9) * MEMORY_SHARE) // max(1, concurrent)
+
+
+#: ``progress(now_s, end_s, events, memory_bytes)``, called about every 0.1 s of a run.
+Progress = Callable[[float, float, int, int], object]
+
+
+def run_config(config: dict[str, Any], memory_limit: int | None = None, progress: Progress | None = None) -> RunOutcome:
     """Simulates ``config`` (a ``RunConfig`` dict) and returns the outcome.
 
+    ``memory_limit`` (bytes; default :func:`default_memory_limit`) bounds what grows with
+    the run; ``progress`` is called about every 0.1 s of wall time (an exception it raises
+    stops the run, as Ctrl-C does).
+
     A value the core refuses becomes a SpecError whose key is the core's path, prefixed
-    with ``config.`` (this means the Python validation missed it: please report it).
+    with ``config.`` (this means the Python validation missed it: please report it). A run
+    over its budget raises BudgetError.
     """
     started = time.perf_counter()
+    limit = default_memory_limit() if memory_limit is None else memory_limit
     try:
-        text, columns = _core.run(config_json(config))
+        text, columns = _core.run(config_json(config), limit, progress)
     except _core.ConfigError as exc:
         key = getattr(exc, "key", "")
         raise SpecError(f"config.{key}", getattr(exc, "value", "?"), getattr(exc, "allowed", str(exc))) from None
+    except _core.BudgetError as exc:
+        raise BudgetError(exc.what, exc.detail, exc.used, exc.limit, exc.at_s) from None
     results = json.loads(text)
     for kind, table in columns.items():
         results["series"][kind] = {name: np.frombuffer(data, dtype=dtype) for name, (dtype, data) in table.items()}
@@ -68,13 +124,22 @@ def series_as_lists(results: dict[str, Any]) -> dict[str, Any]:
 
 @functools.cache
 def code_version() -> str:
-    """Returns the package version plus a digest of the compiled core.
+    """Returns the package version plus a digest of the code that computes a stored point.
 
-    Results keyed by this never survive a rebuild of the core, so a resumed sweep never
-    mixes results of two simulators.
+    The digest covers the sources, never the compiled file: the core's and the binding's
+    Rust sources and ``Cargo.lock`` (``_core.SOURCE_DIGEST``, computed when the extension
+    is built, so an installed wheel knows it) and :data:`PYTHON_SOURCES`, read from the
+    package itself. Two builds of the same sources (another checkout, a wheel) reuse each
+    other's points; a change to any of these files reruns them, so a resumed sweep never
+    mixes results of two simulators. Plots, the CLI and the experiment-file code are left
+    out: they do not change a point's rows (its configuration, which they do change, is
+    part of the point's key anyway).
     """
-    digest = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
-    return f"{_core.__version__}+{digest}"
+    digest = hashlib.sha256(_core.SOURCE_DIGEST.encode())
+    for name in PYTHON_SOURCES:
+        digest.update(f"\0{name}\0".encode())
+        digest.update((Path(__file__).parent / name).read_bytes())
+    return f"{_core.__version__}+{digest.hexdigest()[:16]}"
 
 
 def jain_index(values: list[float]) -> float | None:

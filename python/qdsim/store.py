@@ -1,24 +1,29 @@
 """The results store: everything a run or a sweep writes to disk, and every way to read it.
 
 Nothing else in the package knows the layout of a results directory: writers and readers of
-the tables, of a sweep's stored points and of its provenance all live here, so a different
-point store (e.g. columnar) is a change to this module only.
+the tables, of a sweep's stored runs and of its provenance all live here. The tables' rows
+and schemas come from :mod:`qdsim.tables`.
 
 A results directory (written by ``qdsim run``, ``qdsim sweep`` or ``qdsim reproduce``) holds:
 
-* ``points.parquet`` — one row per run: seed, ``jain_index``, bottleneck utilisation, events,
-  wall time (and, for sweeps, the swept keys, ``rep`` and ``point_key``);
-* ``flows.parquet``, ``groups.parquet``, ``links.parquet`` — one row per flow, flow group and
-  link of every run, with the same identifying columns;
-* ``series_queue.parquet``, ``series_tcp.parquet``, ``series_qdisc.parquet``,
-  ``series_packets.parquet`` — sampled time series and the packet record, when sampling was on;
-* ``spec.json`` (the experiment file after overrides), ``config.json`` (``run``: the resolved
-  configuration) or ``sweep.json`` (``sweep``: grid, repetitions, point keys and the
-  experiment file's path);
-* ``points/<key>.json`` (``sweep``): one stored run per sweep point, written as soon as it
-  finishes (:func:`write_point`), so an interrupted sweep resumes (:func:`has_point`).
+* ``points.parquet``, ``flows.parquet``, ``groups.parquet``, ``links.parquet`` — one row per
+  run, flow, flow group and link; ``series_queue.parquet``, ``series_tcp.parquet``,
+  ``series_tcp_events.parquet``, ``series_qdisc.parquet``, ``series_packets.parquet`` — sampled
+  series and the packet record, when sampling was on (schemas in :mod:`qdsim.tables`);
+* ``spec.json`` (the experiment file after overrides), and ``config.json`` and
+  ``summary.json`` (``run``: the resolved configuration and the summary) or ``sweep.json``
+  (``sweep``: grid, repetitions, code version, point keys and the experiment file's path);
+* ``runs/<table>/<batch>.parquet`` (``sweep``): the stored runs, the same tables keyed by
+  ``point_key`` instead of the sweep's columns, written in batches as runs finish
+  (:class:`PointWriter`). A batch counts once its ``runs/points`` file exists (it is written
+  last), and a run stored by two batches counts once (the older), so the tables rebuilt from
+  them (:func:`write_sweep_tables`) never hold a row twice. ``points/<key>.json`` are runs
+  stored by qdsim before the columnar store: keyed by an older code version, they are never
+  reused (:func:`legacy_points`, removed by :func:`prune`).
 
-:func:`connect` opens a DuckDB connection with one view per table, so
+A directory holds one kind of results (a run's or a sweep's) of one experiment:
+:func:`claim` refuses another unless told to replace it. :func:`connect` opens a DuckDB
+connection with one view per table (and ``stored``, every stored run of a sweep), so
 ``connect(d).sql("select group, avg(goodput_bps) from groups group by 1")`` just works.
 """
 
@@ -26,131 +31,53 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from . import tables
 from .errors import SpecError
 
 __all__ = [
-    "TABLES",
+    "FIGURE_SUFFIXES",
+    "RUNS",
+    "Contents",
+    "PointWriter",
+    "claim",
+    "committed_runs",
     "connect",
-    "has_point",
+    "describe",
     "has_table",
+    "legacy_points",
+    "prune",
     "read_json",
-    "read_point",
     "read_rows",
     "read_spec",
     "read_sweep",
     "read_table",
-    "run_rows",
-    "series_rows",
+    "stored_runs",
+    "table_names",
     "wall_times",
-    "write_columns",
     "write_json",
-    "write_point",
+    "write_run",
     "write_sweep",
-    "write_tables",
+    "write_sweep_tables",
 ]
 
-#: Tables every results directory has, one Parquet file each.
-TABLES = ("points", "flows", "groups", "links")
-
-
-def _flat_link(link: dict[str, Any]) -> dict[str, Any]:
-    row = {k: v for k, v in link.items() if k != "drops_by_reason"}
-    for reason, count in sorted(link.get("drops_by_reason", {}).items()):
-        row[f"drops_{reason}"] = count
-    return row
-
-
-def run_rows(summary: dict[str, Any], ids: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """Returns the rows one run contributes to each table, each prefixed with ``ids`` columns."""
-    point = {
-        key: summary[key]
-        for key in (
-            "seed",
-            "jain_index",
-            "bottleneck",
-            "bottleneck_utilization",
-            "fair_share_bps",
-            "events",
-            "packets_forwarded",
-            "duration_s",
-            "warmup_s",
-            "wall_s",
-        )
-    }
-    point["bottleneck_drops"] = next((link["drops"] for link in summary["links"] if link["name"] == summary["bottleneck"]), None)
-    return {
-        "points": [{**ids, **point}],
-        "flows": [{**ids, **flow} for flow in summary["flows"]],
-        "groups": [{**ids, **group} for group in summary["groups"]],
-        "links": [{**ids, **_flat_link(link)} for link in summary["links"]],
-    }
-
-
-def series_rows(results: dict[str, Any], ids: dict[str, Any]) -> dict[str, dict[str, list[Any] | np.ndarray]]:
-    """Returns the sampled series of one run as columns: ``series_queue`` (with
-    ``sampling.tx_bytes``, ``tx_bytes`` and ``utilization`` over each sampling interval),
-    ``series_tcp``, ``series_tcp_events``, ``series_qdisc`` (qdisc internals: ``link``,
-    ``link_name``, ``t``, ``var``, ``class`` (−1 = the whole qdisc), ``value``) and
-    ``series_packets`` (``sampling.packets``: ``t``, ``flow``, ``size_bytes``, ``lost``)."""
-    link_names = [link["name"] for link in results["links"]]
-    out: dict[str, dict[str, list[Any] | np.ndarray]] = {}
-    queue = results["series"]["queue"]
-    if len(queue["t"]):
-        n = len(queue["t"])
-        drops, overflow = np.asarray(queue["drops"], dtype=np.int64), np.asarray(queue["overflow_drops"], dtype=np.int64)
-        out["series_queue"] = {
-            **{k: [v] * n for k, v in ids.items()},
-            **queue,
-            "link_name": np.asarray(link_names, dtype=object)[np.asarray(queue["link"], dtype=np.intp)],
-            # Cumulative, like `drops`: everything but buffer overflows (see links.aqm_drops).
-            "aqm_drops": drops - overflow,
-        }
-        if "tx_bytes" in queue:
-            out["series_queue"]["utilization"] = _utilization(queue, [link["rate_bps"] for link in results["links"]])
-    packets = results["series"].get("packets", {"t": []})
-    if len(packets["t"]):
-        n = len(packets["t"])
-        out["series_packets"] = {**{k: [v] * n for k, v in ids.items()}, **packets}
-    tcp = results["series"]["tcp"]
-    if len(tcp["t"]):
-        n = len(tcp["t"])
-        out["series_tcp"] = {**{k: [v] * n for k, v in ids.items()}, **tcp}
-    events = results["series"].get("tcp_events", {"t": []})
-    if events["t"]:
-        n = len(events["t"])
-        out["series_tcp_events"] = {**{k: [v] * n for k, v in ids.items()}, **events}
-    internals = results["series"].get("qdisc", {"t": []})
-    if len(internals["t"]):
-        n = len(internals["t"])
-        out["series_qdisc"] = {
-            **{k: [v] * n for k, v in ids.items()},
-            **internals,
-            "var": np.asarray(internals["var"], dtype=object),
-            "link_name": np.asarray(link_names, dtype=object)[np.asarray(internals["link"], dtype=np.intp)],
-        }
-    return out
-
-
-def _utilization(queue: dict[str, Any], rates: list[int]) -> np.ndarray:
-    """Returns each queue sample's link utilization over the interval since the link's
-    previous sample: ``tx_bytes × 8 / (rate × interval)``; NaN for a link's first sample."""
-    t = np.asarray(queue["t"], dtype=float)
-    link = np.asarray(queue["link"], dtype=np.intp)
-    tx = np.asarray(queue["tx_bytes"], dtype=float)
-    util = np.full(len(t), np.nan)
-    for index in np.unique(link):
-        rows = np.flatnonzero(link == index)
-        span = np.diff(t[rows])
-        util[rows[1:]] = np.where(span > 0, tx[rows[1:]] * 8 / (rates[index] * np.where(span > 0, span, 1)), np.nan)
-    return util
+#: The directory of a sweep's stored runs.
+RUNS = "runs"
+#: Files a figure may be saved as (``qdsim plot --out``, ``reproduce --figure``).
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
+_ALL_TABLES = tables.TABLES + tables.SERIES_TABLES
+_PROVENANCE = ("spec.json", "config.json", "summary.json", "sweep.json")
+_LEGACY = "points"
 
 
 def _atomic_write(path: Path, write) -> None:
@@ -159,45 +86,15 @@ def _atomic_write(path: Path, write) -> None:
     os.replace(tmp, path)
 
 
-def _column(values: list[Any] | np.ndarray) -> pa.Array:
-    """Returns an Arrow array of ``values``; integers beyond int64 (seeds) become uint64."""
-    if isinstance(values, np.ndarray):
-        # The core's unsigned columns (counts, indexes) as int64, the type the same columns
-        # get from JSON lists (sweeps), so every results directory has one schema.
-        return pa.array(values.astype(np.int64) if values.dtype.kind == "u" else values)
-    if any(isinstance(v, int) and not isinstance(v, bool) and v >= 2**63 for v in values):
-        return pa.array(values, type=pa.uint64())
-    return pa.array(values)
-
-
-def _table(rows: list[dict[str, Any]]) -> pa.Table:
-    names: dict[str, None] = {}
-    for row in rows:
-        names.update(dict.fromkeys(row))
-    return pa.table({name: _column([row.get(name) for row in rows]) for name in names})
-
-
-def write_tables(out_dir: Path, rows: dict[str, Iterable[dict[str, Any]]]) -> None:
-    """Writes each ``{table: rows}`` entry to ``out_dir/<table>.parquet`` (atomically)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name, table_rows in rows.items():
-        table = _table(list(table_rows))
-        _atomic_write(out_dir / f"{name}.parquet", lambda p, t=table: pq.write_table(t, p))
-
-
-def write_columns(out_dir: Path, columns: dict[str, dict[str, list[Any] | np.ndarray]]) -> None:
-    """Writes each ``{table: {column: values}}`` entry to ``out_dir/<table>.parquet``."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name, cols in columns.items():
-        table = pa.table({column: _column(values) for column, values in cols.items()})
-        _atomic_write(out_dir / f"{name}.parquet", lambda p, t=table: pq.write_table(t, p))
-
-
-def write_json(path: Path, value: Any, compact: bool = False) -> None:
-    """Writes ``value`` as JSON to ``path`` (atomically): indented, or on one line with
-    ``compact`` (a sweep's point records, whose series can hold millions of numbers)."""
+def _write_parquet(path: Path, table: pa.Table) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(value, indent=None if compact else 2, separators=(",", ":") if compact else None, sort_keys=False, default=str) + "\n"
+    _atomic_write(path, lambda p: pq.write_table(table, p))
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Writes ``value`` as indented JSON to ``path`` (atomically)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(value, indent=2, default=str) + "\n"
     _atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
 
 
@@ -226,27 +123,127 @@ def read_spec(results_dir: Path) -> dict[str, Any]:
     return read_json(Path(results_dir) / "spec.json")
 
 
-# --- a sweep's points -------------------------------------------------------------------------
+def table_names() -> tuple[str, ...]:
+    """Returns the name of every table a results directory can hold."""
+    return _ALL_TABLES
 
 
-def _point_path(out_dir: Path, key: str) -> Path:
-    return Path(out_dir) / "points" / f"{key}.json"
+def _write_tables(out_dir: Path, by_name: dict[str, pa.Table]) -> None:
+    """Writes every table of ``_ALL_TABLES`` that ``by_name`` holds with rows, and removes the
+    others' files, so that no table of an earlier run or grid is left beside them."""
+    for name in _ALL_TABLES:
+        table = by_name.get(name)
+        if table is not None and table.num_rows:
+            _write_parquet(out_dir / f"{name}.parquet", table)
+        else:
+            (out_dir / f"{name}.parquet").unlink(missing_ok=True)
 
 
-def write_point(out_dir: Path, key: str, record: dict[str, Any]) -> None:
-    """Stores the record of one finished sweep point (atomically, on one line)."""
-    write_json(_point_path(out_dir, key), record, compact=True)
+# --- a run --------------------------------------------------------------------------------------
 
 
-def has_point(out_dir: Path, key: str) -> bool:
-    """Returns whether the sweep point ``key`` is stored in ``out_dir``."""
-    return _point_path(out_dir, key).exists()
+def write_run(out_dir: Path, raw: dict[str, Any], config: dict[str, Any], summary: dict[str, Any], by_name: dict[str, pa.Table]) -> None:
+    """Writes one run's results: ``spec.json``, ``config.json``, ``summary.json`` and its
+    tables (:func:`qdsim.tables.run_tables`), each with the run's ``seed`` first, replacing
+    every results file an earlier run left in ``out_dir`` (see :func:`claim`)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _clear(out_dir)
+    write_json(out_dir / "spec.json", raw)
+    write_json(out_dir / "config.json", config)
+    write_json(out_dir / "summary.json", summary)
+    ids = [("seed", tables.SEED, summary["seed"])]
+    _write_tables(out_dir, {name: tables.with_ids(table, ids) for name, table in by_name.items()})
 
 
-def read_point(out_dir: Path, key: str) -> dict[str, Any] | None:
-    """Returns the stored record of sweep point ``key``, or None if it is not stored."""
-    path = _point_path(out_dir, key)
-    return read_json(path) if path.exists() else None
+# --- which results a directory holds ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Contents:
+    """What a directory holds: the ``kind`` of results (``"run"``, ``"sweep"``, or None when
+    it holds none), their ``experiment`` (``experiment.name``), and any ``other`` files."""
+
+    kind: str | None
+    experiment: str | None
+    other: list[str]
+
+
+def _is_results_file(path: Path) -> bool:
+    name = path.name
+    if path.is_dir():
+        return name in (RUNS, _LEGACY)
+    if path.suffix == ".parquet":
+        return path.stem in _ALL_TABLES
+    if name in _PROVENANCE or path.suffix in FIGURE_SUFFIXES:
+        return True
+    # The numbers of a figure, beside it.
+    return path.suffix == ".json" and any(path.with_suffix(s).exists() for s in FIGURE_SUFFIXES)
+
+
+def describe(directory: Path) -> Contents:
+    """Returns what ``directory`` holds (a missing directory holds nothing)."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return Contents(None, None, [])
+    entries = [p for p in sorted(directory.iterdir()) if not p.name.startswith(".")]
+    other = [p.name for p in entries if not _is_results_file(p)]
+    if (directory / "sweep.json").exists() or (directory / RUNS).is_dir() or (directory / _LEGACY).is_dir():
+        kind: str | None = "sweep"
+    elif (directory / "config.json").exists() or (directory / "summary.json").exists():
+        kind = "run"
+    else:
+        kind = None
+    experiment = None
+    if (directory / "spec.json").exists():
+        try:
+            experiment = read_spec(directory).get("experiment", {}).get("name")
+        except (OSError, ValueError, AttributeError):
+            experiment = None
+    return Contents(kind, experiment, other)
+
+
+def _clear(directory: Path) -> None:
+    """Removes every results file of ``directory`` (tables, provenance, stored runs, figures),
+    leaving other files alone."""
+    for path in sorted(directory.iterdir()):
+        if path.name.startswith(".") or not _is_results_file(path):
+            continue
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+
+
+def claim(out_dir: Path, kind: str, experiment: str, force: bool = False, option: str = "--out") -> None:
+    """Makes ``out_dir`` ready for ``kind`` results (``"run"`` or ``"sweep"``) of ``experiment``.
+
+    A directory holding another kind's or another experiment's results, or files that are
+    not results, is refused (SpecError naming ``option``) unless ``force``, which removes
+    the old results now (other files stay). The same experiment's results are kept: a
+    sweep reuses its stored runs; a run replaces an earlier run's files when it writes its
+    own (:func:`write_run`), so no table of that run is left beside the new ones. Also
+    refused: a path that is a file, or a directory that cannot be created or written to.
+    """
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise SpecError(option, str(out_dir), "a directory for the results (this is a file)")
+    held = describe(out_dir)
+    other_results = held.kind is not None and (held.kind != kind or held.experiment != experiment)
+    if not force and (other_results or (held.kind is None and held.other)):
+        what = f"the results of {held.kind} {held.experiment!r}" if other_results else f"files that are not results ({', '.join(held.other[:3])})"
+        raise SpecError(option, str(out_dir), f"a new or empty directory, or one with {kind} results of {experiment!r}: it holds {what} (another --out, or --force to replace them)")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if other_results:
+            _clear(out_dir)
+        probe = out_dir / f".qdsim-write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise SpecError(option, str(out_dir), f"a directory that can be created and written to ({exc.strerror or exc})") from None
+
+
+# --- a sweep's provenance -------------------------------------------------------------------------
 
 
 def write_sweep(out_dir: Path, raw: dict[str, Any], sweep: dict[str, Any]) -> None:
@@ -266,6 +263,165 @@ def read_sweep(results_dir: Path) -> dict[str, Any]:
     return read_json(path)
 
 
+# --- a sweep's stored runs --------------------------------------------------------------------------
+
+
+class PointWriter:
+    """Stores the runs of a sweep as they finish, in batches: every ``every_points`` runs,
+    ``every_s`` seconds or ``every_bytes`` bytes of tables (sampled series can be large), and
+    when the ``with`` block ends (also on an error or Ctrl-C), so an interrupted sweep keeps
+    every finished run. Each batch is one Parquet file per table under ``runs/<table>/``; the
+    ``points`` file, written last, commits the batch."""
+
+    def __init__(self, out_dir: Path, code_version: str, every_points: int = 64, every_s: float = 5.0, every_bytes: int = 256 * 2**20):
+        self.out_dir = Path(out_dir)
+        self.code_version = code_version
+        self.every_points, self.every_s, self.every_bytes = every_points, every_s, every_bytes
+        self._pending: list[tuple[str, int, dict[str, pa.Table]]] = []
+        self._bytes = 0
+        self._since = time.monotonic()
+
+    def __enter__(self) -> PointWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.flush()
+
+    def add(self, key: str, seed: int, by_name: dict[str, pa.Table]) -> None:
+        """Adds the tables of the finished run ``key`` (seeded ``seed``); writes the batch when due."""
+        self._pending.append((key, seed, by_name))
+        self._bytes += sum(table.nbytes for table in by_name.values())
+        if len(self._pending) >= self.every_points or self._bytes >= self.every_bytes or time.monotonic() - self._since >= self.every_s:
+            self.flush()
+
+    def flush(self) -> None:
+        """Writes the pending runs as one batch."""
+        self._since = time.monotonic()
+        if not self._pending:
+            return
+        batch = f"{time.time_ns():020d}-{os.getpid()}"
+        parts: dict[str, list[pa.Table]] = {}
+        for key, seed, by_name in self._pending:
+            for name, table in by_name.items():
+                ids = [("point_key", pa.string(), key)]
+                if name == "points":
+                    ids += [("seed", tables.SEED, seed), ("code_version", pa.string(), self.code_version)]
+                parts.setdefault(name, []).append(tables.with_ids(table, ids))
+        # The points file last: a batch whose points file is missing (a crash) never counts.
+        for name in sorted(parts, key=lambda n: n == "points"):
+            _write_parquet(self.out_dir / RUNS / name / f"{batch}.parquet", pa.concat_tables(parts[name]))
+        self._pending.clear()
+        self._bytes = 0
+
+
+def _parts(out_dir: Path, name: str) -> list[Path]:
+    return sorted((Path(out_dir) / RUNS / name).glob("*.parquet"))
+
+
+def stored_runs(out_dir: Path) -> pa.Table:
+    """Returns one row per stored run of a sweep: ``point_key``, ``seed``, ``code_version``,
+    ``wall_s`` and ``batch`` (a run stored twice has two rows)."""
+    columns = ["point_key", "seed", "code_version", "wall_s"]
+    read: list[pa.Table] = []
+    for path in _parts(out_dir, "points"):
+        part = pq.read_table(path, columns=columns)
+        read.append(part.append_column("batch", pa.array([path.stem] * part.num_rows, pa.string())))
+    if not read:
+        return pa.table({c: pa.array([], t) for c, t in (("point_key", pa.string()), ("seed", tables.SEED), ("code_version", pa.string()), ("wall_s", pa.float64()), ("batch", pa.string()))})
+    return pa.concat_tables(read)
+
+
+def committed_runs(out_dir: Path) -> dict[str, str]:
+    """Returns the stored runs of a sweep: point key → the batch that stored it (the oldest)."""
+    stored = stored_runs(out_dir)
+    out: dict[str, str] = {}
+    for key, batch in zip(stored.column("point_key").to_pylist(), stored.column("batch").to_pylist(), strict=True):
+        if key not in out or batch < out[key]:
+            out[key] = batch
+    return out
+
+
+def legacy_points(out_dir: Path) -> int:
+    """Returns how many runs are stored in the format before the columnar store
+    (``points/<key>.json``): keyed by an older code version, they are never reused."""
+    return sum(1 for _ in (Path(out_dir) / _LEGACY).glob("*.json"))
+
+
+def _read_committed(out_dir: Path, name: str, committed: dict[str, str], keys: pa.Array) -> pa.Table | None:
+    """Returns the rows of table ``name`` of the runs ``keys`` (each from the batch that
+    committed it) with ``__run``, the run's index in ``keys``, sorted by run then row."""
+    by_batch: dict[str, list[str]] = {}
+    for key in keys.to_pylist():
+        if key in committed:
+            by_batch.setdefault(committed[key], []).append(key)
+    read = []
+    for path in _parts(out_dir, name):
+        wanted = by_batch.get(path.stem)
+        if wanted:
+            part = pq.read_table(path)
+            read.append(part.filter(pc.is_in(part.column("point_key"), value_set=pa.array(wanted, pa.string()))))
+    if not read:
+        return None
+    rows = pa.concat_tables(read)
+    rows = rows.append_column("__run", pc.index_in(rows.column("point_key"), value_set=keys))
+    rows = rows.append_column("__row", pa.array(range(rows.num_rows), pa.int64()))
+    return rows.sort_by([("__run", "ascending"), ("__row", "ascending")])
+
+
+def write_sweep_tables(out_dir: Path, ids: pa.Table) -> int:
+    """Rebuilds the tables of a sweep's directory from its stored runs.
+
+    ``ids`` has one row per run of the sweep, in the sweep's order: ``point_key`` and the
+    identifying columns the tables start with (swept keys, ``rep``, ``seed``). Each table
+    gets the rows of the stored runs among them, in that order; a table no run has rows for
+    is removed. Returns how many of the runs are not stored.
+    """
+    out_dir = Path(out_dir)
+    committed = committed_runs(out_dir)
+    keys = ids.column("point_key").combine_chunks()
+    internal = {"point_key", "seed", "code_version", "__run", "__row"}
+    rebuilt: dict[str, pa.Table] = {}
+    for name in _ALL_TABLES:
+        rows = _read_committed(out_dir, name, committed, keys)
+        if rows is None:
+            continue
+        head = ids.take(rows.column("__run"))
+        data = {c: rows.column(c) for c in rows.column_names if c not in internal}
+        rebuilt[name] = pa.table({**{c: head.column(c) for c in head.column_names}, **data})
+    _write_tables(out_dir, rebuilt)
+    return sum(1 for key in keys.to_pylist() if key not in committed)
+
+
+def prune(out_dir: Path, keep: Iterable[str], version: str) -> tuple[int, int]:
+    """Removes the stored runs of a sweep that are stale: not among the point keys ``keep``
+    (the sweep's current grid), keyed by another code version than ``version``, or stored
+    in the old JSON format. Returns how many runs were removed and how many are kept."""
+    out_dir = Path(out_dir)
+    keep_set = set(keep)
+    committed = committed_runs(out_dir)
+    stored = stored_runs(out_dir)
+    versions = dict(zip(stored.column("point_key").to_pylist(), stored.column("code_version").to_pylist(), strict=True))
+    kept = {key: batch for key, batch in committed.items() if key in keep_set and versions.get(key) == version}
+    by_batch: dict[str, set[str]] = {}
+    for key, batch in kept.items():
+        by_batch.setdefault(batch, set()).add(key)
+    for name in _ALL_TABLES:
+        for path in _parts(out_dir, name):
+            wanted = by_batch.get(path.stem, set())
+            part = pq.read_table(path)
+            if set(part.column("point_key").to_pylist()) <= wanted:
+                continue
+            remaining = part.filter(pc.is_in(part.column("point_key"), value_set=pa.array(sorted(wanted), pa.string())))
+            if remaining.num_rows:
+                _write_parquet(path, remaining)
+            else:
+                path.unlink()
+    legacy = legacy_points(out_dir)
+    if legacy:
+        shutil.rmtree(out_dir / _LEGACY)
+    return len(committed) - len(kept) + legacy, len(kept)
+
+
 def wall_times(results_dir: Path) -> list[float]:
     """Returns the wall-clock seconds of every run stored in ``results_dir`` (none: empty)."""
     if not has_table(results_dir, "points"):
@@ -275,11 +431,16 @@ def wall_times(results_dir: Path) -> list[float]:
 
 
 def connect(results_dir: str | Path):
-    """Returns a DuckDB connection with one view per Parquet table of ``results_dir``."""
+    """Returns a DuckDB connection with one view per Parquet table of ``results_dir``, and
+    for a sweep the view ``stored``: every stored run (``point_key``, ``seed``,
+    ``code_version``, ``wall_s``, ... of ``runs/points``, stale ones included)."""
     import duckdb
 
     con = duckdb.connect()
     for path in sorted(Path(results_dir).glob("*.parquet")):
         literal = str(path).replace("'", "''")
         con.execute(f"create view \"{path.stem}\" as select * from read_parquet('{literal}')")
+    if _parts(Path(results_dir), "points"):
+        pattern = str(Path(results_dir) / RUNS / "points" / "*.parquet").replace("'", "''")
+        con.execute(f"create view stored as select * from read_parquet('{pattern}', union_by_name = true)")
     return con

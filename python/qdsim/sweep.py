@@ -1,64 +1,90 @@
-"""Sweeps: the ``[sweep]`` grid × repetitions, run on a process pool, resumable.
+"""Sweeps: the ``[sweep]`` grid × repetitions, run on a process pool or any executor, resumable.
 
 Planning (:func:`plan`) applies each grid point's values to the experiment file by dotted key
 (like ``--set``), validates and resolves every point *before anything runs*, and gives
-repetition ``r`` the seed ``stream_seed(base_seed, "repetition", r)`` (or ``sweep.seeds[r]``
-when the file lists its seeds) — the same seeds at every grid point, so points differ only in
-what was swept.
+repetition ``r`` the seed ``stream_seed(base, "repetition", r)``, where ``base`` is the
+point's ``experiment.seed`` (or ``--seed``), or ``sweep.seeds[r]`` when the file lists its
+seeds — the same seeds at every grid point, so points differ only in what was swept.
+Sweeping ``experiment.seed`` is an axis like any other: each value is the base seed of its
+own repetitions. A grid whose points would repeat a run (a value listed twice, a key that
+changes nothing) is refused: a table never holds a run twice.
 
-Each point is stored in the results store (:func:`qdsim.store.write_point`) as soon as it
-finishes, keyed by the SHA-256 of the resolved configuration's canonical JSON and the code
-version. A rerun skips stored points, so an interrupted sweep resumes where it stopped and
-never runs a finished point twice. The Parquet tables are rebuilt from the stored points at
-the end — also when the sweep stops early on an error or Ctrl-C, so nothing computed is lost.
-With one worker the points run in this process, in order; otherwise on a pool of ``spawn``
-processes. Either way a point's results are the same.
+Each run is stored in the results store (:class:`qdsim.store.PointWriter`) as soon as it
+finishes, keyed by the SHA-256 of its resolved configuration, its seed and the code version
+(:func:`qdsim.run.code_version`). A rerun skips stored runs, so an interrupted sweep resumes
+where it stopped and never runs a finished point twice. The tables are rebuilt from the
+stored runs at the end — also when the sweep stops early on an error or Ctrl-C, so nothing
+computed is lost.
+
+Where the runs execute: with one worker in this process, in order; by default on a pool of
+``spawn`` processes that ignore Ctrl-C (the parent handles it: it kills them and keeps what
+finished) and die with the parent; or on any ``concurrent.futures.Executor`` passed in, such
+as a Dask cluster's (``distributed.Client(address).get_executor()``). A point's results are
+the same wherever it runs.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import ctypes
 import hashlib
 import itertools
-import json
 import math
 import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+import pyarrow as pa
 
-from . import store
+from . import store, tables
 from ._core import stream_seed
 from .errors import SpecError
 from .resolve import config_json, resolve
-from .run import RunOutcome, code_version, run_config, series_as_lists, summarize
+from .run import code_version, default_memory_limit, run_config, summarize
 from .spec import apply_override, validate
 
-__all__ = ["Point", "SweepReport", "collect", "grid_cell", "plan", "run_sweep", "runs"]
+__all__ = ["MAX_RUNS", "Point", "SweepReport", "collect", "plan", "run_sweep", "runs"]
+
+#: The most runs (grid points × repetitions) one sweep may have. Every run is planned (its
+#: configuration validated and resolved) before any starts; at about a millisecond each, a
+#: bigger sweep would plan for many minutes and hold its plan in gigabytes.
+MAX_RUNS = 100_000
+
+#: The swept key that sets a grid point's base seed.
+SEED_KEY = "experiment.seed"
+
+ProgressFn = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
 class Point:
-    """One run of a sweep: swept values, repetition, seed, resolved config and its key."""
+    """One run of a sweep: swept values (and their indexes in the grid), repetition, seed,
+    resolved configuration and key."""
 
     params: dict[str, Any]
+    index: tuple[int, ...]
     rep: int
     seed: int
-    config: dict[str, Any]
+    base: dict[str, Any]
     key: str
 
-    def ids(self) -> dict[str, Any]:
-        """Returns the identifying columns of this point's rows."""
-        return {**{k: grid_cell(v) for k, v in self.params.items()}, "rep": self.rep, "point_key": self.key}
+    @property
+    def config(self) -> dict[str, Any]:
+        """Returns the run's resolved configuration (the grid point's, with this run's seed)."""
+        return {**self.base, "seed": self.seed}
 
 
 @dataclass(frozen=True)
 class SweepReport:
-    """What a sweep did: points run now, points reused from an earlier run, points missing."""
+    """What a sweep did: runs made now, runs reused from an earlier sweep, runs missing."""
 
     ran: int
     reused: int
@@ -66,25 +92,34 @@ class SweepReport:
     out_dir: Path
 
 
-def grid_cell(value: Any) -> Any:
-    """Returns a Parquet-friendly cell for a swept value (tables/lists become JSON text)."""
-    return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else value
-
-
 def _grid(raw: dict[str, Any]) -> tuple[dict[str, list[Any]], int, list[int] | None]:
     """Returns the swept keys with their values, the repetition count and the listed seeds
-    (None: derived), checked."""
+    (None: derived), checked: no value swept twice, no seed listed twice, ``experiment.seed``
+    swept only without listed seeds, at most :data:`MAX_RUNS` runs."""
     sweep = raw.get("sweep") or {}
     seeds = sweep.get("seeds")
     reps = sweep.get("repetitions", 1 if seeds is None else len(seeds))
     if seeds is not None and reps != len(seeds):
         raise SpecError("sweep.repetitions", reps, f"the number of sweep.seeds ({len(seeds)}), or no repetitions key")
+    if seeds is not None and len(set(seeds)) != len(seeds):
+        raise SpecError("sweep.seeds", seeds, "distinct seeds (a seed listed twice would store the same run twice)")
     grid = {k: v for k, v in sweep.items() if k not in ("repetitions", "seeds")}
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             raise SpecError(f'sweep."{key}"', values, "a non-empty list of values for this dotted key")
-        if key.split(".")[0] in ("sweep", "plot", "source"):
-            raise SpecError(f'sweep."{key}"', values, "a key outside [sweep], [plot] and [source]")
+        if key.split(".")[0] in ("sweep", "plot", "source", "quick"):
+            raise SpecError(f'sweep."{key}"', values, "a key outside [sweep], [plot], [source] and [quick]")
+        seen: set[str] = set()
+        for value, cell in zip(values, tables.axis_cells(values), strict=True):
+            if repr(cell) in seen:
+                raise SpecError(f'sweep."{key}"', values, f"distinct values ({value!r} is listed twice: its runs would be stored twice)")
+            seen.add(repr(cell))
+    if SEED_KEY in grid and seeds is not None:
+        raise SpecError(f'sweep."{SEED_KEY}"', grid[SEED_KEY], "not together with sweep.seeds, which lists every repetition's seed: sweep one or the other")
+    total = math.prod(len(values) for values in grid.values()) * reps
+    if total > MAX_RUNS:
+        shape = " × ".join([*(str(len(v)) for v in grid.values()), f"{reps} repetitions"])
+        raise SpecError("sweep", f"{total} runs ({shape})", f"at most {MAX_RUNS} runs in one sweep: split it, e.g. one sweep per value of a key (--set 'sweep.\"KEY\"=[...]')")
     return grid, reps, seeds
 
 
@@ -95,56 +130,149 @@ def runs(raw: dict[str, Any]) -> int:
     return math.prod(len(values) for values in grid.values()) * reps
 
 
-def plan(raw: dict[str, Any], seed: int | None = None) -> list[Point]:
-    """Returns every point of the sweep described by ``raw`` (an experiment file dict).
+def plan(raw: dict[str, Any], seed: int | None = None, on_progress: ProgressFn | None = None) -> list[Point]:
+    """Returns every run of the sweep described by ``raw`` (an experiment file dict).
 
-    Every grid point is validated and resolved here, so a bad value fails before any run.
+    Every grid point is validated and resolved here, so a bad value fails before any run;
+    ``on_progress(done, total)`` follows the grid points. ``seed`` replaces every point's
+    base seed (``--seed``; refused when the sweep sweeps ``experiment.seed``).
     """
-    base = validate(raw)  # checks [sweep] types (repetitions >= 1) and the unswept file
+    validate(raw)  # checks [sweep] types (repetitions >= 1) and the unswept file
     grid, reps, seeds = _grid(raw)
-    base_seed = base.experiment.seed if seed is None else seed
+    if seed is not None and SEED_KEY in grid:
+        raise SpecError("--seed", seed, f"no --seed: the sweep sweeps {SEED_KEY} (each value is the base seed of its repetitions)")
     version = code_version()
-    points = []
-    for values in itertools.product(*grid.values()):
-        params = dict(zip(grid, values, strict=True))
+    total = math.prod(len(values) for values in grid.values())
+    points: list[Point] = []
+    first: dict[str, dict[str, Any]] = {}
+    for done, index in enumerate(itertools.product(*(range(len(values)) for values in grid.values()))):
+        params = {key: grid[key][i] for key, i in zip(grid, index, strict=True)}
         point_raw = raw
         for key, value in params.items():
             point_raw = apply_override(point_raw, key, value)
         spec = validate(point_raw)
+        base = resolve(spec)
+        # The repetitions share the grid point's configuration; only the seed differs.
+        digest = hashlib.sha256(config_json({k: v for k, v in base.items() if k != "seed"}).encode()).hexdigest()
+        base_seed = spec.experiment.seed if seed is None else seed
         for rep in range(reps):
             rep_seed = seeds[rep] if seeds is not None else stream_seed(base_seed, "repetition", rep)
-            config = resolve(spec, seed=rep_seed)
-            key = hashlib.sha256(f"{config_json(config)}\n{version}".encode()).hexdigest()
-            points.append(Point(params=params, rep=rep, seed=rep_seed, config=config, key=key))
+            key = hashlib.sha256(f"{digest}\n{rep_seed}\n{version}".encode()).hexdigest()
+            if key in first:
+                raise SpecError("sweep", params, f"grid points that are different runs: this one is the same run as {first[key]} (a swept key that changes nothing, or one value written two ways)")
+            first[key] = params
+            points.append(Point(params=params, index=index, rep=rep, seed=rep_seed, base=base, key=key))
+        if on_progress:
+            on_progress(done + 1, total)
     return points
 
 
-def _simulate(config: dict[str, Any]) -> tuple[dict[str, Any], float]:
-    """Runs one configuration in a worker process; returns results and wall time."""
-    outcome = run_config(config)
-    return series_as_lists(outcome.results), outcome.wall_s  # stored as JSON
+# --- where runs execute ----------------------------------------------------------------------------
 
 
-def _store_point(out_dir: Path, point: Point, results: dict[str, Any], wall_s: float) -> None:
-    record = {"key": point.key, "params": point.params, "rep": point.rep, "seed": point.seed, "wall_s": wall_s, "results": results}
-    store.write_point(out_dir, point.key, record)
+def _simulate(config: dict[str, Any], memory_limit: int | None) -> tuple[str, dict[str, pa.Table]]:
+    """Runs one configuration (in a worker); returns the worker's code version and the run's
+    tables (:func:`qdsim.tables.run_tables`).
+
+    Without ``memory_limit`` the budget is this machine's default for as many runs at once as
+    it has cores (a worker of a cluster)."""
+    limit = memory_limit if memory_limit is not None else default_memory_limit(os.cpu_count() or 1)
+    outcome = run_config(config, memory_limit=limit)
+    return code_version(), tables.run_tables(summarize(outcome), outcome.results)
 
 
-def _finished(todo: list[Point], workers: int) -> Iterator[tuple[Point, dict[str, Any], float]]:
-    """Yields each point of ``todo`` with its results and wall time as it finishes."""
-    if workers == 1:
-        for point in todo:
-            yield (point, *_simulate(point.config))
-        return
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(_simulate, p.config): p for p in todo}
+def _checked(result: tuple[str, dict[str, pa.Table]]) -> dict[str, pa.Table]:
+    """Returns a worker's tables, refusing those of other code than this sweep's (a cluster
+    worker with another qdsim build): stored under this sweep's keys, they would mix two
+    simulators' results."""
+    version, by_name = result
+    if version != code_version():
+        raise SpecError("--scheduler", f"a worker with qdsim {version}", f"workers with the qdsim this sweep runs ({code_version()}): install the same build on every worker")
+    return by_name
+
+
+#: Linux's prctl option that signals a process when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_init(parent: int) -> None:
+    """Prepares a pool worker: Ctrl-C is the parent's to handle (the worker would only print a
+    traceback), and the worker dies with its parent, even a parent killed with SIGKILL."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
+
+    # Elsewhere (and as a second guard), a thread watches the parent.
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="qdsim-parent-watch", daemon=True).start()
+
+
+class _LocalPool:
+    """A pool of ``spawn`` worker processes for a sweep on this machine (see :func:`_worker_init`)."""
+
+    def __init__(self, workers: int):
+        context = multiprocessing.get_context("spawn")
+        self.pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),))
+
+    def submit_all(self, todo: list[Point], memory_limit: int) -> dict[cf.Future, Point]:
+        """Submits every point; returns the futures."""
+        # The workers start during these submits. Started while SIGINT is ignored, they keep
+        # ignoring it from their first instruction (an ignored signal stays ignored across
+        # exec, and Python leaves it so), before _worker_init could say so: a Ctrl-C while
+        # they start never prints a worker's traceback.
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
         try:
-            for future in cf.as_completed(futures):
-                yield (futures[future], *future.result())
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
+            return {self.pool.submit(_simulate, p.config, memory_limit): p for p in todo}
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, previous)
+
+    def kill(self) -> None:
+        """Ends every worker now (a run in progress is lost) and shuts the pool down."""
+        # ProcessPoolExecutor has no public way to end busy workers before Python 3.14. The
+        # pool then fails the pending futures itself; cancelling them first would make its
+        # thread print a traceback (InvalidStateError, Python 3.11).
+        for process in list(getattr(self.pool, "_processes", {}).values()):
+            process.kill()
+        self.pool.shutdown(wait=False)
+
+    def close(self) -> None:
+        """Shuts the pool down once every submitted point finished."""
+        self.pool.shutdown(wait=True)
+
+
+def _finished(todo: list[Point], workers: int, executor: cf.Executor | None, memory_limit: int | None) -> Iterator[tuple[Point, dict[str, pa.Table]]]:
+    """Yields each point of ``todo`` with its tables as it finishes."""
+    if executor is None and workers == 1:
+        for point in todo:
+            yield point, _checked(_simulate(point.config, memory_limit if memory_limit is not None else default_memory_limit(1)))
+        return
+    pool = None
+    if executor is None:
+        pool = _LocalPool(workers)
+        futures = pool.submit_all(todo, memory_limit if memory_limit is not None else default_memory_limit(workers))
+    else:
+        futures = {executor.submit(_simulate, p.config, memory_limit): p for p in todo}
+    try:
+        for future in cf.as_completed(futures):
+            yield futures[future], _checked(future.result())
+    except BaseException:
+        if pool is not None:
+            pool.kill()
+        else:
+            for future in futures:
+                future.cancel()
+        raise
+    if pool is not None:
+        pool.close()
 
 
 def run_sweep(
@@ -152,58 +280,60 @@ def run_sweep(
     out_dir: Path,
     jobs: int | None = None,
     seed: int | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
+    on_progress: ProgressFn | None = None,
     source: Path | None = None,
+    executor: cf.Executor | None = None,
+    memory_limit: int | None = None,
+    force: bool = False,
+    on_plan: ProgressFn | None = None,
 ) -> SweepReport:
-    """Runs every point of ``raw``'s sweep not already stored in ``out_dir``; writes the tables.
+    """Runs every run of ``raw``'s sweep not already stored in ``out_dir``; writes the tables.
 
-    ``on_progress(done, total)`` is called after each finished point. ``source`` (the
-    experiment file) is recorded in ``sweep.json``, so a figure can find files beside it.
+    Runs execute on ``jobs`` local worker processes (default: one per core; 1: in this
+    process), or on ``executor`` (any ``concurrent.futures.Executor``, e.g. a Dask
+    cluster's), each under ``memory_limit`` bytes (default: :func:`qdsim.run.default_memory_limit`
+    for the runs executing at once). ``on_plan(done, total)`` follows the planning of the
+    grid points, ``on_progress(done, total)`` the runs. ``source`` (the experiment file) is
+    recorded in ``sweep.json``, so a figure can find files beside it. ``out_dir`` must be new,
+    empty or hold this experiment's sweep (:func:`qdsim.store.claim`; ``force`` replaces
+    other results).
     """
-    points = plan(raw, seed=seed)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    grid, reps, _ = _grid(raw)
-    info: dict[str, Any] = {"grid": grid, "repetitions": reps, "code_version": code_version(), "points": [p.key for p in points]}
+    points = plan(raw, seed=seed, on_progress=on_plan)
+    store.claim(out_dir, "sweep", str(raw["experiment"]["name"]), force=force)
+    grid, reps, seeds = _grid(raw)
+    info: dict[str, Any] = {"grid": grid, "repetitions": reps, "seeds": seeds, "code_version": code_version(), "points": [p.key for p in points]}
     if source is not None:
         info["file"] = str(Path(source).resolve())
     store.write_sweep(out_dir, raw, info)
-    todo = [p for p in points if not store.has_point(out_dir, p.key)]
+    stored = store.committed_runs(out_dir)
+    todo = [p for p in points if p.key not in stored]
     reused = len(points) - len(todo)
     ran = 0
     if on_progress:
         on_progress(reused, len(points))
     try:
-        if todo:
-            for point, results, wall_s in _finished(todo, max(1, min(jobs or os.cpu_count() or 1, len(todo)))):
-                _store_point(out_dir, point, results, wall_s)
-                ran += 1
-                if on_progress:
-                    on_progress(reused + ran, len(points))
+        with store.PointWriter(out_dir, code_version()) as writer:
+            if todo:
+                workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
+                for point, by_name in _finished(todo, workers, executor, memory_limit):
+                    writer.add(point.key, point.seed, by_name)
+                    ran += 1
+                    if on_progress:
+                        on_progress(reused + ran, len(points))
     finally:
-        missing = collect(out_dir, points)
+        missing = collect(out_dir, points, raw)
     return SweepReport(ran=ran, reused=reused, missing=missing, out_dir=out_dir)
 
 
-def collect(out_dir: Path, points: list[Point]) -> int:
-    """Rebuilds the Parquet tables of ``out_dir`` from the stored points; returns how many are missing."""
-    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in store.TABLES}
-    series: dict[str, dict[str, list[Any]]] = {}
-    missing = 0
-    for point in points:
-        record = store.read_point(out_dir, point.key)
-        if record is None:
-            missing += 1
-            continue
-        outcome = RunOutcome(config=point.config, results=record["results"], wall_s=record["wall_s"])
-        ids = point.ids()
-        for name, table_rows in store.run_rows(summarize(outcome), ids).items():
-            rows[name] += table_rows
-        for name, cols in store.series_rows(record["results"], ids).items():
-            merged = series.setdefault(name, {k: [] for k in cols})
-            for column, values in cols.items():
-                merged[column].extend(values.tolist() if isinstance(values, np.ndarray) else values)
-    if rows["points"]:
-        store.write_tables(out_dir, rows)
-    if series:
-        store.write_columns(out_dir, series)
-    return missing
+def collect(out_dir: Path, points: list[Point], raw: dict[str, Any]) -> int:
+    """Rebuilds the tables of ``out_dir`` from its stored runs of ``points`` (the sweep of
+    ``raw``); returns how many of them are not stored."""
+    grid, _, _ = _grid(raw)
+    columns: dict[str, pa.Array] = {}
+    for position, (key, values) in enumerate(grid.items()):
+        for column in tables.swept_columns(key, values):
+            columns[column.name] = pa.array([column.cells[p.index[position]] for p in points], type=column.type)
+    columns["rep"] = pa.array([p.rep for p in points], pa.int64())
+    columns["seed"] = pa.array([p.seed for p in points], tables.SEED)
+    columns["point_key"] = pa.array([p.key for p in points], pa.string())
+    return store.write_sweep_tables(out_dir, pa.table(columns))

@@ -31,6 +31,9 @@ pub struct Catalog {
     pub traffic: Vec<AlgorithmInfo>,
     /// The options of a TCP connection (a flow group's `tcp = {...}`).
     pub tcp: Vec<TcpOptionInfo>,
+    /// Every reason a link's results count drops under (`drops_by_reason`): the qdiscs'
+    /// reasons, then the wire's losses. The results tables have one column per reason.
+    pub drop_reasons: Vec<&'static str>,
     /// The TCP profiles (a flow group's `tcp = { profile = "..." }`), the default first.
     pub tcp_profiles: Vec<TcpProfileInfo>,
 }

@@ -76,6 +76,19 @@ pub fn run(cfg: &RunConfig) -> Result<RunResults, ConfigError> {
     sim::run_config(cfg)
 }
 
+/// Runs one simulation to the end under a memory budget, reporting progress to `on_check`,
+/// which may stop it (see [`Sim::run_watched`]); a finished run's results are those of [`run`].
+///
+/// # Errors
+/// A configuration value the core refuses, the budget exceeded, or a stop asked by `on_check`.
+pub fn run_watched(
+    cfg: &RunConfig,
+    watch: sim::Watch,
+    on_check: &mut dyn FnMut(&sim::Progress) -> std::ops::ControlFlow<()>,
+) -> Result<RunResults, sim::RunError> {
+    sim::run_watched(cfg, watch, on_check)
+}
+
 /// Returns the catalog of algorithms and options, for `qdsim list` and the Python package.
 pub fn catalog() -> Catalog {
     Catalog {
@@ -84,5 +97,6 @@ pub fn catalog() -> Catalog {
         traffic: traffic::catalog(),
         tcp: tcp::profiles::option_infos(),
         tcp_profiles: tcp::profiles::PROFILES.iter().map(|p| p.info()).collect(),
+        drop_reasons: qdisc::DropReason::ALL.iter().map(|r| r.name()).chain([net::WIRE_LOSS]).collect(),
     }
 }

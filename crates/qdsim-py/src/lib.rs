@@ -1,22 +1,29 @@
 //! `qdsim._core`: the Python binding of the simulation core, and nothing else.
 //!
 //! The surface is five functions: [`run`] (resolved run configuration as JSON in, results
-//! as JSON out, with the sampled time series beside them as binary columns), [`catalog`] (algorithms and their parameters, for `qdsim list`),
+//! as JSON out, with the sampled time series beside them as binary columns; under a memory
+//! budget, reporting progress, stoppable by Ctrl-C), [`catalog`] (algorithms and their parameters, for `qdsim list`),
 //! [`stream_seed`] (the core's seed derivation, so Python derives repetition seeds the
 //! same way), and [`check_qdisc`] / [`check_tcp`] (the core's range checks of one queue
 //! discipline or one TCP configuration, so Python can name the experiment file's key). Errors become Python exceptions: a configuration value the core refuses
 //! raises `ConfigError` (a `ValueError`) carrying `key`, `value` and `allowed`; anything
 //! else the core could not finish raises `SimulationError`. A Rust panic never crosses
-//! the boundary: it is caught and turned into `SimulationError` with its message.
-//! The GIL is released while a run simulates, so threads can run points in parallel.
+//! the boundary: it is caught and turned into `SimulationError` with its message; a run over
+//! its memory budget raises `BudgetError`, a `SimulationError` naming what grew.
+//! The GIL is released while a run simulates, so threads can run points in parallel; it is
+//! taken back briefly every [`TICK`] to let Python handle signals and report progress.
+//! `SOURCE_DIGEST` is the SHA-256 of the sources that decide results (`build.rs`).
 
+use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use qdsim_core::results::{QdiscSeries, Series};
+use qdsim_core::sim::{Progress, RunError, Stop, Watch};
 
 create_exception!(
     _core,
@@ -30,6 +37,17 @@ create_exception!(
     PyRuntimeError,
     "The simulation core failed to finish a run (a bug: please report it)."
 );
+
+create_exception!(
+    _core,
+    BudgetError,
+    SimulationError,
+    "A run went over its memory budget; has .what (the largest growing part), .detail, .used and .limit (bytes), .at_s."
+);
+
+/// How often a run takes the GIL back to let Python handle signals (Ctrl-C) and to report
+/// progress: often enough that Ctrl-C ends a run at once, rarely enough to cost nothing.
+const TICK: Duration = Duration::from_millis(100);
 
 fn config_error(py: Python<'_>, e: qdsim_core::ConfigError) -> PyErr {
     let err = ConfigError::new_err(e.to_string());
@@ -127,6 +145,17 @@ fn take_series_columns<'py>(py: Python<'py>, series: &mut Series) -> PyResult<Bo
     Ok(out)
 }
 
+fn budget_error(py: Python<'_>, e: &qdsim_core::sim::BudgetExceeded) -> PyErr {
+    let err = BudgetError::new_err(e.to_string());
+    let v = err.value(py);
+    let _ = v.setattr("what", e.largest.what);
+    let _ = v.setattr("detail", e.largest.detail.as_str());
+    let _ = v.setattr("used", e.bytes);
+    let _ = v.setattr("limit", e.limit);
+    let _ = v.setattr("at_s", e.at.as_secs_f64());
+    err
+}
+
 /// Returns the qdisc-internals series as binary columns; the variable names as NumPy
 /// fixed-width unicode (`<U<n>`: UTF-32LE code points, zero-padded to the longest name), so
 /// `numpy.frombuffer` reads them like the numeric columns.
@@ -155,12 +184,50 @@ fn qdisc_columns<'py>(py: Python<'py>, s: QdiscSeries) -> PyResult<Bound<'py, Py
 /// Runs one simulation. Takes the resolved run configuration as JSON and returns the
 /// results as JSON, with the queue and TCP time series moved out of it into binary columns
 /// (see [`take_series_columns`]).
+///
+/// `memory_limit` bounds the bytes the growing parts of the run hold (none: no bound);
+/// `progress(now_s, end_s, events, memory_bytes)` is called about every [`TICK`] of wall
+/// time. An exception it raises, or a signal's (KeyboardInterrupt), stops the run and
+/// propagates.
 #[pyfunction]
-fn run<'py>(py: Python<'py>, config_json: &str) -> PyResult<(String, Bound<'py, PyDict>)> {
+#[pyo3(signature = (config_json, memory_limit=None, progress=None))]
+fn run<'py>(
+    py: Python<'py>,
+    config_json: &str,
+    memory_limit: Option<u64>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(String, Bound<'py, PyDict>)> {
     let cfg = qdsim_core::RunConfig::from_json(config_json).map_err(|e| config_error(py, e))?;
-    let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| qdsim_core::run(&cfg))));
+    let watch = Watch { memory_limit_bytes: memory_limit.unwrap_or(u64::MAX), ..Watch::default() };
+    let mut raised: Option<PyErr> = None;
+    let mut last = Instant::now();
+    let mut on_check = |p: &Progress| {
+        if last.elapsed() < TICK {
+            return ControlFlow::Continue(());
+        }
+        last = Instant::now();
+        let checked = Python::attach(|py| -> PyResult<()> {
+            py.check_signals()?;
+            if let Some(callback) = &progress {
+                callback.call1(py, (p.now.as_secs_f64(), p.end.as_secs_f64(), p.events, p.memory_bytes))?;
+            }
+            Ok(())
+        });
+        match checked {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                raised = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    };
+    let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| qdsim_core::run_watched(&cfg, watch, &mut on_check))));
     match outcome {
-        Ok(Err(e)) => Err(config_error(py, e)),
+        Ok(Err(RunError::Config(e))) => Err(config_error(py, e)),
+        Ok(Err(RunError::Stopped(Stop::Budget(e)))) => Err(budget_error(py, &e)),
+        Ok(Err(RunError::Stopped(Stop::Interrupted))) => {
+            Err(raised.take().unwrap_or_else(|| SimulationError::new_err("the run was stopped")))
+        }
         Ok(Ok(mut results)) => {
             let columns = take_series_columns(py, &mut results.series)?;
             let text = serde_json::to_string(&results)
@@ -214,6 +281,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_tcp, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("BudgetError", m.py().get_type::<BudgetError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("SOURCE_DIGEST", env!("QDSIM_SOURCE_DIGEST"))?;
     Ok(())
 }

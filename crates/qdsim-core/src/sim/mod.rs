@@ -11,6 +11,9 @@ mod apps;
 mod build;
 mod record;
 mod report;
+mod watch;
+
+pub use watch::{BudgetExceeded, MemoryPart, MemoryUse, Progress, Stop, Watch};
 
 use crate::config::RunConfig;
 use crate::event::{Event, EventQueue, FlowTimer};
@@ -124,14 +127,21 @@ impl Sim {
 
     /// Runs every event before the end time.
     pub fn run(&mut self) {
-        while let Some(t) = self.q.peek_time() {
-            if t >= self.end {
-                break;
-            }
-            let (now, ev) = self.q.pop().expect("peeked");
-            self.handle(now, ev);
-        }
+        while self.step() {}
         self.finished = true;
+    }
+
+    /// Handles the next event if it comes before the end time; returns whether there was one.
+    #[inline]
+    fn step(&mut self) -> bool {
+        match self.q.peek_time() {
+            Some(t) if t < self.end => {
+                let (now, ev) = self.q.pop().expect("peeked");
+                self.handle(now, ev);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Runs events up to (not including) `until`; for tests that inspect mid-run state.
@@ -446,8 +456,38 @@ fn note_drop(flows: &mut [Flow], p: &Packet) {
 pub fn run_config(cfg: &RunConfig) -> Result<crate::results::RunResults, crate::error::ConfigError> {
     let mut sim = Sim::new(cfg)?;
     sim.run();
+    Ok(finish(&sim))
+}
+
+/// Why a watched run ([`run_watched`]) ended without results.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunError {
+    /// A configuration the core refuses, or an unreachable flow destination.
+    Config(crate::error::ConfigError),
+    /// The memory budget was exceeded, or the watcher stopped the run.
+    Stopped(Stop),
+}
+
+/// Runs the configuration to the end like [`run_config`], watched by `watch` and
+/// `on_check` (see [`Sim::run_watched`]); the results of a run that finishes are the same.
+///
+/// # Errors
+/// [`RunError::Config`] as [`run_config`]; [`RunError::Stopped`] when the memory budget is
+/// exceeded or `on_check` stops the run.
+pub fn run_watched(
+    cfg: &RunConfig,
+    watch: Watch,
+    on_check: &mut dyn FnMut(&Progress) -> std::ops::ControlFlow<()>,
+) -> Result<crate::results::RunResults, RunError> {
+    let mut sim = Sim::new(cfg).map_err(RunError::Config)?;
+    sim.run_watched(watch, on_check).map_err(RunError::Stopped)?;
+    Ok(finish(&sim))
+}
+
+/// Checks conservation at the end of a finished run and returns its results.
+fn finish(sim: &Sim) -> crate::results::RunResults {
     if let Err(e) = sim.check_conservation() {
         panic!("conservation violated at the end of the run: {e}");
     }
-    Ok(sim.results())
+    sim.results()
 }

@@ -1,0 +1,61 @@
+"""How much faster a sweep runs on two local worker processes than on one (`make bench-sweep`).
+
+The sweep: experiments/examples/buffer_sweep.toml made heavier (100 Mb/s, 16 flows, 40 s
+simulated) over 64 FIFO limits, one repetition each — 64 runs of about half a second. It
+runs from scratch into a temporary directory with ``--jobs 1`` and then ``--jobs 2`` (the
+whole command: planning, worker start-up, storing, the tables), best of ``--repeat``
+alternating rounds, and prints the wall times, the speed-up and the load average, which on
+a shared machine decides the result more than the code does::
+
+    .venv/bin/python benches/sweep_speedup.py [--repeat 3] [--jobs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from qdsim.spec import load
+from qdsim.sweep import run_sweep
+
+SPEC = Path(__file__).resolve().parents[1] / "experiments" / "examples" / "buffer_sweep.toml"
+SETTINGS = [
+    "topology.bottleneck_rate=100Mbps",
+    "flows.0.count=16",
+    "experiment.duration=40s",
+    'sweep."topology.qdisc.limit"=[' + ", ".join(str(10 * i) for i in range(1, 65)) + "]",
+    "sweep.repetitions=1",
+]
+
+
+def timed(raw: dict, jobs: int) -> float:
+    """Returns the wall seconds of the whole sweep on ``jobs`` workers, from nothing stored."""
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        report = run_sweep(raw, Path(tmp) / "out", jobs=jobs)
+        took = time.perf_counter() - started
+    assert report.ran == 64 and report.missing == 0
+    return took
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=3, help="alternating rounds; the best of each is kept")
+    parser.add_argument("--jobs", type=int, default=2, help="workers of the parallel sweep")
+    args = parser.parse_args()
+    raw, _ = load(SPEC, SETTINGS)
+    best = {1: float("inf"), args.jobs: float("inf")}
+    for _ in range(args.repeat):
+        for jobs in best:
+            best[jobs] = min(best[jobs], timed(raw, jobs))
+    serial, parallel = best[1], best[args.jobs]
+    load1, load5, _ = os.getloadavg()
+    print(f"64-run sweep, best of {args.repeat}: 1 worker {serial:.1f} s, {args.jobs} workers {parallel:.1f} s, speed-up {serial / parallel:.2f}x")
+    print(f"machine: {os.cpu_count()} cores, load average {load1:.1f} (1 min) {load5:.1f} (5 min) at the end")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""Where results go: one kind of results of one experiment per directory, never a mixed one;
+unusable output paths are one-line errors."""
+
+import json
+import subprocess
+
+import pyarrow.parquet as pq
+
+SWEEP = '\n[sweep]\n"topology.qdisc.limit" = [10, 40]\n'
+
+
+def _files(directory):
+    return sorted(p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file())
+
+
+def test_the_readme_commands_keep_each_others_results(qdsim, small_spec, tmp_path):
+    first = qdsim("run", small_spec, "--json")
+    second = qdsim("run", small_spec, "--json", "--set", "topology.qdisc.limit=20pkt", "--seed", "2")
+    assert first.code == 0 and second.code == 0, second.stderr
+    dirs = sorted(p.name for p in (tmp_path / "results").iterdir())
+    assert dirs[0] == "small-run" and dirs[1].startswith("small-run-") and len(dirs) == 2
+    assert json.loads((tmp_path / "results" / dirs[0] / "config.json").read_text())["seed"] == 3
+    assert json.loads((tmp_path / "results" / dirs[1] / "config.json").read_text())["seed"] == 2
+    # The same command again reuses its own directory.
+    assert qdsim("run", small_spec, "--json", "--seed", "2", "--set", "topology.qdisc.limit=20pkt").code == 0
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == dirs
+
+
+def test_a_run_into_a_sweeps_directory_is_refused_unless_forced(qdsim, small_spec, write_spec, tmp_path):
+    out = tmp_path / "out"
+    assert qdsim("sweep", write_spec(small_spec.read_text() + SWEEP), "--out", out, "--jobs", "1").code == 0
+    before = {name: (out / name).stat().st_mtime_ns for name in _files(out)}
+    refused = qdsim("run", small_spec, "--out", out)
+    assert refused.code == 2 and len(refused.stderr.splitlines()) == 1
+    assert refused.stderr.startswith(f"error: --out: \"{out}\" is not allowed; a new or empty directory, or one with run results of 'small': it holds the results of sweep 'small'")
+    assert {name: (out / name).stat().st_mtime_ns for name in _files(out)} == before
+    forced = qdsim("run", small_spec, "--out", out, "--force")
+    assert forced.code == 0, forced.stderr
+    assert not (out / "runs").exists() and not (out / "sweep.json").exists()
+    assert pq.read_table(out / "points.parquet").num_rows == 1 and (out / "config.json").exists()
+
+
+def test_a_sweep_into_a_runs_directory_or_another_experiments_is_refused(qdsim, small_spec, write_spec, tmp_path):
+    out = tmp_path / "out"
+    assert qdsim("run", small_spec, "--out", out).code == 0
+    swept = qdsim("sweep", write_spec(small_spec.read_text() + SWEEP), "--out", out)
+    assert swept.code == 2 and "it holds the results of run 'small'" in swept.stderr
+    other = write_spec(small_spec.read_text().replace('name = "small"', 'name = "other"'))
+    ran = qdsim("run", other, "--out", out)
+    assert ran.code == 2 and "it holds the results of run 'small'" in ran.stderr
+    assert json.loads((out / "spec.json").read_text())["experiment"]["name"] == "small"
+
+
+def test_a_rerun_replaces_every_table_of_the_previous_run(qdsim, small_spec, tmp_path):
+    out = tmp_path / "out"
+    assert qdsim("run", small_spec, "--out", out, "--set", "sampling.queues=true").code == 0
+    assert (out / "series_queue.parquet").exists()
+    assert qdsim("run", small_spec, "--out", out).code == 0
+    assert not (out / "series_queue.parquet").exists(), "a table of the earlier run was left beside the new ones"
+
+
+def test_a_directory_of_other_files_is_refused(qdsim, small_spec, tmp_path):
+    out = tmp_path / "notes"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    refused = qdsim("run", small_spec, "--out", out)
+    assert refused.code == 2 and "files that are not results (notes.txt)" in refused.stderr
+    assert qdsim("run", small_spec, "--out", out, "--force").code == 0
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_unusable_output_paths_are_one_line_errors(small_spec, tmp_path, capsys, monkeypatch):
+    from conftest import CliResult
+    from qdsim.cli import main
+
+    def qdsim(*args):
+        """Runs the command in this process (as `qdsim` does, without its start-up time)."""
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return CliResult(subprocess.CompletedProcess(args, code, out, err))
+
+    monkeypatch.chdir(tmp_path)
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    for args, start in [
+        (("run", small_spec, "--out", a_file), f'error: --out: "{a_file}" is not allowed; a directory for the results (this is a file)'),
+        (("run", small_spec, "--out", "/dev/null/results"), 'error: --out: "/dev/null/results" is not allowed; a directory that can be created and written to'),
+        (("sweep", small_spec, "--out", a_file), f'error: --out: "{a_file}" is not allowed; a directory for the results'),
+        (("reproduce", small_spec, "--figure", tmp_path / "fig.txt"), "error: --figure:"),
+    ]:
+        result = qdsim(*args)
+        assert result.code == 2 and len(result.stderr.splitlines()) == 1, (args, result.stderr)
+        assert result.stderr.startswith(start), (args, result.stderr)
+    assert qdsim("run", small_spec, "--out", tmp_path / "run", "--set", "sampling.queues=true").code == 0
+    for out, start in [
+        (tmp_path / "x.txt", f'error: --out: "{tmp_path / "x.txt"}" is not allowed; a figure file ending in .png, .pdf, .svg'),
+        ("/dev/null/q.png", "error: /dev/null/q.png"),
+    ]:
+        result = qdsim("plot", tmp_path / "run", "--kind", "queue", "--out", out)
+        assert result.code == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+        assert result.stderr.startswith(start), result.stderr
