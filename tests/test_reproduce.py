@@ -168,6 +168,59 @@ def test_series_figure_averages_runs_and_differences_cumulative_columns(experime
     assert window["lines"][1]["y"][3] == sum(r["cwnd"] for r in tcp if r["t"] == t0 and r["topology.qdisc"] == '{"kind": "codel"}')
 
 
+def test_a_series_panel_of_one_group_sums_that_group_s_flows_only(experiments, tmp_path):
+    path = experiments / "toy" / "fig2.toml"
+    path.write_text(SERIES.replace('{ table = "series_tcp", y = "cwnd", label = "total window" },', '{ table = "series_tcp", y = "cwnd", group = "far" },'))
+    (figure,) = find_figures([str(path)], root=experiments)
+    result = reproduce(figure, figure.raw, tmp_path / "out", jobs=1, root=experiments)
+    window = json.loads(result.data.read_text())["panels"][0]
+    far = {(r["point_key"], r["id"]) for r in store.read_rows(tmp_path / "out", "flows") if r["group"] == "far"}
+    tcp = store.read_table(tmp_path / "out", "series_tcp").to_pylist()
+    t0 = window["lines"][1]["t"][3]
+    rows = [r for r in tcp if r["t"] == t0 and r["topology.qdisc"] == '{"kind": "codel"}']
+    assert window["lines"][1]["y"][3] == sum(r["cwnd"] for r in rows if (r["point_key"], r["flow"]) in far)
+    assert window["lines"][1]["y"][3] < sum(r["cwnd"] for r in rows)
+    path.write_text(SERIES.replace('{ table = "series_tcp", y = "cwnd", label = "total window" },', '{ table = "series_tcp", y = "cwnd", group = "nowhere" },'))
+    with pytest.raises(SpecError, match=r'plot\.panels\.group: "nowhere" is not allowed; a flow group of the results \(far, near\)'):
+        reproduce(figure, load_raw(path), tmp_path / "out2", jobs=1, root=experiments)
+
+
+def test_packets_figure_draws_the_record_of_the_first_repetition_with_the_upper_groups_on_top(experiments, tmp_path):
+    path = experiments / "toy" / "fig2.toml"
+    text = SERIES.replace("queues = true\ntcp = true\n", 'packets = { start = "0.2s" }\n')
+    text = text[: text.index("[plot]")] + '[plot]\nkind = "packets"\nby = "topology.qdisc"\nupper = ["far"]\n\n' + text[text.index("[quick]") :]
+    path.write_text(text.replace("[sweep]\n", "[sweep]\nrepetitions = 2\n"))
+    (figure,) = find_figures([str(path)], root=experiments)
+    result = reproduce(figure, figure.raw, tmp_path / "out", jobs=1, root=experiments)
+    panels = json.loads(result.data.read_text())["panels"]
+    assert [p["name"] for p in panels] == ['{"kind": "fifo", "limit": "10pkt"}', '{"kind": "codel"}']
+    far = {(r["point_key"], r["id"]) for r in store.read_rows(tmp_path / "out", "flows") if r["group"] == "far"}
+    record = [r for r in store.read_table(tmp_path / "out", "series_packets").to_pylist() if r["rep"] == 0 and r["topology.qdisc"] == '{"kind": "codel"}']
+    record.sort(key=lambda r: r["t"])
+    assert panels[1]["t"] == [r["t"] for r in record] and min(panels[1]["t"]) >= 0.2
+    assert panels[1]["upper"] == [(r["point_key"], r["flow"]) in far for r in record] and 0 < sum(panels[1]["upper"]) < len(record)
+    assert panels[1]["lost"] == [r["lost"] for r in record]
+    assert sum(panels[0]["lost"]) > 0, "the 10-packet FIFO drops"
+    path.write_text(text.replace('upper = ["far"]', 'upper = ["nowhere"]'))
+    with pytest.raises(SpecError, match=r'plot\.upper: "nowhere" is not allowed; a flow group of the results \(far, near\)'):
+        reproduce(figure, load_raw(path), tmp_path / "out2", jobs=1, root=experiments)
+
+
+@pytest.mark.parametrize(
+    ("plot", "message"),
+    [
+        ('kind = "packets"', 'with kind = "packets": `by`'),
+        ('kind = "series"\nby = "topology.qdisc"\nupper = ["far"]\npanels = [{ table = "series_tcp", y = "cwnd" }]', '`upper` only with kind = "packets"'),
+    ],
+)
+def test_packets_figure_keys_are_checked(experiments, plot, message):
+    path = experiments / "toy" / "fig2.toml"
+    path.write_text(SERIES[: SERIES.index("[plot]")] + f"[plot]\n{plot}\n\n" + SERIES[SERIES.index("[quick]") :])
+    with pytest.raises(SpecError) as err:
+        find_figures([str(path)], root=experiments)
+    assert err.value.key == "plot" and message in str(err.value)
+
+
 def test_model_curve_comes_from_a_module_beside_the_file(experiments, tmp_path):
     path = experiments / "toy" / "fig1.toml"
     path.write_text(FIGURE.replace("[quick]", '[plot.model]\nmodule = "figures.py"\nfunction = "half"\nlabel = "x / 100"\n\n[quick]'))

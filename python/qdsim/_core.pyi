@@ -49,7 +49,8 @@ def run(
     """Runs one simulation of the resolved RunConfig ``config_json``.
 
     Returns ``(results_json, series)``: RunResults as JSON, except that the ``queue`` and
-    ``tcp`` time series (and the ``qdisc`` series, when recorded) are moved out of it into
+    ``tcp`` time series (and the ``qdisc`` series and the ``packets`` record, when recorded;
+    the queue series' ``tx_bytes`` column too) are moved out of it into
     ``series[kind][column] = (dtype, data)``, the column's NumPy dtype (``"<f8"``, ``"<u4"``,
     ``"<u8"``, ``"<i8"``, ``"|b1"``, and ``"<U<n>"`` for the qdisc series' variable names) and
     its values as little-endian bytes (``numpy.frombuffer(data, dtype)``). The TCP event log

@@ -151,6 +151,8 @@ def run_series(results_dir: Path, panel: SeriesPanel, by: str, axes: list[str] |
     keep = [ln == panel.link for ln in columns["link_name"]] if panel.table == "series_queue" else [True] * len(columns["t"])
     if panel.table == "series_queue" and not any(keep):
         raise SpecError("plot.panels.link", panel.link, f"a link in the results ({', '.join(sorted(set(columns['link_name']))[:20])})")
+    if panel.group is not None:
+        keep = [k and w for k, w in zip(keep, _of_group(results_dir, panel, columns), strict=True)]
     runs: dict[str, tuple[Any, int, tuple[Any, ...], dict[float, float]]] = {}
     for i, wanted in enumerate(keep):
         if wanted and (not filters or all(f.matches({f.column: columns[f.column][i]}) for f in filters if f.column in columns)):
@@ -164,6 +166,18 @@ def run_series(results_dir: Path, panel: SeriesPanel, by: str, axes: list[str] |
             y = y[:1] + [b - a for a, b in itertools.pairwise(y)]
         out.append(RunSeries(value=value, rep=rep, t=t, y=y, axes=cells))
     return out
+
+
+def _of_group(results_dir: Path, panel: SeriesPanel, columns: dict[str, list]) -> list[bool]:
+    """Returns, per row of a ``series_tcp`` table, whether its flow belongs to ``panel.group``
+    (looked up in the run's ``flows`` table: a flow's id is its row in the run's flows)."""
+    if panel.table != "series_tcp":
+        raise SpecError("plot.panels.group", panel.group, 'a panel of table = "series_tcp" (queue rows belong to links)')
+    flows = store.read_rows(results_dir, "flows")
+    members = {(r["point_key"], r["id"]) for r in flows if r["group"] == panel.group}
+    if not members:
+        raise SpecError("plot.panels.group", panel.group, f"a flow group of the results ({', '.join(sorted({r['group'] for r in flows}))})")
+    return [(key, flow) in members for key, flow in zip(columns["point_key"], columns["flow"], strict=True)]
 
 
 def plot_series(results_dir: str | Path, out: str | Path | None = None, where: list[str] | tuple[str, ...] = ()) -> Path:
@@ -207,6 +221,8 @@ def plot_series(results_dir: str | Path, out: str | Path | None = None, where: l
         ax.grid(alpha=0.3)
         if defaults.xlim is not None:
             ax.set_xlim(*defaults.xlim)
+        if panel.ylim is not None:
+            ax.set_ylim(*panel.ylim)
     axes[0, 0].legend(fontsize=8)
     axes[-1, 0].set_xlabel(defaults.xlabel or f"time ({defaults.time_unit})")
     title = (defaults.title or "series") + ("".join(f" where {f.key}={f.text}" for f in filters))

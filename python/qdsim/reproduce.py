@@ -23,6 +23,7 @@ from typing import Any
 from . import store
 from .errors import SpecError
 from .plot import in_unit, plot_sweep, swept_axis
+from .plot_packets import plot_packets
 from .plot_series import plot_series
 from .selection import default_x
 from .spec import Spec, apply_override, load_raw, parse_override, validate
@@ -201,7 +202,7 @@ def check_drawable(figure: Figure, raw: dict[str, Any]) -> None:
     spec = validate(raw)
     grid = spec.sweep.grid if spec.sweep else {}
     plot = spec.plot
-    if plot.kind == "series":
+    if plot.kind in ("series", "packets"):
         if plot.by not in grid:
             raise SpecError("plot.by", plot.by, f"a swept key of {figure.path} ({', '.join(grid) or 'it sweeps none'})")
     elif not grid and not plot.x:
@@ -227,6 +228,8 @@ def draw_figure(results_dir: Path, out: Path | None = None, experiment_dir: Path
     kind = validate(store.read_spec(results_dir)).plot.kind
     if kind == "series":
         return plot_series(results_dir, out=out)
+    if kind == "packets":
+        return plot_packets(results_dir, out=out)
     return plot_sweep(results_dir, out=out, experiment_dir=experiment_dir)
 
 

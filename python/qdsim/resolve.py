@@ -16,7 +16,7 @@ from typing import Any
 
 from . import topologies, workloads
 from .errors import SpecError
-from .spec import Dumbbell, Spec, Star, UdpCbrFlows
+from .spec import Dumbbell, PoissonPacketsFlows, ShortFlows, Spec, Star, UdpCbrFlows
 from .tcp_options import tcp_config
 from .units import format_duration
 
@@ -51,9 +51,14 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
         key = f"flows.{index}"
         if group.start >= exp.duration:
             raise SpecError(f"{key}.start", format_duration(group.start), f"a start before the end of the run ({format_duration(exp.duration)})")
-        tcp = None if isinstance(group, UdpCbrFlows) else tcp_config(group, key)
+        tcp = None if isinstance(group, UdpCbrFlows | PoissonPacketsFlows) else tcp_config(group, key)
         source = workloads.source(group, key, spec, tcp)
-        for i, (src, dst) in enumerate(endpoints[index]):
+        pairs = endpoints[index]
+        if isinstance(group, ShortFlows) and group.hosts is not None:
+            # One generator over its pool of host pairs (topologies.dumbbell built them).
+            source = {**source, "hosts": [{"src": src, "dst": dst} for src, dst in pairs]}
+            pairs = pairs[:1]
+        for i, (src, dst) in enumerate(pairs):
             flow = {
                 "group": group.group,
                 "src": src,
@@ -74,18 +79,39 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
         "flows": flows,
         "hosts": _hosts(flows, spec.topology.host_jitter),
     }
-    sampling = spec.sampling
-    if sampling is not None and (sampling.queues or sampling.tcp or sampling.tcp_on_change or sampling.tcp_events or sampling.qdisc):
-        config["sampling"] = {
-            "interval_ns": sampling.interval,
-            "queues": sampling.queues,
-            "tcp": sampling.tcp,
-            "tcp_on_change": sampling.tcp_on_change,
-            "tcp_events": sampling.tcp_events,
-        }
-        if sampling.qdisc:  # only when on: the resolved configs of other files stay as they were
-            config["sampling"]["qdisc"] = True
+    sampling = _sampling(spec, links)
+    if sampling is not None:
+        config["sampling"] = sampling
     return config
+
+
+def _sampling(spec: Spec, links: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Returns the core's ``SamplingConfig`` (None when nothing is recorded). Keys added after
+    the first five are written only when set, so the resolved configs of files without them
+    stay as they were."""
+    s = spec.sampling
+    if s is None or not (s.queues or s.tcp or s.tcp_on_change or s.tcp_events or s.qdisc or s.tx_bytes or s.tcp_groups or s.flows_in_progress or s.packets):
+        return None
+    out: dict[str, Any] = {"interval_ns": s.interval, "queues": s.queues, "tcp": s.tcp, "tcp_on_change": s.tcp_on_change, "tcp_events": s.tcp_events}
+    for name in ("qdisc", "tx_bytes", "flows_in_progress"):
+        if getattr(s, name):
+            out[name] = True
+    if s.tcp_groups is not None:
+        groups = [group.group for group in spec.flows]
+        for index, name in enumerate(s.tcp_groups):
+            if name not in groups:
+                raise SpecError(f"sampling.tcp_groups.{index}", name, f"the name of a flow group ({', '.join(groups)})")
+        out["tcp_groups"] = list(s.tcp_groups)
+    if s.packets is not None:
+        names = [link["name"] for link in links]
+        if s.packets.link not in names:
+            raise SpecError("sampling.packets.link", s.packets.link, f"the name of a link ({', '.join(names[:8])}{', ...' if len(names) > 8 else ''})")
+        if s.packets.stop is not None and s.packets.stop <= s.packets.start:
+            raise SpecError("sampling.packets.stop", format_duration(s.packets.stop), f"a time after sampling.packets.start ({format_duration(s.packets.start)})")
+        out["packets"] = {"link": s.packets.link, "start_ns": s.packets.start, "max_rows": s.packets.max_rows}
+        if s.packets.stop is not None:
+            out["packets"]["stop_ns"] = s.packets.stop
+    return out
 
 
 def _hosts(flows: list[dict[str, Any]], jitter_ns: int) -> list[dict[str, Any]]:

@@ -296,6 +296,9 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
         }
         for link in res["links"]
     ]
+    generators = _generators(res)
+    for group in groups:
+        group.update(generators.get(group["group"], {}))
     summary = {
         "seed": res["seed"],
         "duration_s": res["duration_s"],
@@ -312,7 +315,29 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
         "links": links,
         "tcp": group_tcp_options(outcome.config),
     }
+    if "packets_not_recorded" in res:
+        summary["packets_not_recorded"] = res["packets_not_recorded"]
     return _add_users(summary, outcome.config)
+
+
+def _generators(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Returns, per group, the columns of its transfer generator when the core reports it
+    (a ``short_flows`` pool, or ``sampling.flows_in_progress``): ``arrivals``,
+    ``shared_arrivals`` (arrivals that found every host pair busy), ``mean_in_progress``,
+    ``max_in_progress`` and ``in_progress_fraction`` (the fraction of the window with n
+    transfers in progress, n = 0, 1, ...); a group of several generators sums the counts
+    and the means, and has no single distribution (``in_progress_fraction`` None)."""
+    out: dict[str, dict[str, Any]] = {}
+    for g in results.get("generators", []):
+        if g["group"] not in out:
+            out[g["group"]] = {key: g[key] for key in ("arrivals", "shared_arrivals", "mean_in_progress", "max_in_progress", "in_progress_fraction")}
+            continue
+        row = out[g["group"]]
+        for key in ("arrivals", "shared_arrivals", "mean_in_progress"):
+            row[key] += g[key]
+        row["max_in_progress"] = max(row["max_in_progress"], g["max_in_progress"])
+        row["in_progress_fraction"] = None
+    return out
 
 
 def group_tcp_options(config: dict[str, Any]) -> dict[str, dict[str, Any]]:

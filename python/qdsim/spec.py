@@ -36,8 +36,10 @@ __all__ = [
     "IncastFlows",
     "ModelCurve",
     "OnOffFlows",
+    "PacketRecord",
     "Panel",
     "PlotDefaults",
+    "PoissonPacketsFlows",
     "QdiscSpec",
     "Quick",
     "Reference",
@@ -87,6 +89,10 @@ def _probability(value: object) -> float:
 
 #: The most flows one ``[[flows]]`` group may have.
 MAX_FLOWS_PER_GROUP = 1_000_000
+
+#: The most host pairs a ``short_flows`` group's pool may have (each is two hosts and four
+#: links).
+MAX_POOL_HOSTS = 100_000
 
 #: Largest ``[topology] host_jitter`` (the core's bound).
 MAX_HOST_JITTER_NS = 1_000_000_000
@@ -291,8 +297,11 @@ class IncastFlows(_FlowGroup):
 class ShortFlows(_FlowGroup):
     """``[[flows]]`` with ``kind = "short_flows"``: Poisson arrivals of finite TCP transfers.
 
-    Sizes are uniform in ``[size_min, size_max]``; the arrival rate is ``arrival_rate`` per
-    second or ``load`` × ``load_rate`` / (8 × mean size). Resolved in :mod:`qdsim.workloads`.
+    Sizes are uniform in ``[size_min, size_max]``, or with ``size_distribution`` exponential,
+    Pareto (``pareto_shape`` > 1) or fixed, of mean ``size_mean``; the arrival rate is
+    ``arrival_rate`` per second or ``load`` × ``load_rate`` / (8 × mean size). With ``hosts``
+    (dumbbell only) the transfers run between that many host pairs, each behind its own
+    access links. Resolved in :mod:`qdsim.workloads`.
     """
 
     kind: Literal["short_flows"]
@@ -301,9 +310,28 @@ class ShortFlows(_FlowGroup):
     arrival_rate: float | None = Field(None, gt=0)
     size_min: PositiveBytes = 2000
     size_max: PositiveBytes = 98000
+    size_distribution: Literal["uniform", "exponential", "pareto", "fixed"] = "uniform"
+    size_mean: PositiveBytes | None = None
+    pareto_shape: float | None = Field(None, gt=1)
+    hosts: int | None = Field(None, ge=1, le=MAX_POOL_HOSTS)
     stop: Duration | None = None
     cc: str | None = None
     tcp: TcpOptions = TcpOptions()
+
+
+class PoissonPacketsFlows(_FlowGroup):
+    """``[[flows]]`` with ``kind = "poisson_packets"``: unresponsive packets arriving as a
+    Poisson process offering ``rate``, of ``packet_size`` bytes (``size_distribution =
+    "fixed"``) or exponential sizes of that mean, rounded and clamped to ``[min_packet_size,
+    max_packet_size]`` (the core's ``traffic/poisson.rs``)."""
+
+    kind: Literal["poisson_packets"]
+    rate: PositiveRate
+    packet_size: PositiveBytes | None = None
+    size_distribution: Literal["fixed", "exponential"] = "fixed"
+    min_packet_size: PositiveBytes | None = None
+    max_packet_size: PositiveBytes | None = None
+    stop: Duration | None = None
 
 
 class OnOffFlows(_FlowGroup):
@@ -329,9 +357,25 @@ def _flow_kind(value: Any) -> str:
 
 
 FlowGroup = Annotated[
-    Annotated[TcpFlows, Tag("tcp")] | Annotated[UdpCbrFlows, Tag("udp_cbr")] | Annotated[IncastFlows, Tag("incast")] | Annotated[ShortFlows, Tag("short_flows")] | Annotated[OnOffFlows, Tag("on_off")],
+    Annotated[TcpFlows, Tag("tcp")]
+    | Annotated[UdpCbrFlows, Tag("udp_cbr")]
+    | Annotated[IncastFlows, Tag("incast")]
+    | Annotated[ShortFlows, Tag("short_flows")]
+    | Annotated[OnOffFlows, Tag("on_off")]
+    | Annotated[PoissonPacketsFlows, Tag("poisson_packets")],
     Discriminator(_flow_kind),
 ]
+
+
+class PacketRecord(_Strict):
+    """``[sampling.packets]``: one row (``t``, ``flow``, ``size_bytes``, ``lost``) per packet
+    offered to the link ``link`` from ``start`` until ``stop`` (default: the end), at most
+    ``max_rows`` (17 bytes each; later offers are only counted)."""
+
+    link: Name = "bottleneck"
+    start: Duration = 0
+    stop: Duration | None = None
+    max_rows: int = Field(4_000_000, ge=1, le=100_000_000)
 
 
 class Sampling(_Strict):
@@ -343,6 +387,10 @@ class Sampling(_Strict):
     tcp_on_change: StrictBool = False
     tcp_events: StrictBool = False
     qdisc: StrictBool = False
+    tx_bytes: StrictBool = False
+    tcp_groups: list[Name] | None = Field(None, min_length=1)
+    flows_in_progress: StrictBool = False
+    packets: PacketRecord | None = None
 
 
 Seed = Annotated[int, Field(ge=0, lt=2**64)]
@@ -411,16 +459,21 @@ class SeriesPanel(_Strict):
     """One panel of a ``series`` figure: a sampled column against time, one line per ``by`` value.
 
     ``series_queue`` columns are the link ``link``'s; ``series_tcp`` columns are summed
-    over the flows sampled at each time (``in_timeout`` → flows in timeout).
-    ``per_interval`` turns a cumulative column (``drops``) into per-sample differences.
+    over the flows sampled at each time (``in_timeout`` → flows in timeout), or over the
+    flows of flow group ``group`` only (one flow's cwnd beside another's).
+    ``per_interval`` turns a cumulative column (``drops``) into per-sample differences;
+    ``ylim`` fixes the y range drawn (in displayed units), e.g. to keep a window inflated
+    during one recovery from flattening the rest.
     """
 
     table: Literal["series_queue", "series_tcp"]
     y: str
     link: str = "bottleneck"
+    group: str | None = None
     per_interval: StrictBool = False
     label: str | None = None
     scale: float = 1.0
+    ylim: tuple[float, float] | None = None
 
 
 class PlotDefaults(_Strict):
@@ -432,11 +485,13 @@ class PlotDefaults(_Strict):
     by the ``by`` value as text) and ``colors`` colours them (keyed by the legend text);
     ``reference`` draws reference lines; ``model`` a curve computed beside the experiment
     file. ``kind = "series"`` draws ``panels`` of sampled series against time, one line per
-    value of the swept key ``by``. ``x_unit`` fixes the unit quantity values are drawn in
+    value of the swept key ``by``. ``kind = "packets"`` draws the packet record, one panel per
+    value of ``by``, the flows of the groups ``upper`` in the upper half (Augé & Roberts'
+    Fig. 4). ``x_unit`` fixes the unit quantity values are drawn in
     (``"ms"``: ``"150us"`` → 0.15), else numbers with one common unit keep it.
     """
 
-    kind: Literal["sweep", "series"] = "sweep"
+    kind: Literal["sweep", "series", "packets"] = "sweep"
     x: str | None = None
     x_unit: str | None = None
     y: str | list[str | Panel] = "goodput_bps"
@@ -452,11 +507,16 @@ class PlotDefaults(_Strict):
     panels: list[SeriesPanel] = []
     time_unit: Literal["s", "ms"] = "s"
     xlim: tuple[float, float] | None = None
+    upper: list[str] = []
 
     @model_validator(mode="after")
     def _kind_keys(self) -> PlotDefaults:
         if self.kind == "series" and not (self.panels and self.by):
             raise ValueError('with kind = "series": `panels` (at least one) and `by` (the swept key giving one line each)')
+        if self.kind == "packets" and not self.by:
+            raise ValueError('with kind = "packets": `by` (the swept key giving one panel each)')
+        if self.upper and self.kind != "packets":
+            raise ValueError('`upper` only with kind = "packets"')
         if self.kind == "sweep" and self.panels:
             raise ValueError('`panels` only with kind = "series" (a sweep figure lists its panels in `y`)')
         return self

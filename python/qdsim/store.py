@@ -8,8 +8,8 @@ A results directory (written by ``qdsim run``, ``qdsim sweep`` or ``qdsim reprod
 
 * ``points.parquet``, ``flows.parquet``, ``groups.parquet``, ``links.parquet`` — one row per
   run, flow, flow group and link; ``series_queue.parquet``, ``series_tcp.parquet``,
-  ``series_tcp_events.parquet``, ``series_qdisc.parquet`` — sampled series, when sampling
-  was on (schemas in :mod:`qdsim.tables`);
+  ``series_tcp_events.parquet``, ``series_qdisc.parquet``, ``series_packets.parquet`` — sampled
+  series and the packet record, when sampling was on (schemas in :mod:`qdsim.tables`);
 * ``spec.json`` (the experiment file after overrides), and ``config.json`` and
   ``summary.json`` (``run``: the resolved configuration and the summary) or ``sweep.json``
   (``sweep``: grid, repetitions, code version, point keys and the experiment file's path);

@@ -52,7 +52,7 @@ SEED = pa.uint64()
 #: Tables every results directory has, one Parquet file each.
 TABLES = ("points", "flows", "groups", "links")
 #: Tables of sampled series, present when a run sampled them.
-SERIES_TABLES = ("series_queue", "series_tcp", "series_tcp_events", "series_qdisc")
+SERIES_TABLES = ("series_queue", "series_tcp", "series_tcp_events", "series_qdisc", "series_packets")
 
 _F, _I, _S, _B = pa.float64(), pa.int64(), pa.string(), pa.bool_()
 
@@ -126,6 +126,13 @@ def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
             ("mean_fct_s", _F),
             ("transfers_completed", _I),
             ("unfinished_transfers", _I),
+            # A transfer generator's (`short_flows` with `hosts` or `[sampling]
+            # flows_in_progress`); null in other groups.
+            ("arrivals", _I),
+            ("shared_arrivals", _I),
+            ("mean_in_progress", _F),
+            ("max_in_progress", _I),
+            ("in_progress_fraction", pa.list_(_F)),
         ),
         "links": (
             ("name", _S),
@@ -155,6 +162,10 @@ def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
             ("drops", _I),
             ("overflow_drops", _I),
             ("aqm_drops", _I),
+            # `[sampling] tx_bytes`: bytes sent since the link's previous sample and the
+            # utilization over that interval; null without it.
+            ("tx_bytes", _I),
+            ("utilization", _F),
         ),
         "series_tcp": (
             ("t", _F),
@@ -168,6 +179,8 @@ def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
         "series_tcp_events": (("t", _F), ("flow", _I), ("kind", _S), ("seq", _I)),
         # A qdisc's internal variables (`[sampling] qdisc`); `class` −1 is the whole qdisc.
         "series_qdisc": (("t", _F), ("link", _I), ("link_name", _S), ("var", _S), ("class", _I), ("value", _F)),
+        # The packet record of one link (`[sampling.packets]`).
+        "series_packets": (("t", _F), ("flow", _I), ("size_bytes", _I), ("lost", _B)),
     }
 
 
@@ -218,7 +231,7 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
     """Returns the tables one run contributes, without identifying columns: ``points``,
     ``flows``, ``groups``, ``links`` from its summary (:func:`qdsim.run.summarize`), and the
     sampled series of its results (``series_queue``, ``series_tcp``, ``series_tcp_events``,
-    ``series_qdisc``) that hold rows."""
+    ``series_qdisc``, ``series_packets``) that hold rows."""
     point = {key: summary[key] for key in _POINT_KEYS}
     point["bottleneck_drops"] = next((link["drops"] for link in summary["links"] if link["name"] == summary["bottleneck"]), None)
     out = {
@@ -233,7 +246,11 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
     if len(queue["t"]):
         drops, overflow = np.asarray(queue["drops"], dtype=np.int64), np.asarray(queue["overflow_drops"], dtype=np.int64)
         # Cumulative, like `drops`: everything but buffer overflows (see links.aqm_drops).
-        out["series_queue"] = _from_columns("series_queue", {**queue, "link_name": names[np.asarray(queue["link"], dtype=np.intp)], "aqm_drops": drops - overflow})
+        if "tx_bytes" in queue:
+            sent = {"tx_bytes": queue["tx_bytes"], "utilization": _utilization(queue, [link["rate_bps"] for link in results["links"]])}
+        else:
+            sent = {"tx_bytes": [None] * len(queue["t"]), "utilization": [None] * len(queue["t"])}
+        out["series_queue"] = _from_columns("series_queue", {**queue, "link_name": names[np.asarray(queue["link"], dtype=np.intp)], "aqm_drops": drops - overflow, **sent})
     if len(series["tcp"]["t"]):
         out["series_tcp"] = _from_columns("series_tcp", series["tcp"])
     events = series.get("tcp_events", {"t": []})
@@ -243,7 +260,24 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
     if len(internals["t"]):
         link_name = names[np.asarray(internals["link"], dtype=np.intp)]
         out["series_qdisc"] = _from_columns("series_qdisc", {**internals, "var": np.asarray(internals["var"], dtype=object), "link_name": link_name})
+    packets = series.get("packets", {"t": []})
+    if len(packets["t"]):
+        out["series_packets"] = _from_columns("series_packets", packets)
     return out
+
+
+def _utilization(queue: dict[str, Any], rates: list[int]) -> np.ndarray:
+    """Returns each queue sample's link utilization over the interval since the link's
+    previous sample: ``tx_bytes × 8 / (rate × interval)``; NaN for a link's first sample."""
+    t = np.asarray(queue["t"], dtype=float)
+    link = np.asarray(queue["link"], dtype=np.intp)
+    tx = np.asarray(queue["tx_bytes"], dtype=float)
+    util = np.full(len(t), np.nan)
+    for index in np.unique(link):
+        rows = np.flatnonzero(link == index)
+        span = np.diff(t[rows])
+        util[rows[1:]] = np.where(span > 0, tx[rows[1:]] * 8 / (rates[index] * np.where(span > 0, span, 1)), np.nan)
+    return util
 
 
 def with_ids(table: pa.Table, ids: list[tuple[str, pa.DataType, Any]]) -> pa.Table:

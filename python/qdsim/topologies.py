@@ -8,7 +8,8 @@ pair per flow. Every link without a qdisc of its own gets
 ``name``.
 
 * **Dumbbell** (:func:`dumbbell`): routers ``r1`` and ``r2``; one sender ``g.s<h>`` and one
-  receiver ``g.d<h>`` per user of group ``g`` (per flow when the group has no ``users``).
+  receiver ``g.d<h>`` per user of group ``g`` (per flow when the group has no ``users``; per
+  host pair of a ``short_flows`` pool, ``hosts = N``, whose group then lists the N pairs).
   ``g.s<h>`` ↔ ``r1`` has the group's ``access_rate`` / ``access_delay``; ``r1`` → ``r2``,
   named ``bottleneck``, has ``bottleneck_rate`` / ``bottleneck_delay``, the spec's ``qdisc``
   and ``loss``, its reverse ``r2->r1`` gets ``reverse_qdisc`` if given; ``r2`` ↔ ``g.d<h>``
@@ -37,7 +38,7 @@ from typing import Any
 
 from . import algorithms
 from .errors import SpecError
-from .spec import Dumbbell, Graph, GraphLink, IncastFlows, QdiscSpec, Spec, Star
+from .spec import Dumbbell, Graph, GraphLink, IncastFlows, QdiscSpec, ShortFlows, Spec, Star
 
 __all__ = ["BOTTLENECK", "SWITCH", "dumbbell", "graph", "link", "star", "star_hosts"]
 
@@ -99,9 +100,13 @@ def dumbbell(topo: Dumbbell, spec: Spec) -> Built:
         rate = group.access_rate if group.access_rate is not None else topo.access_rate
         delay = group.access_delay if group.access_delay is not None else topo.access_delay
         # One sender and one receiver host per user (per flow when `users` is absent): the
-        # flows of a user share its access link, as in Menth et al.'s Fig. 2.
+        # flows of a user share its access link, as in Menth et al.'s Fig. 2. A transfer pool
+        # has one pair per host, all listed for its one generator (resolve.py).
         hosts = group.users if group.users is not None else group.count
         per_host = group.count // hosts if group.count % hosts == 0 else 1
+        pool = _pool_size(group, index)
+        if pool is not None:
+            hosts, per_host = pool, 1
         pairs = []
         for h in range(hosts):
             sender, receiver = f"{group.group}.s{h}", f"{group.group}.d{h}"
@@ -113,11 +118,32 @@ def dumbbell(topo: Dumbbell, spec: Spec) -> Built:
     return nodes, links, endpoints
 
 
+def _pool_size(group: Any, index: int) -> int | None:
+    """Returns the number of host pairs of a ``short_flows`` pool (None without one).
+
+    Raises SpecError when the pool's group has more than one generator or has users.
+    """
+    if not isinstance(group, ShortFlows) or group.hosts is None:
+        return None
+    for name, allowed in (("count", 1), ("users", None)):
+        if getattr(group, name) != allowed:
+            raise SpecError(f"flows.{index}.{name}", getattr(group, name), f"{'1' if allowed else 'no value'} with `hosts` (one generator whose transfers spread over the host pairs)")
+    return group.hosts
+
+
+def _no_pool(spec: Spec, where: str) -> None:
+    """Raises SpecError for a ``short_flows`` pool (``hosts``) outside a dumbbell."""
+    for index, group in enumerate(spec.flows):
+        if isinstance(group, ShortFlows) and group.hosts is not None:
+            raise SpecError(f"flows.{index}.hosts", group.hosts, f'no value: a pool of host pairs with their own access links exists only with kind = "dumbbell" (this is "{where}")')
+
+
 # --- graph ------------------------------------------------------------------------------------
 
 
 def graph(topo: Graph, spec: Spec) -> Built:
     """Returns nodes, links and per-group (src, dst) lists of a general graph."""
+    _no_pool(spec, "graph")
     nodes: list[str] = []
     for index, node in enumerate(topo.nodes):
         if node.name in nodes:
@@ -155,7 +181,7 @@ def graph(topo: Graph, spec: Spec) -> Built:
             raise SpecError(f"flows.{index}.dst", group.dst, "a node other than `src`")
         if group.dst not in reachable(group.src):
             raise SpecError(f"flows.{index}.dst", group.dst, f"a node reachable over topology.links from `{group.src}` (no path leads there)")
-        if group.kind != "udp_cbr" and group.src not in reachable(group.dst):
+        if group.kind not in ("udp_cbr", "poisson_packets") and group.src not in reachable(group.dst):
             raise SpecError(f"flows.{index}.src", group.src, f"a node reachable over topology.links from `{group.dst}`, for the ACKs (no path leads back)")
         endpoints.append([(group.src, group.dst)] * group.count)
     return nodes, links, endpoints
@@ -210,6 +236,7 @@ def star_hosts(spec: Spec) -> tuple[list[str], list[list[tuple[str, str]]]]:
     """
     topo = spec.topology
     assert isinstance(topo, Star)
+    _no_pool(spec, "star")
     hosts: list[str] = []
 
     def host(name: str, key: str) -> str:

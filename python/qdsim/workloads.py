@@ -14,8 +14,16 @@
   transfers from ``src`` to ``dst`` arriving as a Poisson process, sizes uniform in
   ``[size_min, size_max]`` (default 2 kB … 98 kB). The rate is ``arrival_rate`` per second, or
   from an offered ``load`` as a fraction of ``load_rate`` (default: the star's link rate or the
-  dumbbell's bottleneck rate): λ = load · C / (8 · (size_min + size_max) / 2), counting
-  application bytes.
+  dumbbell's bottleneck rate): λ = load · C / (8 · mean size), counting application bytes.
+  ``size_distribution`` = ``"exponential"``, ``"pareto"`` (with ``pareto_shape`` > 1) or
+  ``"fixed"`` replaces the uniform sizes by that law of mean ``size_mean`` (Augé & Roberts'
+  flow-level background); ``hosts = N`` (dumbbell only) runs the transfers between N host
+  pairs of the group, each behind its own access links (``access_rate``: the paper's 1 Mb/s
+  cap per flow), a new transfer taking an idle pair (:mod:`qdsim.topologies` builds them).
+* ``kind = "poisson_packets"``: unresponsive packets arriving as a Poisson process offering
+  ``rate`` per flow, of fixed or exponential sizes (the core's ``poisson_packets``). Under
+  per-flow fair queueing, a background of many small flows is ``count`` flows of
+  ``rate / count`` each (their superposition is again Poisson at the total rate).
 
 * ``kind = "on_off"`` (Kantawala & Turner 2005, §4): each flow is one TCP connection that
   sends a ``burst`` (``"256pkt"``: full segments, or bytes), waits an exponential ``idle``
@@ -38,9 +46,9 @@ from typing import Any
 
 from . import algorithms
 from .errors import SpecError
-from .spec import Dumbbell, IncastFlows, OnOffFlows, ShortFlows, Spec, Star, TcpFlows, UdpCbrFlows
+from .spec import Dumbbell, IncastFlows, OnOffFlows, PoissonPacketsFlows, ShortFlows, Spec, Star, TcpFlows, UdpCbrFlows
 
-__all__ = ["CATALOG", "arrival_rate_per_s", "catalog", "check_topology", "source", "user_ids"]
+__all__ = ["CATALOG", "arrival_rate_per_s", "catalog", "check_topology", "mean_size", "source", "user_ids"]
 
 
 def _param(name: str, unit: str, default: str, help_: str) -> dict[str, str]:
@@ -71,8 +79,17 @@ CATALOG: list[dict[str, Any]] = [
             _param("load", "float", "(load or arrival_rate)", "offered load as a fraction of load_rate, in (0, 1]"),
             _param("load_rate", "bit/s", "the star's link or the bottleneck rate", "the rate `load` is a fraction of"),
             _param("arrival_rate", "float", "(load or arrival_rate)", "transfers per second"),
-            _param("size_min", "bytes", "2000B", "smallest transfer"),
-            _param("size_max", "bytes", "98000B", "largest transfer"),
+            _param("size_min", "bytes", "2000B", "smallest transfer (uniform sizes)"),
+            _param("size_max", "bytes", "98000B", "largest transfer (uniform sizes)"),
+            _param("size_distribution", "name", "uniform", "uniform in [size_min, size_max]; exponential, pareto or fixed of mean size_mean (rounded to whole bytes, at least 1)"),
+            _param("size_mean", "bytes", "(required unless uniform)", "mean size of the exponential, Pareto or fixed law"),
+            _param("pareto_shape", "float", "(required with pareto)", "Pareto shape alpha > 1 (finite mean; infinite variance up to 2)"),
+            _param(
+                "hosts",
+                "int",
+                "none (all transfers from one host)",
+                "dumbbell only: transfers run between this many host pairs, each behind its own access links (access_rate); a new one takes an idle pair, else shares one (counted: shared_arrivals)",
+            ),
             _param("stop", "time", "end of run", "no arrivals after this time"),
             _param("cc", "name", "newreno", "congestion control of the transfers"),
             _param("tcp", "table", "{}", "TCP options, as for `tcp`"),
@@ -114,11 +131,35 @@ def arrival_rate_per_s(group: ShortFlows, spec: Spec, key: str) -> float:
             rate = topo.bottleneck_rate
         else:
             raise SpecError(f"{key}.load_rate", SpecError.MISSING, 'a rate such as "1Gbps" (the capacity `load` is a fraction of; needed in a graph)')
-    mean_bytes = (group.size_min + group.size_max) / 2
-    return group.load * rate / (8 * mean_bytes)
+    return group.load * rate / (8 * mean_size(group, key))
 
 
-def source(group: TcpFlows | UdpCbrFlows | IncastFlows | ShortFlows | OnOffFlows, key: str, spec: Spec, tcp: dict[str, Any] | None) -> dict[str, Any]:
+def mean_size(group: ShortFlows, key: str) -> float:
+    """Returns the mean transfer size of a short-flow group in bytes, checking its size keys.
+
+    Raises SpecError when ``size_mean`` or ``pareto_shape`` is missing where the law needs it,
+    or set, with ``size_min`` / ``size_max``, where it does not apply.
+    """
+    law = group.size_distribution
+    if law == "uniform":
+        for name in ("size_mean", "pareto_shape"):
+            if getattr(group, name) is not None:
+                raise SpecError(f"{key}.{name}", getattr(group, name), 'no value with size_distribution = "uniform" (sizes in [size_min, size_max])')
+        if group.size_max < group.size_min:
+            raise SpecError(f"{key}.size_max", group.size_max, f">= size_min ({group.size_min} bytes)")
+        return (group.size_min + group.size_max) / 2
+    for name in ("size_min", "size_max"):
+        if name in group.model_fields_set:
+            raise SpecError(f"{key}.{name}", getattr(group, name), f'no value with size_distribution = "{law}" (only with "uniform")')
+    if group.size_mean is None:
+        raise SpecError(f"{key}.size_mean", SpecError.MISSING, f'a mean size such as "100KB" (size_distribution = "{law}")')
+    if (law == "pareto") != (group.pareto_shape is not None):
+        value = group.pareto_shape if group.pareto_shape is not None else SpecError.MISSING
+        raise SpecError(f"{key}.pareto_shape", value, 'a shape > 1 with size_distribution = "pareto", and only with it')
+    return float(group.size_mean)
+
+
+def source(group: TcpFlows | UdpCbrFlows | IncastFlows | ShortFlows | OnOffFlows | PoissonPacketsFlows, key: str, spec: Spec, tcp: dict[str, Any] | None) -> dict[str, Any]:
     """Returns the core's ``SourceConfig`` of a flow group; ``key`` is its key path, for errors.
 
     ``tcp`` is the group's ``TcpConfig`` (:func:`qdsim.tcp_options.tcp_config`; None for UDP),
@@ -137,10 +178,36 @@ def source(group: TcpFlows | UdpCbrFlows | IncastFlows | ShortFlows | OnOffFlows
         if group.size is not None:
             tcp_source["size_bytes"] = group.size
         return tcp_source
+    if isinstance(group, PoissonPacketsFlows):
+        return _poisson_source(group, key)
     if isinstance(group, OnOffFlows):
         which, amount = group.burst
         return {"kind": "on_off", f"burst_{which}": amount, "idle_ns": group.idle, "first_burst": group.first_burst, "tcp": tcp}
     return _workload_source(group, key, spec, tcp)
+
+
+#: The core's smallest datagram (40 bytes of headers and one of payload) and its default
+#: largest exponential size (an IP datagram's largest).
+MIN_DATAGRAM, MAX_DATAGRAM = 41, 65535
+
+
+def _poisson_source(group: PoissonPacketsFlows, key: str) -> dict[str, Any]:
+    """Returns the core's ``SourceConfig`` of a Poisson packet group (keys left at their
+    default are left out: the core's defaults). Raises SpecError when a size is below a
+    datagram's 41 bytes or ``min_packet_size`` ≤ ``packet_size`` ≤ ``max_packet_size`` fails."""
+    sizes = {"min_packet_size": group.min_packet_size or MIN_DATAGRAM, "packet_size": group.packet_size or 1500, "max_packet_size": group.max_packet_size or MAX_DATAGRAM}
+    for name, value in sizes.items():
+        if value < MIN_DATAGRAM:
+            raise SpecError(f"{key}.{name}", f"{value}B", f"at least {MIN_DATAGRAM}B (40 bytes of headers and one of payload)")
+    if sizes["packet_size"] > sizes["max_packet_size"]:
+        raise SpecError(f"{key}.max_packet_size", f"{sizes['max_packet_size']}B", f">= packet_size ({sizes['packet_size']}B)")
+    if sizes["min_packet_size"] > sizes["packet_size"]:
+        raise SpecError(f"{key}.min_packet_size", f"{sizes['min_packet_size']}B", f"<= packet_size ({sizes['packet_size']}B)")
+    out: dict[str, Any] = {"kind": "poisson_packets", "rate_bps": group.rate, "size_distribution": group.size_distribution}
+    for name, core in (("packet_size", "packet_bytes"), ("min_packet_size", "min_packet_bytes"), ("max_packet_size", "max_packet_bytes"), ("stop", "stop_ns")):
+        if getattr(group, name) is not None:
+            out[core] = getattr(group, name)
+    return out
 
 
 def _workload_source(group: IncastFlows | ShortFlows, key: str, spec: Spec, tcp: dict[str, Any] | None) -> dict[str, Any]:
@@ -155,15 +222,17 @@ def _workload_source(group: IncastFlows | ShortFlows, key: str, spec: Spec, tcp:
         if group.rounds is not None:
             repeat["rounds"] = group.rounds
         return {"kind": "tcp", "size_bytes": size, "tcp": tcp, "repeat": repeat}
-    if group.size_max < group.size_min:
-        raise SpecError(f"{key}.size_max", group.size_max, f">= size_min ({group.size_min} bytes)")
-    out: dict[str, Any] = {
-        "kind": "short_flows",
-        "arrival_rate_per_s": arrival_rate_per_s(group, spec, key),
-        "size_min_bytes": group.size_min,
-        "size_max_bytes": group.size_max,
-        "tcp": tcp,
-    }
+    mean_size(group, key)
+    out: dict[str, Any] = {"kind": "short_flows", "arrival_rate_per_s": arrival_rate_per_s(group, spec, key)}
+    if group.size_distribution == "uniform":
+        out |= {"size_min_bytes": group.size_min, "size_max_bytes": group.size_max}
+    elif group.size_distribution == "fixed":
+        out["sizes"] = {"distribution": "fixed", "bytes": group.size_mean}
+    else:
+        out["sizes"] = {"distribution": group.size_distribution, "mean_bytes": group.size_mean}
+        if group.pareto_shape is not None:
+            out["sizes"]["shape"] = group.pareto_shape
+    out["tcp"] = tcp
     if group.stop is not None:
         out["stop_ns"] = group.stop
     return out

@@ -139,21 +139,32 @@ pub enum SourceConfig {
         repeat: Option<RepeatConfig>,
     },
     /// Finite TCP transfers from `src` to `dst` arriving as a Poisson process (each a new
-    /// connection), sizes uniform in `[size_min_bytes, size_max_bytes]`: the short flows of
-    /// data-center workloads. Stops creating transfers at `stop_ns` (or the end of the run).
+    /// connection), sizes uniform in `[size_min_bytes, size_max_bytes]` (the short flows of
+    /// data-center workloads) or drawn from `sizes`. Stops creating transfers at `stop_ns` (or
+    /// the end of the run). With `hosts`, each transfer runs between a pair of hosts of that
+    /// pool, each behind its own access links, instead of `src` → `dst` (`sim/apps.rs`).
     ShortFlows {
         /// Mean arrivals per second (> 0).
         arrival_rate_per_s: f64,
-        /// Smallest transfer, bytes (> 0).
+        /// Smallest transfer of uniform sizes, bytes (> 0); absent (0) with `sizes`.
+        #[serde(default)]
         size_min_bytes: u64,
-        /// Largest transfer, bytes (>= the smallest).
+        /// Largest transfer of uniform sizes, bytes (>= the smallest); absent (0) with `sizes`.
+        #[serde(default)]
         size_max_bytes: u64,
+        /// Another size law than uniform; `None` = uniform in `[size_min_bytes, size_max_bytes]`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sizes: Option<FlowSizes>,
         /// TCP parameters of every transfer.
         #[serde(default)]
         tcp: TcpConfig,
         /// When arrivals stop (ns); `None` = end of run.
         #[serde(default)]
         stop_ns: Option<u64>,
+        /// The pool of (sender, receiver) hosts transfers run between; empty = every transfer
+        /// from the flow's `src` to its `dst`.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        hosts: Vec<HostPair>,
     },
     /// An on-off TCP source (Kantawala & Turner 2005, §4): one connection that is handed a
     /// burst of data, and after the receiver has all of it an exponentially distributed idle
@@ -175,6 +186,28 @@ pub enum SourceConfig {
         #[serde(default)]
         tcp: TcpConfig,
     },
+    /// Unresponsive datagrams arriving as a Poisson process that offers `rate_bps`, in
+    /// packets of fixed or exponential sizes (`traffic/poisson.rs`), until `stop_ns` (or the
+    /// end of the run): the aggregate of many non-bottlenecked flows (Augé & Roberts 2006).
+    PoissonPackets {
+        /// Offered bit rate, counting whole packets (> 0).
+        rate_bps: u64,
+        /// Packet size on the wire in bytes; the mean of the exponential law.
+        #[serde(default = "default_packet_bytes")]
+        packet_bytes: u32,
+        /// The size law.
+        #[serde(default)]
+        size_distribution: PacketSizeLaw,
+        /// Smallest exponential size, bytes.
+        #[serde(default = "default_min_packet_bytes")]
+        min_packet_bytes: u32,
+        /// Largest exponential size, bytes.
+        #[serde(default = "default_max_packet_bytes")]
+        max_packet_bytes: u32,
+        /// Time at which the source stops sending (nanoseconds); `None` = end of run.
+        #[serde(default)]
+        stop_ns: Option<u64>,
+    },
     /// A UDP constant-bit-rate source, sending `packet_bytes` packets at `rate_bps` until
     /// `stop_ns` (or the end of the run).
     UdpCbr {
@@ -187,6 +220,95 @@ pub enum SourceConfig {
         #[serde(default)]
         stop_ns: Option<u64>,
     },
+}
+
+/// The size law of transfers arriving at random (`short_flows` with `sizes`), in bytes of
+/// application data; a size is rounded to whole bytes, at least 1 (`sim/apps.rs`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "distribution", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FlowSizes {
+    /// Exponential of mean `mean_bytes`.
+    Exponential {
+        /// Mean size, bytes (> 0).
+        mean_bytes: u64,
+    },
+    /// Pareto of shape `shape` (> 1, so that the mean is finite) and mean `mean_bytes`: scale
+    /// `x_m = mean·(shape − 1)/shape`, `P(X > x) = (x_m/x)^shape` for `x ≥ x_m`, capped at
+    /// [`MAX_TRANSFER_BYTES`].
+    Pareto {
+        /// Mean size, bytes (> 0).
+        mean_bytes: u64,
+        /// Shape α (> 1; the variance is infinite for α ≤ 2).
+        shape: f64,
+    },
+    /// Every transfer has `bytes`.
+    Fixed {
+        /// Size, bytes (> 0).
+        bytes: u64,
+    },
+}
+
+/// Largest transfer a size law draws: 1 TiB, so that a Pareto tail cannot overflow; with a
+/// mean of 1 MB and shape 1.1 a draw exceeds it with probability 10⁻⁷.
+pub const MAX_TRANSFER_BYTES: u64 = 1 << 40;
+
+impl FlowSizes {
+    /// Returns the mean transfer size in bytes.
+    pub fn mean_bytes(&self) -> f64 {
+        match *self {
+            FlowSizes::Exponential { mean_bytes } | FlowSizes::Pareto { mean_bytes, .. } => mean_bytes as f64,
+            FlowSizes::Fixed { bytes } => bytes as f64,
+        }
+    }
+
+    /// Checks the law's parameters.
+    ///
+    /// # Errors
+    /// The first offending value, with its key (relative to `sizes`).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        match *self {
+            FlowSizes::Exponential { mean_bytes: 0 } | FlowSizes::Pareto { mean_bytes: 0, .. } => {
+                Err(ConfigError::new("mean_bytes", 0, "a mean size > 0 bytes"))
+            }
+            FlowSizes::Pareto { shape, .. } if !(shape.is_finite() && shape > 1.0) => {
+                Err(ConfigError::new("shape", shape, "a finite shape > 1 (the mean is infinite for shape <= 1)"))
+            }
+            FlowSizes::Fixed { bytes: 0 } => Err(ConfigError::new("bytes", 0, "a size > 0 bytes")),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// One (sender, receiver) pair of a transfer pool.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct HostPair {
+    /// Sending node name.
+    pub src: String,
+    /// Receiving node name.
+    pub dst: String,
+}
+
+/// The size law of a Poisson packet source.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PacketSizeLaw {
+    /// Every packet has `packet_bytes`.
+    #[default]
+    Fixed,
+    /// Exponential of mean `packet_bytes`, rounded and clamped to
+    /// `[min_packet_bytes, max_packet_bytes]` (`traffic/poisson.rs`).
+    Exponential,
+}
+
+/// Default smallest datagram of a Poisson source: the headers and one byte of payload.
+pub fn default_min_packet_bytes() -> u32 {
+    HEADER_BYTES + 1
+}
+
+/// Default largest datagram of a Poisson source: an IP datagram's largest size.
+pub fn default_max_packet_bytes() -> u32 {
+    65535
 }
 
 /// When an on-off source hands its first burst to TCP.
@@ -252,7 +374,52 @@ pub struct SamplingConfig {
     /// `m_fair`, `m_i`, `gamma_i`, `d_i`, ...) at each sample.
     #[serde(default)]
     pub qdisc: bool,
+    /// Add to each queue sample the bytes the link finished transmitting since the previous
+    /// sample (`tx_bytes`), so its utilization over any multiple of the interval is a sum;
+    /// records the queue rows even without `queues`.
+    #[serde(default)]
+    pub tx_bytes: bool,
+    /// Record TCP state (`tcp`, `tcp_on_change`) only for the flows of these groups and the
+    /// connections they open; `None` = every TCP flow.
+    #[serde(default)]
+    pub tcp_groups: Option<Vec<String>>,
+    /// Report every transfer generator's arrivals and the time-weighted distribution of its
+    /// transfers in progress (`RunResults::generators`); generators with a host pool are
+    /// reported anyway.
+    #[serde(default)]
+    pub flows_in_progress: bool,
+    /// Record every packet offered to one link (`RunResults::series.packets`).
+    #[serde(default)]
+    pub packets: Option<PacketRecordConfig>,
 }
+
+/// The packet-emission record: one row (time, flow, size, lost) per packet offered to the
+/// link `link` in `[start_ns, stop_ns)`, at most `max_rows` rows (`sim/record.rs`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PacketRecordConfig {
+    /// The link's name.
+    pub link: String,
+    /// First offer recorded, ns.
+    #[serde(default)]
+    pub start_ns: u64,
+    /// End of the recording, ns; `None` = end of run.
+    #[serde(default)]
+    pub stop_ns: Option<u64>,
+    /// Most rows recorded (> 0); later offers are only counted
+    /// (`RunResults::packets_not_recorded`). Each row holds 17 bytes.
+    #[serde(default = "default_packet_rows")]
+    pub max_rows: u64,
+}
+
+/// Default row cap of the packet record: 4 million rows, 68 MB (with about as much again
+/// while they are handed to Python) — 13 minutes of a 50 Mb/s link full of 1500 B packets.
+pub fn default_packet_rows() -> u64 {
+    4_000_000
+}
+
+/// Largest row cap of the packet record: 10⁸ rows, 1.7 GB.
+pub const MAX_PACKET_ROWS: u64 = 100_000_000;
 
 impl RunConfig {
     /// Parses a run configuration from JSON and validates it.
@@ -304,12 +471,43 @@ impl RunConfig {
                 return Err(ConfigError::new(format!("{p}.jitter_ns"), h.jitter_ns, "at most 1 s (1000000000 ns)"));
             }
         }
-        if self.sampling.interval_ns == 0 && (self.sampling.queues || self.sampling.tcp || self.sampling.qdisc) {
+        let sampling = &self.sampling;
+        if sampling.interval_ns == 0 && (sampling.queues || sampling.tcp || sampling.qdisc || sampling.tx_bytes) {
             return Err(ConfigError::new(
                 "sampling.interval_ns",
                 0,
-                "> 0 when sampling.queues, sampling.tcp or sampling.qdisc is on",
+                "> 0 when sampling.queues, sampling.tcp, sampling.qdisc or sampling.tx_bytes is on",
             ));
+        }
+        self.validate_sampled_names(&link_names)
+    }
+
+    /// Checks the groups and the link the sampling names.
+    fn validate_sampled_names(&self, links: &BTreeSet<&str>) -> Result<(), ConfigError> {
+        let sampling = &self.sampling;
+        for (i, g) in sampling.tcp_groups.iter().flatten().enumerate() {
+            if !self.flows.iter().any(|f| &f.group == g) {
+                return Err(ConfigError::new(format!("sampling.tcp_groups[{i}]"), g, "the name of a flow group"));
+            }
+        }
+        if let Some(p) = &sampling.packets {
+            if !links.contains(p.link.as_str()) {
+                return Err(ConfigError::new("sampling.packets.link", &p.link, "the name of a link in `links`"));
+            }
+            if !(1..=MAX_PACKET_ROWS).contains(&p.max_rows) {
+                return Err(ConfigError::new(
+                    "sampling.packets.max_rows",
+                    p.max_rows,
+                    format!("from 1 to {MAX_PACKET_ROWS} rows"),
+                ));
+            }
+            if p.stop_ns.is_some_and(|stop| stop <= p.start_ns) {
+                return Err(ConfigError::new(
+                    "sampling.packets.stop_ns",
+                    format!("{:?}", p.stop_ns),
+                    format!("a stop after start_ns ({})", p.start_ns),
+                ));
+            }
         }
         Ok(())
     }
@@ -396,7 +594,28 @@ impl FlowConfig {
                 format!("a start before the end of the run ({duration_ns} ns)"),
             ));
         }
+        if let SourceConfig::ShortFlows { hosts, .. } = &self.source {
+            for (j, h) in hosts.iter().enumerate() {
+                let p = format!("source.hosts[{j}]");
+                known_node(nodes, &format!("{p}.src"), &h.src)?;
+                known_node(nodes, &format!("{p}.dst"), &h.dst)?;
+                if h.src == h.dst {
+                    return Err(ConfigError::new(format!("{p}.dst"), &h.dst, "a node other than `src`"));
+                }
+            }
+        }
         self.source.validate().map_err(|e| e.within("source"))
+    }
+
+    /// Returns every (sender, receiver) pair the flow's packets may run between: its own,
+    /// then its transfer pool's.
+    pub fn endpoints(&self) -> impl Iterator<Item = (&str, &str)> {
+        let pool = match &self.source {
+            SourceConfig::ShortFlows { hosts, .. } => hosts.as_slice(),
+            _ => &[],
+        };
+        std::iter::once((self.src.as_str(), self.dst.as_str()))
+            .chain(pool.iter().map(|h| (h.src.as_str(), h.dst.as_str())))
     }
 }
 
@@ -408,6 +627,7 @@ impl SourceConfig {
             SourceConfig::ShortFlows { .. } => "short_flows",
             SourceConfig::OnOff { .. } => "on_off",
             SourceConfig::UdpCbr { .. } => "udp_cbr",
+            SourceConfig::PoissonPackets { .. } => "poisson_packets",
         }
     }
 
@@ -417,7 +637,7 @@ impl SourceConfig {
             SourceConfig::Tcp { tcp, .. } | SourceConfig::ShortFlows { tcp, .. } | SourceConfig::OnOff { tcp, .. } => {
                 Some(tcp)
             }
-            SourceConfig::UdpCbr { .. } => None,
+            SourceConfig::UdpCbr { .. } | SourceConfig::PoissonPackets { .. } => None,
         }
     }
 
@@ -451,13 +671,22 @@ impl SourceConfig {
                 }
                 tcp.validate().map_err(|e| e.within("tcp"))
             }
-            SourceConfig::ShortFlows { arrival_rate_per_s, size_min_bytes, size_max_bytes, tcp, .. } => {
+            SourceConfig::ShortFlows { arrival_rate_per_s, size_min_bytes, size_max_bytes, sizes, tcp, .. } => {
                 if !(arrival_rate_per_s.is_finite() && *arrival_rate_per_s > 0.0) {
                     return Err(ConfigError::new(
                         "arrival_rate_per_s",
                         arrival_rate_per_s,
                         "a finite rate > 0 per second",
                     ));
+                }
+                if let Some(law) = sizes {
+                    for (key, v) in [("size_min_bytes", size_min_bytes), ("size_max_bytes", size_max_bytes)] {
+                        if *v != 0 {
+                            return Err(ConfigError::new(key, v, "absent with `sizes` (uniform sizes only)"));
+                        }
+                    }
+                    law.validate().map_err(|e| e.within("sizes"))?;
+                    return tcp.validate().map_err(|e| e.within("tcp"));
                 }
                 if *size_min_bytes == 0 {
                     return Err(ConfigError::new("size_min_bytes", 0, "> 0 bytes"));
@@ -493,17 +722,44 @@ impl SourceConfig {
                 if *rate_bps == 0 {
                     return Err(ConfigError::new("rate_bps", 0, "a rate > 0 bit/s"));
                 }
-                if *packet_bytes < HEADER_BYTES + 1 {
+                datagram_size("packet_bytes", *packet_bytes)
+            }
+            SourceConfig::PoissonPackets { rate_bps, packet_bytes, min_packet_bytes, max_packet_bytes, .. } => {
+                if *rate_bps == 0 {
+                    return Err(ConfigError::new("rate_bps", 0, "a rate > 0 bit/s"));
+                }
+                datagram_size("packet_bytes", *packet_bytes)?;
+                datagram_size("min_packet_bytes", *min_packet_bytes)?;
+                if max_packet_bytes < packet_bytes {
                     return Err(ConfigError::new(
-                        "packet_bytes",
-                        packet_bytes,
-                        format!("at least {} bytes (headers plus one payload byte)", HEADER_BYTES + 1),
+                        "max_packet_bytes",
+                        max_packet_bytes,
+                        format!(">= packet_bytes ({packet_bytes})"),
+                    ));
+                }
+                if min_packet_bytes > packet_bytes {
+                    return Err(ConfigError::new(
+                        "min_packet_bytes",
+                        min_packet_bytes,
+                        format!("<= packet_bytes ({packet_bytes})"),
                     ));
                 }
                 Ok(())
             }
         }
     }
+}
+
+/// Checks a datagram size: at least the headers plus one payload byte.
+fn datagram_size(key: &str, bytes: u32) -> Result<(), ConfigError> {
+    if bytes < HEADER_BYTES + 1 {
+        return Err(ConfigError::new(
+            key,
+            bytes,
+            format!("at least {} bytes (headers plus one payload byte)", HEADER_BYTES + 1),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -549,6 +805,17 @@ mod tests {
             "flows[0].source.rate_bps"
         );
         assert_eq!(key(|v| v["sampling"] = serde_json::json!({"queues": true})), "sampling.interval_ns");
+        assert_eq!(key(|v| v["sampling"] = serde_json::json!({"tx_bytes": true})), "sampling.interval_ns");
+        assert_eq!(key(|v| v["sampling"] = serde_json::json!({"tcp_groups": ["g", "x"]})), "sampling.tcp_groups[1]");
+        assert_eq!(key(|v| v["sampling"] = serde_json::json!({"packets": {"link": "c->d"}})), "sampling.packets.link");
+        assert_eq!(
+            key(|v| v["sampling"] = serde_json::json!({"packets": {"link": "a->b", "max_rows": 0}})),
+            "sampling.packets.max_rows"
+        );
+        assert_eq!(
+            key(|v| v["sampling"] = serde_json::json!({"packets": {"link": "a->b", "start_ns": 5, "stop_ns": 5}})),
+            "sampling.packets.stop_ns"
+        );
         assert_eq!(key(|v| v["hosts"] = serde_json::json!([{"node": "c", "jitter_ns": 1}])), "hosts[0].node");
         assert_eq!(
             key(|v| v["hosts"] = serde_json::json!([{"node": "a", "jitter_ns": 1}, {"node": "a", "jitter_ns": 2}])),
@@ -558,7 +825,51 @@ mod tests {
             key(|v| v["hosts"] = serde_json::json!([{"node": "a", "jitter_ns": 2_000_000_000u64}])),
             "hosts[0].jitter_ns"
         );
-        let on_off = |source: serde_json::Value| key(|v| v["flows"][0]["source"] = source);
+        let source = |source: serde_json::Value| key(|v| v["flows"][0]["source"] = source);
+        let poisson = |extra: serde_json::Value| {
+            let mut s = serde_json::json!({"kind": "poisson_packets", "rate_bps": 1_000_000});
+            s.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            source(s)
+        };
+        assert_eq!(poisson(serde_json::json!({"rate_bps": 0})), "flows[0].source.rate_bps");
+        assert_eq!(poisson(serde_json::json!({"packet_bytes": 40})), "flows[0].source.packet_bytes");
+        assert_eq!(poisson(serde_json::json!({"min_packet_bytes": 2000})), "flows[0].source.min_packet_bytes");
+        assert_eq!(poisson(serde_json::json!({"max_packet_bytes": 1000})), "flows[0].source.max_packet_bytes");
+        assert_eq!(
+            poisson(serde_json::json!({"size_distribution": "pareto"})),
+            "config",
+            "an unknown size law is a schema error"
+        );
+        let short = |extra: serde_json::Value| {
+            let mut s = serde_json::json!({"kind": "short_flows", "arrival_rate_per_s": 1.0});
+            s.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            source(s)
+        };
+        assert_eq!(short(serde_json::json!({})), "flows[0].source.size_min_bytes");
+        assert_eq!(
+            short(serde_json::json!({"sizes": {"distribution": "pareto", "mean_bytes": 1000, "shape": 1.0}})),
+            "flows[0].source.sizes.shape"
+        );
+        assert_eq!(
+            short(serde_json::json!({"sizes": {"distribution": "exponential", "mean_bytes": 0}})),
+            "flows[0].source.sizes.mean_bytes"
+        );
+        assert_eq!(
+            short(serde_json::json!({"size_min_bytes": 5, "sizes": {"distribution": "fixed", "bytes": 9}})),
+            "flows[0].source.size_min_bytes"
+        );
+        assert_eq!(
+            short(
+                serde_json::json!({"sizes": {"distribution": "fixed", "bytes": 9}, "hosts": [{"src": "a", "dst": "c"}]})
+            ),
+            "flows[0].source.hosts[0].dst"
+        );
+        assert_eq!(
+            short(serde_json::json!({"sizes": {"distribution": "lognormal", "mean_bytes": 9}})),
+            "config",
+            "an unknown size law is a schema error"
+        );
+        let on_off = source;
         assert_eq!(on_off(serde_json::json!({"kind": "on_off", "idle_ns": 1})), "flows[0].source.burst_pkts");
         assert_eq!(
             on_off(serde_json::json!({"kind": "on_off", "burst_bytes": 0, "idle_ns": 1})),
@@ -598,10 +909,11 @@ mod tests {
             serde_json::json!({"kind": "short_flows", "arrival_rate_per_s": 1.0, "size_min_bytes": 1, "size_max_bytes": 2}),
             serde_json::json!({"kind": "udp_cbr", "rate_bps": 1}),
             serde_json::json!({"kind": "on_off", "burst_pkts": 256, "idle_ns": 2_000_000_000u64}),
+            serde_json::json!({"kind": "poisson_packets", "rate_bps": 1, "size_distribution": "exponential"}),
         ] {
             let s: SourceConfig = serde_json::from_value(source.clone()).unwrap();
             assert_eq!(s.kind(), source["kind"]);
-            assert_eq!(s.tcp().is_some(), s.kind() != "udp_cbr");
+            assert_eq!(s.tcp().is_some(), !["udp_cbr", "poisson_packets"].contains(&s.kind()));
         }
     }
 }

@@ -47,6 +47,8 @@ pub enum FlowTimer {
     DelayedAck(u32),
     /// The next packet of a constant-bit-rate source.
     CbrSend,
+    /// The next packet of a Poisson packet source.
+    PoissonSend,
     /// The next arrival of a short-flow generator.
     Arrival,
     /// The next round of a persistent connection's repeated transfer.

@@ -31,6 +31,35 @@ pub struct RunResults {
     pub transfers: Transfers,
     /// Sampled time series (empty unless sampling was configured).
     pub series: Series,
+    /// Transfer generators (`short_flows`) with a host pool, or every one with
+    /// `sampling.flows_in_progress`; left out of the JSON when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub generators: Vec<GeneratorResult>,
+    /// Packets offered to the recorded link (`sampling.packets`) beyond its row cap; `None`
+    /// without a packet record (and then left out of the JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packets_not_recorded: Option<u64>,
+}
+
+/// One transfer generator over the window: its arrivals and how many of its transfers were
+/// in progress (time-weighted), the quantity processor sharing predicts (`P(n) = (1 − ρ)ρⁿ`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GeneratorResult {
+    /// The generator's flow index.
+    pub flow: u32,
+    /// Its group.
+    pub group: String,
+    /// Transfers that arrived in the window.
+    pub arrivals: u64,
+    /// Of those, transfers that found every host pair of the pool busy and shared one
+    /// (0 without a pool).
+    pub shared_arrivals: u64,
+    /// Time-weighted mean number of transfers in progress over the window.
+    pub mean_in_progress: f64,
+    /// Most transfers in progress at once in the window.
+    pub max_in_progress: u64,
+    /// Fraction of the window with exactly n transfers in progress, n = 0, 1, ...
+    pub in_progress_fraction: Vec<f64>,
 }
 
 /// Columns of the transfer table: one row per finite TCP connection.
@@ -62,7 +91,7 @@ pub struct FlowResult {
     pub src: String,
     /// Destination node name.
     pub dst: String,
-    /// `"tcp"` or `"udp_cbr"`.
+    /// The source's kind (`"tcp"`, `"udp_cbr"`, `"poisson_packets"`, `"short_flows"`, ...).
     pub kind: String,
     /// Congestion control name (`""` for UDP).
     pub cc: String,
@@ -205,6 +234,30 @@ pub struct Series {
     /// Left out of the JSON when empty, so runs without it serialise as before.
     #[serde(skip_serializing_if = "QdiscSeries::is_empty")]
     pub qdisc: QdiscSeries,
+    /// The packet-emission record (with `sampling.packets`): one row per packet offered to
+    /// the link. Left out of the JSON when empty.
+    #[serde(skip_serializing_if = "PacketSeries::is_empty")]
+    pub packets: PacketSeries,
+}
+
+/// Columns of the packet-emission record: every packet offered to one link's queue.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct PacketSeries {
+    /// When the packet was offered, seconds.
+    pub t: Vec<f64>,
+    /// The configured flow it belongs to (a generator for its transfers' packets).
+    pub flow: Vec<u32>,
+    /// Wire size, bytes.
+    pub size_bytes: Vec<u32>,
+    /// Whether the link lost it: dropped by the qdisc (on arrival or later) or on the wire.
+    pub lost: Vec<bool>,
+}
+
+impl PacketSeries {
+    /// Returns whether no row was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
+    }
 }
 
 /// Columns of the qdisc-internals series: one row per variable (and class) per sample.
@@ -259,6 +312,10 @@ pub struct QueueSeries {
     /// Of those, drops because the buffer was full (`overflow`); the rest are the
     /// algorithm's own (AQM) decisions.
     pub overflow_drops: Vec<u64>,
+    /// Bytes whose transmission finished since the previous sample (with
+    /// `sampling.tx_bytes`; empty otherwise, and then left out of the JSON).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tx_bytes: Vec<u64>,
 }
 
 /// Columns of the TCP sender series.

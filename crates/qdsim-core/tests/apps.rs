@@ -219,8 +219,10 @@ fn short_flows_arrive_as_a_poisson_process_with_uniform_sizes() {
             arrival_rate_per_s: rate,
             size_min_bytes: 2_000,
             size_max_bytes: 98_000,
+            sizes: None,
             tcp: tcp_min_rto_10ms(),
             stop_ns: None,
+            hosts: vec![],
         },
     }];
     let cfg = star(2, 200, flows, 10_000);

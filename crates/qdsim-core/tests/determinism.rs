@@ -22,6 +22,7 @@ fn config_with(seed: u64, profile: &str) -> qdsim_core::RunConfig {
             arrival_rate_per_s: 5.0,
             size_min_bytes: 2_000,
             size_max_bytes: 98_000,
+            sizes: None,
             tcp: TcpConfig {
                 sack: true,
                 handshake: true,
@@ -35,6 +36,7 @@ fn config_with(seed: u64, profile: &str) -> qdsim_core::RunConfig {
                 ..TcpConfig::default()
             },
             stop_ns: None,
+            hosts: vec![],
         },
         ..FlowGroup::bulk("short", 1, 2 * MS, TcpConfig::default())
     });
@@ -87,4 +89,62 @@ fn host_processing_delay_changes_the_run_and_zero_is_exact_timing() {
     // Any J > 0 moves packets off the lattice: the run differs.
     let jittered = qdsim_core::run(&config(5)).unwrap();
     assert_ne!(jittered.events, qdsim_core::run(&exact).unwrap().events);
+}
+
+/// A bulk flow against Poisson packets of exponential sizes and a generator of Pareto-sized
+/// transfers over its own host pairs, with every series of a buffer-sizing study recorded.
+fn background(seed: u64) -> qdsim_core::RunConfig {
+    use qdsim_core::config::{FlowSizes, HostPair, PacketRecordConfig, PacketSizeLaw};
+    let mut d = dumbbell(10_000_000, 5, 5, 1, 20);
+    d.groups.push(FlowGroup {
+        source: SourceConfig::PoissonPackets {
+            rate_bps: 3_000_000,
+            packet_bytes: 800,
+            size_distribution: PacketSizeLaw::Exponential,
+            min_packet_bytes: 41,
+            max_packet_bytes: 65535,
+            stop_ns: None,
+        },
+        ..FlowGroup::bulk("poisson", 1, 2 * MS, TcpConfig::default())
+    });
+    d.groups.push(FlowGroup {
+        access_rate_bps: 1_000_000,
+        source: SourceConfig::ShortFlows {
+            arrival_rate_per_s: 10.0,
+            size_min_bytes: 0,
+            size_max_bytes: 0,
+            sizes: Some(FlowSizes::Pareto { mean_bytes: 20_000, shape: 1.2 }),
+            tcp: TcpConfig::default(),
+            stop_ns: None,
+            hosts: vec![],
+        },
+        ..FlowGroup::bulk("flows", 2, 2 * MS, TcpConfig::default())
+    });
+    let mut cfg = d.config(seed, 10 * S, 2 * S).with_host_jitter(10_000);
+    // The first generator runs over both of the group's host pairs, the second on its own.
+    let pool: Vec<HostPair> =
+        cfg.flows[2..].iter().map(|f| HostPair { src: f.src.clone(), dst: f.dst.clone() }).collect();
+    if let SourceConfig::ShortFlows { hosts, .. } = &mut cfg.flows[2].source {
+        *hosts = pool;
+    }
+    cfg.sampling.interval_ns = 10 * MS;
+    cfg.sampling.tx_bytes = true;
+    cfg.sampling.tcp = true;
+    cfg.sampling.tcp_groups = Some(vec!["bulk".into()]);
+    cfg.sampling.flows_in_progress = true;
+    cfg.sampling.packets =
+        Some(PacketRecordConfig { link: "bottleneck".into(), start_ns: 0, stop_ns: None, max_rows: 1_000_000 });
+    cfg
+}
+
+#[test]
+fn background_traffic_and_its_records_are_deterministic() {
+    let a = qdsim_core::run(&background(42)).unwrap();
+    let _other = qdsim_core::run(&background(7)).unwrap();
+    let b = qdsim_core::run(&background(42)).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
+    assert!(!a.series.packets.is_empty() && !a.generators.is_empty() && !a.transfers.flow.is_empty());
+    let c = qdsim_core::run(&background(43)).unwrap();
+    assert_ne!(a.series.packets, c.series.packets, "another seed draws other packets");
 }

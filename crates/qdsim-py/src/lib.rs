@@ -81,7 +81,7 @@ fn le_bytes<T: Copy, const N: usize>(values: &[T], to_le: fn(T) -> [u8; N]) -> V
 /// One binary column: its name, its NumPy dtype and its values as little-endian bytes.
 type Column = (&'static str, &'static str, Vec<u8>);
 
-/// Moves the queue and TCP series (and the qdisc series, if recorded) out of `series` into `{kind: {column: (dtype, bytes)}}`,
+/// Moves the queue and TCP series (and the qdisc series and the packet record, if recorded) out of `series` into `{kind: {column: (dtype, bytes)}}`,
 /// each column its NumPy dtype and its values as little-endian bytes: a sampled run can
 /// have 10⁷ rows, which as JSON cost gigabytes and most of the run's time to parse. The
 /// TCP event log (a text column, few rows) stays in the JSON.
@@ -89,18 +89,20 @@ fn take_series_columns<'py>(py: Python<'py>, series: &mut Series) -> PyResult<Bo
     let queue = std::mem::take(&mut series.queue);
     let tcp = std::mem::take(&mut series.tcp);
     let in_timeout: Vec<u8> = tcp.in_timeout.iter().map(|&b| u8::from(b)).collect();
+    let mut queue_columns = vec![
+        ("t", "<f8", le_bytes(&queue.t, f64::to_le_bytes)),
+        ("link", "<u4", le_bytes(&queue.link, u32::to_le_bytes)),
+        ("pkts", "<u8", le_bytes(&queue.pkts, u64::to_le_bytes)),
+        ("bytes", "<u8", le_bytes(&queue.bytes, u64::to_le_bytes)),
+        ("drops", "<u8", le_bytes(&queue.drops, u64::to_le_bytes)),
+        ("overflow_drops", "<u8", le_bytes(&queue.overflow_drops, u64::to_le_bytes)),
+    ];
+    // Only when recorded (`sampling.tx_bytes`): other runs hand over the columns they always did.
+    if !queue.tx_bytes.is_empty() {
+        queue_columns.push(("tx_bytes", "<u8", le_bytes(&queue.tx_bytes, u64::to_le_bytes)));
+    }
     let kinds: [(&str, Vec<Column>); 2] = [
-        (
-            "queue",
-            vec![
-                ("t", "<f8", le_bytes(&queue.t, f64::to_le_bytes)),
-                ("link", "<u4", le_bytes(&queue.link, u32::to_le_bytes)),
-                ("pkts", "<u8", le_bytes(&queue.pkts, u64::to_le_bytes)),
-                ("bytes", "<u8", le_bytes(&queue.bytes, u64::to_le_bytes)),
-                ("drops", "<u8", le_bytes(&queue.drops, u64::to_le_bytes)),
-                ("overflow_drops", "<u8", le_bytes(&queue.overflow_drops, u64::to_le_bytes)),
-            ],
-        ),
+        ("queue", queue_columns),
         (
             "tcp",
             vec![
@@ -125,6 +127,20 @@ fn take_series_columns<'py>(py: Python<'py>, series: &mut Series) -> PyResult<Bo
     // Only when recorded: runs without it hand over exactly the columns they always did.
     if !series.qdisc.is_empty() {
         out.set_item("qdisc", qdisc_columns(py, std::mem::take(&mut series.qdisc))?)?;
+    }
+    if !series.packets.is_empty() {
+        let p = std::mem::take(&mut series.packets);
+        let lost: Vec<u8> = p.lost.iter().map(|&b| u8::from(b)).collect();
+        let table = PyDict::new(py);
+        for (name, dtype, bytes) in [
+            ("t", "<f8", le_bytes(&p.t, f64::to_le_bytes)),
+            ("flow", "<u4", le_bytes(&p.flow, u32::to_le_bytes)),
+            ("size_bytes", "<u4", le_bytes(&p.size_bytes, u32::to_le_bytes)),
+            ("lost", "|b1", lost),
+        ] {
+            table.set_item(name, (dtype, PyBytes::new(py, &bytes)))?;
+        }
+        out.set_item("packets", table)?;
     }
     Ok(out)
 }

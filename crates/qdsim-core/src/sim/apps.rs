@@ -17,20 +17,125 @@ use rand::Rng;
 use rand_distr::{Distribution, Exp};
 
 use super::{Endpoints, Flow, FlowAcc, Sim};
+use crate::config::{FlowSizes, MAX_TRANSFER_BYTES};
 use crate::event::{Event, FlowTimer};
+use crate::packet::NodeId;
 use crate::rng::StreamRng;
+use crate::stats::Occupancy;
 use crate::tcp::TcpConfig;
 use crate::time::{Duration, Time};
 
+/// How a generator draws transfer sizes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum SizeDraw {
+    /// Uniform in `[min, max]` bytes.
+    Uniform { min: u64, max: u64 },
+    /// A size law (`FlowSizes`).
+    Law(FlowSizes),
+}
+
+impl SizeDraw {
+    /// Draws one size in bytes: an exponential or Pareto draw rounded to whole bytes, at
+    /// least 1 and at most [`MAX_TRANSFER_BYTES`].
+    fn draw(&self, rng: &mut StreamRng) -> u64 {
+        let x = match *self {
+            SizeDraw::Uniform { min, max } => return rng.random_range(min..=max),
+            SizeDraw::Law(FlowSizes::Fixed { bytes }) => return bytes,
+            SizeDraw::Law(FlowSizes::Exponential { mean_bytes }) => {
+                Exp::new(1.0 / mean_bytes as f64).expect("validated mean > 0").sample(rng)
+            }
+            SizeDraw::Law(FlowSizes::Pareto { mean_bytes, shape }) => {
+                // Inverse transform: x_m · U^(−1/α), U uniform in (0, 1].
+                let x_m = mean_bytes as f64 * (shape - 1.0) / shape;
+                let u: f64 = 1.0 - rng.random::<f64>();
+                x_m * u.powf(-1.0 / shape)
+            }
+        };
+        (x.round() as u64).clamp(1, MAX_TRANSFER_BYTES)
+    }
+}
+
 /// A Poisson generator of finite TCP transfers.
+///
+/// With a host pool, a transfer runs between the first (sender, receiver) pair that has
+/// none of the generator's transfers in progress, so each is capped by its own access links
+/// (ns-2 set-ups give every flow its own access link; Augé & Roberts §IV-B: "finite size TCP
+/// flows each with a maximum rate of 1Mbps"). When every pair is busy the transfer still
+/// starts at its arrival time — the arrival process stays Poisson — on the pair with the
+/// fewest transfers in progress (the first such), sharing its access links, and is counted
+/// in `shared_arrivals`; a pool sized as `docs/traffic.md` says makes that rare.
 #[derive(Debug)]
 pub(crate) struct ShortFlowGen {
-    pub rng: StreamRng,
-    pub inter_arrival: Exp<f64>,
-    pub size_min: u64,
-    pub size_max: u64,
-    pub stop: Time,
-    pub tcp: TcpConfig,
+    rng: StreamRng,
+    inter_arrival: Exp<f64>,
+    sizes: SizeDraw,
+    stop: Time,
+    tcp: TcpConfig,
+    /// The pool of (sender, receiver) nodes; empty = the generator's own.
+    pool: Vec<(NodeId, NodeId)>,
+    /// Transfers in progress on each pair of the pool.
+    busy: Vec<u32>,
+    /// Transfers in progress, over time.
+    pub in_progress: Occupancy,
+    /// Arrivals in the window.
+    pub arrivals: u64,
+    /// Arrivals in the window that found every pair of the pool busy.
+    pub shared_arrivals: u64,
+}
+
+impl ShortFlowGen {
+    /// Returns a generator of `rate` (> 0) arrivals per second with sizes from `sizes`, until
+    /// `stop`, over the pool `pool` (empty: the flow's own endpoints).
+    pub fn new(
+        rng: StreamRng,
+        rate: f64,
+        sizes: SizeDraw,
+        stop: Time,
+        tcp: TcpConfig,
+        pool: Vec<(NodeId, NodeId)>,
+    ) -> Self {
+        ShortFlowGen {
+            rng,
+            inter_arrival: Exp::new(rate).expect("validated rate > 0"),
+            sizes,
+            stop,
+            tcp,
+            busy: vec![0; pool.len()],
+            pool,
+            in_progress: Occupancy::default(),
+            arrivals: 0,
+            shared_arrivals: 0,
+        }
+    }
+
+    /// Returns whether the generator runs its transfers over a host pool.
+    pub fn has_pool(&self) -> bool {
+        !self.pool.is_empty()
+    }
+
+    /// Takes a pair of the pool for a new transfer (`None` without a pool); counts a shared
+    /// pair in `shared_arrivals` when `in_window`.
+    fn take_pair(&mut self, in_window: bool) -> Option<(NodeId, NodeId)> {
+        let i = match self.busy.iter().position(|&b| b == 0) {
+            Some(i) => i,
+            None => {
+                self.shared_arrivals += u64::from(in_window);
+                let fewest = self.busy.iter().min()?;
+                self.busy.iter().position(|b| b == fewest)?
+            }
+        };
+        self.busy[i] += 1;
+        Some(self.pool[i])
+    }
+
+    /// Notes that a transfer between `ends` finished at `now`.
+    fn release(&mut self, ends: (NodeId, NodeId), now: Time) {
+        if let Some(i) = self.pool.iter().position(|&p| p == ends) {
+            self.busy[i] -= 1;
+        }
+        let n = self.in_progress.value() - 1;
+        self.in_progress.set(now, n);
+    }
 }
 
 /// Flows that wait for one another between rounds.
@@ -99,9 +204,24 @@ pub(crate) struct TransferRec {
 impl Sim {
     /// Opens a new finite connection for `root` at `start`; returns its flow id.
     pub(super) fn spawn_connection(&mut self, root: u32, size: u64, tcp: &TcpConfig, start: Time, round: u32) -> u32 {
+        let r = &self.flows[root as usize];
+        self.spawn_connection_between(root, (r.src, r.dst), size, tcp, start, round)
+    }
+
+    /// Opens a new finite connection for `root` from `src` to `dst` at `start`; returns its
+    /// flow id.
+    fn spawn_connection_between(
+        &mut self,
+        root: u32,
+        (src, dst): (NodeId, NodeId),
+        size: u64,
+        tcp: &TcpConfig,
+        start: Time,
+        round: u32,
+    ) -> u32 {
         let id = self.flows.len() as u32;
         let r = &self.flows[root as usize];
-        let (src, dst, group, class, barrier) = (r.src, r.dst, r.group, r.class, r.barrier);
+        let (group, class, barrier) = (r.group, r.class, r.barrier);
         let transfer = self.transfers.len() as u32;
         self.transfers.push(TransferRec { root, round, start, size, done: None });
         self.flows.push(Flow {
@@ -123,16 +243,23 @@ impl Sim {
 
     /// A generator's arrival: opens one transfer now and schedules the next arrival.
     pub(super) fn on_generator_arrival(&mut self, f: u32, now: Time) {
-        let Endpoints::Generator(g) = &mut self.flows[f as usize].ep else {
+        let in_window = self.in_window;
+        let flow = &mut self.flows[f as usize];
+        let own = (flow.src, flow.dst);
+        let Endpoints::Generator(g) = &mut flow.ep else {
             unreachable!("arrival for flow {f}, which is not a generator")
         };
         if now >= g.stop {
             return;
         }
-        let size = g.rng.random_range(g.size_min..=g.size_max);
+        let size = g.sizes.draw(&mut g.rng);
         let gap = Duration::from_secs_f64(g.inter_arrival.sample(&mut g.rng)).max(Duration::from_ns(1));
         let (next, stop, tcp) = (now + gap, g.stop, g.tcp.clone());
-        self.spawn_connection(f, size, &tcp, now, 0);
+        g.arrivals += u64::from(in_window);
+        let ends = g.take_pair(in_window).unwrap_or(own);
+        let n = g.in_progress.value() + 1;
+        g.in_progress.set(now, n);
+        self.spawn_connection_between(f, ends, size, &tcp, now, 0);
         if next < stop {
             self.q.schedule(next, Event::Flow(f, FlowTimer::Arrival));
         }
@@ -145,6 +272,12 @@ impl Sim {
         if let Some(t) = flow.transfer {
             self.transfers[t as usize].done = Some(now);
         }
+        let (root, ends) = (flow.root, (flow.src, flow.dst));
+        if let Endpoints::Generator(g) = &mut self.flows[root as usize].ep {
+            g.release(ends, now);
+            return;
+        }
+        let flow = &self.flows[f as usize];
         if let Some(o) = flow.on_off {
             let next = now + self.on_offs[o as usize].idle_time();
             if next < self.end {
@@ -217,5 +350,75 @@ impl Sim {
         snd.write_chunk(now, &mut out);
         let src = flow.src;
         self.flush(f, src, out, now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng;
+
+    /// Draws `n` sizes of `law`.
+    fn draws(law: FlowSizes, n: usize) -> Vec<u64> {
+        let mut r = rng::stream(1, "short_flows", 0);
+        (0..n).map(|_| SizeDraw::Law(law).draw(&mut r)).collect()
+    }
+
+    fn mean(xs: &[u64]) -> f64 {
+        xs.iter().sum::<u64>() as f64 / xs.len() as f64
+    }
+
+    #[test]
+    fn exponential_sizes_have_their_mean_and_memoryless_tail() {
+        let xs = draws(FlowSizes::Exponential { mean_bytes: 10_000 }, 200_000);
+        // σ of the mean: 10^4/√(2·10^5) = 22 bytes.
+        assert!((mean(&xs) - 10_000.0).abs() < 100.0, "mean {}", mean(&xs));
+        let above = |x: u64| xs.iter().filter(|&&s| s > x).count() as f64 / xs.len() as f64;
+        assert!((above(20_000) - (-2.0f64).exp()).abs() < 0.005);
+        assert!(xs.iter().all(|&s| s >= 1));
+    }
+
+    #[test]
+    fn pareto_sizes_have_their_scale_mean_and_power_tail() {
+        // Shape 2.5 (finite variance, so the sample mean converges): x_m = 6000 for a mean of 10^4.
+        let xs = draws(FlowSizes::Pareto { mean_bytes: 10_000, shape: 2.5 }, 400_000);
+        assert!(xs.iter().all(|&s| s >= 6_000));
+        assert!((mean(&xs) / 10_000.0 - 1.0).abs() < 0.02, "mean {}", mean(&xs));
+        let above = |x: u64| xs.iter().filter(|&&s| s > x).count() as f64 / xs.len() as f64;
+        for x in [12_000u64, 60_000] {
+            let p = (6_000.0 / x as f64).powf(2.5);
+            assert!((above(x) / p - 1.0).abs() < 0.05, "P(X > {x}) = {} against {p}", above(x));
+        }
+    }
+
+    #[test]
+    fn fixed_and_uniform_sizes() {
+        assert!(draws(FlowSizes::Fixed { bytes: 1234 }, 10).iter().all(|&s| s == 1234));
+        let mut r = rng::stream(1, "short_flows", 0);
+        let u: Vec<u64> = (0..1000).map(|_| SizeDraw::Uniform { min: 5, max: 7 }.draw(&mut r)).collect();
+        assert!(u.iter().all(|s| (5..=7).contains(s)) && u.contains(&5) && u.contains(&7));
+    }
+
+    #[test]
+    fn a_pool_hands_out_idle_pairs_first_then_the_least_busy() {
+        let mut g = ShortFlowGen::new(
+            rng::stream(1, "short_flows", 0),
+            1.0,
+            SizeDraw::Law(FlowSizes::Fixed { bytes: 1 }),
+            Time::ZERO,
+            TcpConfig::default(),
+            vec![(10, 20), (11, 21)],
+        );
+        assert_eq!(g.take_pair(true), Some((10, 20)));
+        assert_eq!(g.take_pair(true), Some((11, 21)));
+        assert_eq!(g.shared_arrivals, 0);
+        assert_eq!(g.take_pair(true), Some((10, 20)), "both busy: the first of the least busy");
+        assert_eq!(g.take_pair(false), Some((11, 21)));
+        assert_eq!(g.shared_arrivals, 1, "only arrivals in the window are counted");
+        g.in_progress.set(Time(0), 4);
+        g.release((11, 21), Time(5));
+        g.release((11, 21), Time(6));
+        assert_eq!(g.take_pair(true), Some((11, 21)), "idle again");
+        assert_eq!(g.in_progress.value(), 2);
     }
 }

@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 
 use rand::Rng;
 
-use super::apps::{Barrier, OnOff, ShortFlowGen, TransferRec};
+use super::apps::{Barrier, OnOff, ShortFlowGen, SizeDraw, TransferRec};
+use super::record::PacketRecord;
 use super::{Endpoints, Flow, FlowAcc, Sim};
-use crate::config::{FirstBurst, FlowConfig, RunConfig, SourceConfig};
+use crate::config::{FirstBurst, FlowConfig, PacketSizeLaw, RunConfig, SourceConfig};
 use crate::error::ConfigError;
 use crate::event::{Event, EventQueue, FlowTimer};
 use crate::net::{HostLine, Link, Port, Routes, NO_ROUTE};
@@ -18,7 +19,7 @@ use crate::rng;
 use crate::stats::Histogram;
 use crate::tcp::SenderStats;
 use crate::time::{Duration, Rate, Time};
-use crate::traffic::CbrSource;
+use crate::traffic::{CbrSource, PacketSizes, PoissonSource};
 
 /// Node ids by name.
 type NodeIds<'a> = BTreeMap<&'a str, NodeId>;
@@ -40,17 +41,20 @@ impl Sim {
         let mut apps = Apps::default();
         let mut flows = Vec::with_capacity(cfg.flows.len());
         for (i, f) in cfg.flows.iter().enumerate() {
+            for (j, (src, dst)) in f.endpoints().enumerate() {
+                check_reachable(&routes, i, j, (src, dst), (ids[src], ids[dst]))?;
+            }
             let (src, dst) = (ids[f.src.as_str()], ids[f.dst.as_str()]);
-            check_reachable(&routes, i, f, src, dst)?;
             let start = start_time(cfg, i, f);
             let group = group_index[f.group.as_str()];
-            let flow = apps.flow(cfg, i as u32, f, (src, dst), group, start);
+            let flow = apps.flow(cfg, &ids, i as u32, f, (src, dst), group, start);
             // The flow's own start: an on-off source may begin with an idle time.
             if flow.start.as_ns() < cfg.duration_ns {
                 q.schedule(flow.start, Event::Flow(i as u32, FlowTimer::Start));
             }
             flows.push(flow);
         }
+        let tcp_sampled = tcp_sampled(cfg, &group_names);
         Ok(Sim {
             cfg: cfg.clone(),
             q,
@@ -72,6 +76,12 @@ impl Sim {
             barriers: apps.barriers,
             stats_at_warmup: vec![SenderStats::default(); cfg.flows.len()],
             on_offs: apps.on_offs,
+            tcp_sampled,
+            tx_bytes_at_sample: vec![0; cfg.links.len()],
+            record: cfg.sampling.packets.as_ref().map(|p| {
+                let l = cfg.links.iter().position(|l| l.name == p.link).expect("validated link name");
+                PacketRecord::new(l as u32, p, Time::from_ns(cfg.duration_ns))
+            }),
         })
     }
 }
@@ -110,12 +120,20 @@ fn build_hosts(cfg: &RunConfig, ids: &NodeIds) -> Vec<HostLine> {
         .collect()
 }
 
+/// Returns whether each flow group's TCP state is sampled: those `sampling.tcp_groups`
+/// lists, or every group.
+fn tcp_sampled(cfg: &RunConfig, group_names: &[String]) -> Vec<bool> {
+    group_names.iter().map(|g| cfg.sampling.tcp_groups.as_ref().is_none_or(|list| list.contains(g))).collect()
+}
+
 /// Returns the routing tables between the flows' endpoints.
 fn build_routes(cfg: &RunConfig, ids: &NodeIds) -> Routes {
     let mut endpoints: Vec<NodeId> = Vec::new();
     for f in &cfg.flows {
-        endpoints.push(ids[f.dst.as_str()]);
-        endpoints.push(ids[f.src.as_str()]);
+        for (src, dst) in f.endpoints() {
+            endpoints.push(ids[dst]);
+            endpoints.push(ids[src]);
+        }
     }
     let edges: Vec<(NodeId, NodeId, u32)> =
         cfg.links.iter().map(|l| (ids[l.from.as_str()], ids[l.to.as_str()], l.metric)).collect();
@@ -147,13 +165,21 @@ fn first_events(cfg: &RunConfig) -> EventQueue {
     q
 }
 
-/// Checks that flow `i` (`f`, from `src` to `dst`) has a path both ways (data and ACKs).
-fn check_reachable(routes: &Routes, i: usize, f: &FlowConfig, src: NodeId, dst: NodeId) -> Result<(), ConfigError> {
+/// Checks that endpoint pair `j` of flow `i` (0: the flow's own `src` and `dst`, then its
+/// transfer pool's) has a path both ways (data and ACKs).
+fn check_reachable(
+    routes: &Routes,
+    i: usize,
+    j: usize,
+    names: (&str, &str),
+    (src, dst): (NodeId, NodeId),
+) -> Result<(), ConfigError> {
+    let at = if j == 0 { format!("flows[{i}]") } else { format!("flows[{i}].source.hosts[{}]", j - 1) };
     for (a, b, key) in [(src, dst, "dst"), (dst, src, "src")] {
         if routes.next_link(a, b) == NO_ROUTE {
-            let (bad, from) = if key == "dst" { (&f.dst, &f.src) } else { (&f.src, &f.dst) };
+            let (bad, from) = if key == "dst" { (names.1, names.0) } else { (names.0, names.1) };
             return Err(ConfigError::new(
-                format!("flows[{i}].{key}"),
+                format!("{at}.{key}"),
                 bad,
                 format!("a node reachable over the links from `{from}` (no path exists)"),
             ));
@@ -185,9 +211,11 @@ struct Apps<'a> {
 impl<'a> Apps<'a> {
     /// Returns configured flow `fid` (`f`, between nodes `(src, dst)`, starting at `start`)
     /// with its endpoints, registering its transfer, barrier or on-off source.
+    #[allow(clippy::too_many_arguments)] // the flow's coordinates, each needed once
     fn flow(
         &mut self,
         cfg: &RunConfig,
+        ids: &NodeIds,
         fid: u32,
         f: &'a FlowConfig,
         (src, dst): (NodeId, NodeId),
@@ -223,16 +251,22 @@ impl<'a> Apps<'a> {
                 }
                 Endpoints::tcp(cfg.seed, fid, class, src, dst, tcp, *size_bytes)
             }
-            SourceConfig::ShortFlows { arrival_rate_per_s, size_min_bytes, size_max_bytes, tcp, stop_ns } => {
-                Endpoints::Generator(ShortFlowGen {
-                    rng: rng::stream(cfg.seed, "short_flows", fid as u64),
-                    inter_arrival: rand_distr::Exp::new(*arrival_rate_per_s).expect("validated rate > 0"),
-                    size_min: *size_min_bytes,
-                    size_max: *size_max_bytes,
-                    stop: Time::from_ns(stop_ns.unwrap_or(cfg.duration_ns)),
-                    tcp: tcp.clone(),
-                })
-            }
+            SourceConfig::ShortFlows {
+                arrival_rate_per_s,
+                size_min_bytes,
+                size_max_bytes,
+                sizes,
+                tcp,
+                stop_ns,
+                hosts,
+            } => Endpoints::Generator(ShortFlowGen::new(
+                rng::stream(cfg.seed, "short_flows", fid as u64),
+                *arrival_rate_per_s,
+                sizes.map_or(SizeDraw::Uniform { min: *size_min_bytes, max: *size_max_bytes }, SizeDraw::Law),
+                Time::from_ns(stop_ns.unwrap_or(cfg.duration_ns)),
+                tcp.clone(),
+                hosts.iter().map(|h| (ids[h.src.as_str()], ids[h.dst.as_str()])).collect(),
+            )),
             SourceConfig::OnOff { idle_ns, first_burst, tcp, .. } => {
                 let size = f.source.burst_bytes().expect("an on-off source has a burst size");
                 let mut app = OnOff::new(cfg.seed, fid, size, Duration::from_ns(*idle_ns));
@@ -248,6 +282,34 @@ impl<'a> Apps<'a> {
                 on_off = Some(self.on_offs.len() as u32);
                 self.on_offs.push(app);
                 Endpoints::tcp(cfg.seed, fid, class, src, dst, tcp, Some(size))
+            }
+            SourceConfig::PoissonPackets {
+                rate_bps,
+                packet_bytes,
+                size_distribution,
+                min_packet_bytes,
+                max_packet_bytes,
+                stop_ns,
+            } => {
+                let sizes = match size_distribution {
+                    PacketSizeLaw::Fixed => PacketSizes::Fixed(*packet_bytes),
+                    PacketSizeLaw::Exponential => PacketSizes::Exponential {
+                        mean: *packet_bytes as f64,
+                        min: *min_packet_bytes,
+                        max: *max_packet_bytes,
+                    },
+                };
+                Endpoints::Poisson {
+                    src: PoissonSource::new(
+                        fid,
+                        class,
+                        (src, dst),
+                        *rate_bps,
+                        sizes,
+                        Time::from_ns(stop_ns.unwrap_or(cfg.duration_ns)),
+                        rng::stream(cfg.seed, "poisson_packets", fid as u64),
+                    ),
+                }
             }
             SourceConfig::UdpCbr { rate_bps, packet_bytes, stop_ns } => Endpoints::Cbr {
                 src: CbrSource::new(

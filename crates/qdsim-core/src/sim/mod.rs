@@ -9,6 +9,7 @@
 
 mod apps;
 mod build;
+mod record;
 mod report;
 mod watch;
 
@@ -23,7 +24,7 @@ use crate::results::Series;
 use crate::stats::Histogram;
 use crate::tcp::{SenderStats, TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{Duration, Time};
-use crate::traffic::CbrSource;
+use crate::traffic::{CbrSource, PoissonSource};
 
 /// The endpoints of one flow.
 // TCP endpoints dominate (one per flow); boxing them would add a pointer chase to every
@@ -33,6 +34,7 @@ use crate::traffic::CbrSource;
 pub(crate) enum Endpoints {
     Tcp { snd: TcpSender, rcv: TcpReceiver },
     Cbr { src: CbrSource },
+    Poisson { src: PoissonSource },
     Generator(apps::ShortFlowGen),
 }
 
@@ -109,6 +111,12 @@ pub struct Sim {
     /// Each configured flow's sender counters when the window opened.
     stats_at_warmup: Vec<SenderStats>,
     on_offs: Vec<apps::OnOff>,
+    /// Whether each flow group's TCP state is sampled (`sampling.tcp_groups`).
+    tcp_sampled: Vec<bool>,
+    /// Each link's transmitted bytes at the previous sample (`sampling.tx_bytes`).
+    tx_bytes_at_sample: Vec<u64>,
+    /// The packet-emission record (`sampling.packets`).
+    record: Option<record::PacketRecord>,
 }
 
 impl Sim {
@@ -155,7 +163,7 @@ impl Sim {
             Event::Flow(f, timer) => self.on_flow_timer(f, timer, now),
             Event::QdiscTimer(l) => {
                 let drops = self.links[l as usize].port.on_timer(now);
-                note_drops(&mut self.flows, drops);
+                note_drops(&mut self.flows, &mut self.record, l, drops);
                 self.poll_qdisc_timer(l);
                 if self.links[l as usize].is_idle() {
                     self.start_tx(l, now);
@@ -191,6 +199,14 @@ impl Sim {
                 flow.dst
             }
             (Endpoints::Cbr { src }, FlowTimer::Start | FlowTimer::CbrSend) => {
+                src.on_send_timer(now, &mut out);
+                flow.src
+            }
+            (Endpoints::Poisson { src }, FlowTimer::Start) => {
+                src.start(now, &mut out);
+                flow.src
+            }
+            (Endpoints::Poisson { src }, FlowTimer::PoissonSend) => {
                 src.on_send_timer(now, &mut out);
                 flow.src
             }
@@ -256,8 +272,11 @@ impl Sim {
     fn forward(&mut self, node: NodeId, pkt: Packet, now: Time) {
         let l = self.routes.next_link(node, pkt.dst);
         assert!(l != NO_ROUTE, "no route from node {node} to node {} (validated at build)", pkt.dst);
+        if let Some(r) = &mut self.record {
+            r.offered(l, &pkt, self.flows[pkt.flow as usize].root, now);
+        }
         let drops = self.links[l as usize].port.enqueue(pkt, now);
-        note_drops(&mut self.flows, drops);
+        note_drops(&mut self.flows, &mut self.record, l, drops);
         self.poll_qdisc_timer(l);
         if self.links[l as usize].is_idle() {
             self.start_tx(l, now);
@@ -270,7 +289,7 @@ impl Sim {
         if let Some(done) = done {
             self.q.schedule(done, Event::TxDone(l));
         }
-        note_drops(&mut self.flows, drops);
+        note_drops(&mut self.flows, &mut self.record, l, drops);
         self.poll_qdisc_timer(l);
     }
 
@@ -285,6 +304,9 @@ impl Sim {
         if let Some((pkt, outcome)) = link.finish_tx(now) {
             if pkt.kind != PacketKind::Ack {
                 self.packets_forwarded += 1;
+            }
+            if let Some(r) = &mut self.record {
+                r.left(l, &pkt, outcome == TxOutcome::Lost);
             }
             match outcome {
                 TxOutcome::Lost => note_drop(&mut self.flows, &pkt),
@@ -329,7 +351,7 @@ impl Sim {
                 snd.on_ack(&pkt, now, &mut out);
                 node = flow.src;
             }
-            (Endpoints::Cbr { .. }, PacketKind::Udp) => {
+            (Endpoints::Cbr { .. } | Endpoints::Poisson { .. }, PacketKind::Udp) => {
                 delivered = (pkt.size_bytes - HEADER_BYTES) as u64;
                 node = flow.dst;
             }
@@ -365,6 +387,11 @@ impl Sim {
         self.stats_at_warmup = self.sender_stats();
         for h in &mut self.group_delay {
             h.clear();
+        }
+        for flow in &mut self.flows {
+            if let Endpoints::Generator(g) = &mut flow.ep {
+                g.in_progress.restart(now);
+            }
         }
     }
 
@@ -402,10 +429,14 @@ impl Sim {
     }
 }
 
-/// Charges the data packets in `drops` to their flows' drop counts.
-fn note_drops(flows: &mut [Flow], drops: Drops<'_>) {
+/// Charges the data packets in `drops` (at link `l`) to their flows' drop counts, and marks
+/// them lost in the packet record.
+fn note_drops(flows: &mut [Flow], record: &mut Option<record::PacketRecord>, l: u32, drops: Drops<'_>) {
     for (p, _, _) in drops {
         note_drop(flows, p);
+        if let Some(r) = record {
+            r.left(l, p, true);
+        }
     }
 }
 

@@ -7,7 +7,9 @@ use crate::config::SourceConfig;
 use crate::event::Event;
 use crate::net::WIRE_LOSS;
 use crate::qdisc::{DropReason, MarkReason, Probe};
-use crate::results::{FlowResult, GroupResult, LinkResult, QdiscSeries, RunResults, Transfers};
+use crate::results::{
+    FlowResult, GeneratorResult, GroupResult, LinkResult, QdiscSeries, RunResults, Series, Transfers,
+};
 use crate::stats::Counters;
 use crate::tcp::SenderStats;
 use crate::time::{Time, NS_PER_SEC};
@@ -36,7 +38,7 @@ impl Probe for QdiscRows<'_> {
 impl Sim {
     pub(super) fn on_sample(&mut self, now: Time) {
         let t = now.as_secs_f64();
-        if self.cfg.sampling.queues {
+        if self.cfg.sampling.queues || self.cfg.sampling.tx_bytes {
             for (i, l) in self.links.iter().enumerate() {
                 let s = &mut self.series.queue;
                 s.t.push(t);
@@ -45,6 +47,11 @@ impl Sim {
                 s.bytes.push(l.port.len_bytes());
                 s.drops.push(l.port.counters.total_drops());
                 s.overflow_drops.push(l.port.counters.drops[DropReason::Overflow as usize]);
+                if self.cfg.sampling.tx_bytes {
+                    let tx = l.counters.tx_bytes;
+                    s.tx_bytes.push(tx - self.tx_bytes_at_sample[i]);
+                    self.tx_bytes_at_sample[i] = tx;
+                }
             }
         }
         if self.cfg.sampling.qdisc {
@@ -59,6 +66,7 @@ impl Sim {
                     Endpoints::Tcp { snd, .. } => (i < self.cfg.flows.len()) || !snd.is_done(),
                     _ => false,
                 };
+                let active = active && self.tcp_sampled[self.flows[i].group as usize];
                 if active {
                     self.record_tcp(i, now);
                 }
@@ -83,8 +91,12 @@ impl Sim {
         }
     }
 
-    /// Records flow `i`'s TCP state if its cwnd or ssthresh changed since the last record.
+    /// Records flow `i`'s TCP state if its cwnd or ssthresh changed since the last record
+    /// (and its group is sampled).
     pub(super) fn record_tcp_if_changed(&mut self, i: usize, now: Time) {
+        if !self.tcp_sampled[self.flows[i].group as usize] {
+            return;
+        }
         if let Endpoints::Tcp { snd, .. } = &self.flows[i].ep {
             if self.flows[i].acc.last_recorded != Some((snd.win.cwnd, snd.win.ssthresh)) {
                 self.record_tcp(i, now);
@@ -110,8 +122,39 @@ impl Sim {
             groups,
             links,
             transfers: self.transfer_table(end),
-            series: self.series.clone(),
+            series: Series {
+                packets: self.record.as_ref().map(|r| r.rows.clone()).unwrap_or_default(),
+                ..self.series.clone()
+            },
+            generators: self.generator_results(end),
+            packets_not_recorded: self.record.as_ref().map(|r| r.not_recorded),
         }
+    }
+
+    /// Returns the generators to report (those with a host pool, or every one with
+    /// `sampling.flows_in_progress`) over the window ending at `end`.
+    fn generator_results(&self, end: Time) -> Vec<GeneratorResult> {
+        let window_ns = end.saturating_since(self.warmup).as_ns().max(1) as f64;
+        self.flows[..self.cfg.flows.len()]
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| match &f.ep {
+                Endpoints::Generator(g) if g.has_pool() || self.cfg.sampling.flows_in_progress => {
+                    let time_at = g.in_progress.time_at(end);
+                    let fraction: Vec<f64> = time_at.iter().map(|&t| t as f64 / window_ns).collect();
+                    Some(GeneratorResult {
+                        flow: i as u32,
+                        group: self.cfg.flows[i].group.clone(),
+                        arrivals: g.arrivals,
+                        shared_arrivals: g.shared_arrivals,
+                        mean_in_progress: fraction.iter().enumerate().map(|(n, p)| n as f64 * p).sum(),
+                        max_in_progress: g.in_progress.max() as u64,
+                        in_progress_fraction: fraction,
+                    })
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// Returns the sender counters of each configured flow since the start of the run,
@@ -124,6 +167,7 @@ impl Sim {
             match &f.ep {
                 Endpoints::Tcp { snd, .. } => t.add(&snd.stats),
                 Endpoints::Cbr { src } => t.sent_pkts += src.sent_pkts,
+                Endpoints::Poisson { src } => t.sent_pkts += src.sent_pkts,
                 Endpoints::Generator(_) => {}
             }
         }

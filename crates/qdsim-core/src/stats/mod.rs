@@ -6,9 +6,11 @@
 //! [`Histogram`]).
 
 mod histogram;
+mod occupancy;
 mod time_weighted;
 
 pub use histogram::Histogram;
+pub use occupancy::Occupancy;
 pub use time_weighted::TimeWeighted;
 
 /// A snapshot-able set of monotone counters: window value = final − value at warm-up.

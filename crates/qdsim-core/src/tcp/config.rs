@@ -29,6 +29,9 @@ pub enum CcKind {
     Cubic,
     /// HighSpeed TCP (RFC 3649) with NewReno loss recovery (or SACK with `sack = true`).
     Highspeed,
+    /// HighSpeed TCP with ns-2's decrease rules (`TcpAgent::slowdown`, `windowOption_ 8`):
+    /// halve on the first decrease, in slow start and after a timeout (`cc/highspeed.rs`).
+    HighspeedNs2,
 }
 
 impl CcKind {
@@ -43,6 +46,11 @@ impl CcKind {
             "RFC 9438 CUBIC: C = 0.4, beta = 0.7, fast convergence, Reno-friendly region; no HyStart",
         ),
         (CcKind::Highspeed, "highspeed", "RFC 3649 HighSpeed TCP: a(w), b(w) above Low_Window 38; w = 0.12/p^0.835"),
+        (
+            CcKind::HighspeedNs2,
+            "highspeed_ns2",
+            "HighSpeed TCP as ns-2 runs it: same a(w), b(w); halves on the first decrease, in slow start and after a timeout",
+        ),
     ];
 
     /// Returns the name used in experiment files.

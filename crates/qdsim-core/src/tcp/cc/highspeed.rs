@@ -7,7 +7,28 @@
 //! `p(w) = exp((ln w − ln LW)/(ln HW − ln LW)·(ln HP − ln LP) + ln LP)`,
 //! `b(w) = (HD − 0.5)·(ln w − ln LW)/(ln HW − ln LW) + 0.5`,
 //! `a(w) = w²·p(w)·2·b(w)/(2 − b(w))`; each ACK adds `a(w)/w`, a loss multiplies by `1 − b(w)`.
-//! We evaluate the formulas directly rather than Linux's 73-row table.
+//!
+//! `p(w)` is §5's log-log line through (Low_Window, Low_P) and (High_Window, High_P), the
+//! function ns-2's `TcpAgent::increase_param` evaluates (`p = exp(p1 + ln(cwnd)·p2)`,
+//! `tcp/tcp.cc`). It is *not* the rounded closed form `p ≈ 0.078/w^1.2` from which RFC 3649
+//! Appendix B's table (Linux's `tcp_highspeed.c`, ns-3's `TcpHighSpeed`) was computed: the
+//! line gives a(w) 3–4 % higher (a(118) = 2.094 against the table's 2, a(10661) = 30.94
+//! against 30). We evaluate the formulas directly, never the table.
+//!
+//! Two congestion controls share a(w), b(w) and the growth:
+//! - [`HighSpeed`] (`highspeed`): every loss multiplies by `1 − b(w)`, b(w) = 0.5 at or
+//!   below Low_Window.
+//! - [`HighSpeedNs2`] (`highspeed_ns2`): the decrease of ns-2's `TcpAgent::slowdown` with
+//!   `windowOption_ 8`, which Augé & Roberts (2006) ran: ssthresh is `cwnd/2` for the
+//!   connection's first decrease, a loss in slow start and the first decrease after a
+//!   timeout; otherwise `cwnd − b(cwnd)·cwnd` above Low_Window, and at or below it
+//!   `decrease_num_·cwnd`, where `decrease_num_` starts at 0.5 but ns-2 overwrites it with
+//!   the last b(w) it computed above Low_Window (a multiplier read as a decrease: after a
+//!   decrease at w = 100, b = 0.45, a later loss at w ≤ 38 keeps 0.45·w, not 0.55·w). We
+//!   keep that quirk because it is what ns-2 did; it matters only for a loss at or below
+//!   38 segments after one above. b(w) is not clamped beyond High_Window (ns-2's clamp is
+//!   commented out). ns-2's `cwnd_range_ 0` (recompute a(w) on every ACK) and
+//!   `max_ssthresh_ 0` (no Limited Slow-Start) are its defaults and ours.
 
 use super::{CongestionControl, Window};
 use crate::time::Time;
@@ -53,6 +74,24 @@ pub fn a(w: f64) -> f64 {
     }
 }
 
+/// Grows `w` for `acked` segments: slow start below ssthresh, then `a(w)/w` per segment,
+/// the fractional part kept in `frac` (shared by both readings).
+fn grow(frac: &mut f64, w: &mut Window, mut acked: u32) {
+    if w.in_slow_start() {
+        acked = w.slow_start(acked);
+        if acked == 0 {
+            return;
+        }
+    }
+    let cwnd = w.cwnd as f64;
+    *frac += a(cwnd) * acked as f64 / cwnd;
+    if *frac >= 1.0 {
+        let inc = frac.floor();
+        *frac -= inc;
+        w.cwnd = (w.cwnd + inc as u32).min(w.cwnd_clamp);
+    }
+}
+
 /// HighSpeed TCP state: the fractional part of the window.
 #[derive(Debug, Clone, Default)]
 pub struct HighSpeed {
@@ -60,20 +99,8 @@ pub struct HighSpeed {
 }
 
 impl CongestionControl for HighSpeed {
-    fn on_ack(&mut self, w: &mut Window, mut acked: u32, _now: Time) {
-        if w.in_slow_start() {
-            acked = w.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        let cwnd = w.cwnd as f64;
-        self.frac += a(cwnd) * acked as f64 / cwnd;
-        if self.frac >= 1.0 {
-            let inc = self.frac.floor();
-            self.frac -= inc;
-            w.cwnd = (w.cwnd + inc as u32).min(w.cwnd_clamp);
-        }
+    fn on_ack(&mut self, w: &mut Window, acked: u32, _now: Time) {
+        grow(&mut self.frac, w, acked);
     }
 
     /// `base · (1 − b(w))`, the decrease b taken at the window at the loss.
@@ -81,6 +108,56 @@ impl CongestionControl for HighSpeed {
         self.frac = 0.0;
         let cwnd = w.cwnd as f64;
         ((base as f64 * (1.0 - b(cwnd))) as u32).max(2)
+    }
+}
+
+/// HighSpeed TCP as ns-2's `TcpAgent` (`windowOption_ 8`) does it: the growth of
+/// [`HighSpeed`], the decrease of `slowdown` (see the module doc).
+#[derive(Debug, Clone)]
+pub struct HighSpeedNs2 {
+    frac: f64,
+    /// ns-2 `decrease_num_`: 0.5, then the last b(w) computed above Low_Window.
+    decrease_num: f64,
+    /// ns-2 `first_decrease_`: no decrease yet.
+    first_decrease: bool,
+    /// ns-2 `last_cwnd_action_ == CWND_ACTION_TIMEOUT`: the last window action was a timeout.
+    after_timeout: bool,
+}
+
+impl Default for HighSpeedNs2 {
+    /// Returns a connection's state before its first decrease (ns-default.tcl
+    /// `decrease_num_ 0.5`).
+    fn default() -> Self {
+        HighSpeedNs2 { frac: 0.0, decrease_num: 0.5, first_decrease: true, after_timeout: false }
+    }
+}
+
+impl CongestionControl for HighSpeedNs2 {
+    fn on_ack(&mut self, w: &mut Window, acked: u32, _now: Time) {
+        grow(&mut self.frac, w, acked);
+    }
+
+    /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF | ...)` on `windowd()` (= cwnd; the flight is not
+    /// used), truncated to whole segments as ns-2's `(int)` casts do, at least 2.
+    fn ssthresh_after_loss(&mut self, w: &Window, _flight: u32, _now: Time) -> u32 {
+        self.frac = 0.0;
+        let cwnd = w.cwnd as f64;
+        // Computed before the choice below, so even a halving records b(w) (as ns-2 does).
+        let decreasewin = if cwnd > LOW_WINDOW {
+            self.decrease_num = b(cwnd);
+            cwnd - self.decrease_num * cwnd
+        } else {
+            self.decrease_num * cwnd
+        };
+        let halve = self.first_decrease || w.in_slow_start() || self.after_timeout;
+        self.first_decrease = false;
+        self.after_timeout = false;
+        let ssthresh = if halve { cwnd / 2.0 } else { decreasewin };
+        (ssthresh as u32).max(2)
+    }
+
+    fn on_timeout(&mut self, _w: &Window, _now: Time) {
+        self.after_timeout = true;
     }
 }
 
@@ -108,6 +185,66 @@ mod tests {
             let predicted = 0.12 / p(w).powf(0.835);
             assert!((predicted - w).abs() / w < 0.05, "w = {w}: 0.12/p^0.835 = {predicted}");
         }
+    }
+
+    #[test]
+    fn a_w_is_ns2_s_log_log_line_not_the_table_s_closed_form() {
+        // ALGORITHM-NOTES §6: ns-2's interpolation gives a(118) = 2.094 and a(10661) =
+        // 30.94; the closed form 0.078/w^1.2 behind RFC 3649's table gives 2.006 and 30.01.
+        assert!((a(118.0) - 2.094).abs() < 0.0005, "a(118) = {}", a(118.0));
+        assert!((a(10661.0) - 30.94).abs() < 0.005, "a(10661) = {}", a(10661.0));
+        let closed = |w: f64| w * w * (0.078 / w.powf(1.2)) * 2.0 * b(w) / (2.0 - b(w));
+        assert!((closed(118.0) - 2.006).abs() < 0.0005);
+        assert!(a(118.0) / closed(118.0) > 1.03 && a(10661.0) / closed(10661.0) > 1.03);
+    }
+
+    fn win(cwnd: u32, ssthresh: u32) -> Window {
+        Window { cwnd, cwnd_cnt: 0, ssthresh, cwnd_clamp: 100_000 }
+    }
+
+    #[test]
+    fn ns2_halves_on_the_first_decrease_in_slow_start_and_after_a_timeout() {
+        let mut h = HighSpeedNs2::default();
+        // The first decrease of the connection halves, even at a large window.
+        assert_eq!(h.ssthresh_after_loss(&win(1000, 2000), 1000, Time::ZERO), 500);
+        // Later decreases in congestion avoidance use b(w): 1000·(1 − 0.330) = 670.
+        let w = win(1000, 500);
+        assert_eq!(h.ssthresh_after_loss(&w, 1000, Time::ZERO), (1000.0 * (1.0 - b(1000.0))) as u32);
+        assert_eq!(h.ssthresh_after_loss(&w, 1000, Time::ZERO), 670);
+        // A loss in slow start halves.
+        assert_eq!(h.ssthresh_after_loss(&win(1000, 1500), 1000, Time::ZERO), 500);
+        // A timeout, then the next decrease halves; the one after it uses b(w) again.
+        h.on_timeout(&win(1, 500), Time::ZERO);
+        assert_eq!(h.ssthresh_after_loss(&w, 1000, Time::ZERO), 500);
+        assert_eq!(h.ssthresh_after_loss(&w, 1000, Time::ZERO), 670);
+    }
+
+    #[test]
+    fn ns2_keeps_the_last_b_as_its_multiplier_at_or_below_low_window() {
+        let mut h = HighSpeedNs2::default();
+        // Before any decrease above Low_Window, decrease_num_ = 0.5: 30 → 15 (as Reno).
+        h.ssthresh_after_loss(&win(30, 10), 30, Time::ZERO); // the first decrease
+        assert_eq!(h.ssthresh_after_loss(&win(30, 10), 30, Time::ZERO), 15);
+        // A decrease at w = 100 sets decrease_num_ = b(100) = 0.450; at w = 30 ns-2 then
+        // keeps 0.450·30 = 13 segments, not (1 − 0.450)·30 = 16.
+        h.ssthresh_after_loss(&win(100, 50), 100, Time::ZERO);
+        assert!((h.decrease_num - b(100.0)).abs() < 1e-12);
+        assert_eq!(h.ssthresh_after_loss(&win(30, 10), 30, Time::ZERO), (30.0 * b(100.0)) as u32);
+        assert_eq!(h.ssthresh_after_loss(&win(30, 10), 30, Time::ZERO), 13);
+        // Never below 2.
+        assert_eq!(h.ssthresh_after_loss(&win(3, 2), 3, Time::ZERO), 2);
+    }
+
+    #[test]
+    fn both_readings_grow_alike() {
+        let (mut rfc, mut ns2) = (HighSpeed::default(), HighSpeedNs2::default());
+        let (mut w1, mut w2) = (win(500, 100), win(500, 100));
+        for _ in 0..5000 {
+            rfc.on_ack(&mut w1, 1, Time::ZERO);
+            ns2.on_ack(&mut w2, 1, Time::ZERO);
+        }
+        assert_eq!(w1, w2);
+        assert!(w1.cwnd > 500 + 5000 * 4 / 600, "a(500) ≈ 4.9 segments per window: {}", w1.cwnd);
     }
 
     #[test]

@@ -12,7 +12,7 @@ mod highspeed;
 mod reno;
 
 pub use cubic::Cubic;
-pub use highspeed::HighSpeed;
+pub use highspeed::{HighSpeed, HighSpeedNs2};
 pub use reno::Reno;
 
 use crate::time::{Duration, Time};
@@ -92,6 +92,8 @@ pub enum AnyCc {
     Cubic(Cubic),
     /// HighSpeed TCP (RFC 3649).
     HighSpeed(HighSpeed),
+    /// HighSpeed TCP with ns-2's decrease rules.
+    HighSpeedNs2(HighSpeedNs2),
 }
 
 impl AnyCc {
@@ -101,6 +103,7 @@ impl AnyCc {
             CcKind::Tahoe | CcKind::Reno | CcKind::Newreno => AnyCc::Reno(Reno),
             CcKind::Cubic => AnyCc::Cubic(Cubic::default()),
             CcKind::Highspeed => AnyCc::HighSpeed(HighSpeed::default()),
+            CcKind::HighspeedNs2 => AnyCc::HighSpeedNs2(HighSpeedNs2::default()),
         }
     }
 }
@@ -111,6 +114,7 @@ macro_rules! dispatch_cc {
             AnyCc::Reno($c) => $e,
             AnyCc::Cubic($c) => $e,
             AnyCc::HighSpeed($c) => $e,
+            AnyCc::HighSpeedNs2($c) => $e,
         }
     };
 }

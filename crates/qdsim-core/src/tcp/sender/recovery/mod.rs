@@ -61,7 +61,7 @@ impl Scheme {
         match kind {
             CcKind::Tahoe => Scheme::Tahoe,
             CcKind::Reno => Scheme::Reno,
-            CcKind::Newreno | CcKind::Cubic | CcKind::Highspeed => Scheme::NewReno,
+            CcKind::Newreno | CcKind::Cubic | CcKind::Highspeed | CcKind::HighspeedNs2 => Scheme::NewReno,
         }
     }
 }
