@@ -17,6 +17,7 @@ from __future__ import annotations
 from .api import Results, Table, load, simulate, sweep
 from .errors import BudgetError, SpecError
 from .extras import MissingExtraError
+from .packaged import EXPERIMENT_FILES
 from .resolve import config_json, resolve
 from .run import RunOutcome, jain_index, run_config, summarize
 from .spec import Spec
@@ -25,6 +26,7 @@ from .units import UnitError, parse_bytes, parse_duration, parse_limit, parse_pk
 from .version import __version__
 
 __all__ = [
+    "EXPERIMENT_FILES",
     "BudgetError",
     "MissingExtraError",
     "Results",
