@@ -447,9 +447,9 @@ def connect(results_dir: str | Path):
     """Returns a DuckDB connection with one view per Parquet table of ``results_dir``, and
     for a sweep the view ``stored``: every stored run (``point_key``, ``seed``,
     ``code_version``, ``wall_s``, ... of ``runs/points``, stale ones included)."""
-    import duckdb
+    from .extras import require
 
-    con = duckdb.connect()
+    con = require("duckdb", "SQL over results").connect()
     for path in sorted(Path(results_dir).glob("*.parquet")):
         literal = str(path).replace("'", "''")
         con.execute(f"create view \"{path.stem}\" as select * from read_parquet('{literal}')")
