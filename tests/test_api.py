@@ -145,3 +145,11 @@ def test_the_packaged_experiment_files_are_found_outside_a_checkout(tmp_path, mo
         reproduce.check_publishable(figures[0])
     assert error.value.key == "--docs"
     assert (qdsim.EXPERIMENT_FILES / "quickstart.toml").is_file()
+
+
+def test_a_spec_runs_as_it_is(small_spec):
+    _, spec = qdsim.load_spec(small_spec)
+    assert qdsim.simulate(spec).groups.to_pylist() == qdsim.simulate(small_spec).groups.to_pylist()
+    with pytest.raises(qdsim.SpecError) as error:
+        qdsim.simulate(spec, set={"flows.0.count": 1})
+    assert error.value.key == "set"
