@@ -153,3 +153,12 @@ def test_a_spec_runs_as_it_is(small_spec):
     with pytest.raises(qdsim.SpecError) as error:
         qdsim.simulate(spec, set={"flows.0.count": 1})
     assert error.value.key == "set"
+
+
+def test_quick_runs_the_files_shortened_sweep(write_spec, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    spec = write_spec(SWEEP + '\n[quick]\nrepetitions = 1\nsweep = { "topology.qdisc.limit" = ["20pkt"] }\n')
+    quick = qdsim.sweep(spec, quick=True, jobs=1)
+    assert quick.out_dir.resolve() == tmp_path / "results" / "small-quick"
+    assert (quick.report.ran, len(quick.points)) == (1, 1)
+    assert quick.summary["grid"] == {"topology.qdisc.limit": ["20pkt"]} and quick.summary["repetitions"] == 1
