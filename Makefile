@@ -47,10 +47,11 @@ test-python: dev
 	$(VENV)/bin/pytest
 
 # The wheel users `pip install`: manylinux (maturin checks the binary's glibc symbols and tags
-# it), abi3 (one wheel for every CPython >= 3.11), the experiment files inside.
+# it), abi3 (one wheel for every CPython >= 3.11), the experiment files inside. Built for the
+# venv's interpreter, as `make dev` builds, so that only the binding is compiled again.
 wheel: $(DEPS_STAMP)
 	rm -f dist/qdsim-*.whl
-	$(VENV)/bin/maturin build --release --strip --out dist
+	$(VENV)/bin/maturin build --release --strip --interpreter $(PY) --out dist
 
 # The wheel as a user gets it: a fresh venv, `pip install` (the lock's versions, but NumPy
 # < 2.4 to prove the metadata's ranges), then the quickstart and one paper's --quick figures
