@@ -1,12 +1,14 @@
 # The index of qdsim's workflows. Every target installs what it needs into .venv.
-#   make dev         virtualenv + pinned deps + the Rust core built into the package
+#   make dev         virtualenv + locked deps (requirements/lock.txt) + the Rust core built into the package
 #   make quickstart  dev, then run experiments/quickstart.toml
 #   make test        dev, then Rust tests (release), both lints and pytest
+#   make wheel       the manylinux wheel (maturin, reusing target/) in dist/
+#   make test-wheel  wheel, then install it into a fresh venv and run it from another directory
 #   make bench       whole-run benchmark (packets/s, events/s) + criterion micro-benchmarks
 #   make bench-sweep a 64-run sweep on 2 local workers against 1 (the speed-up)
 #   make figures     dev, then regenerate every committed paper figure (qdsim reproduce --all --docs)
 #   make lint        lint-rust (cargo fmt --check, clippy, rustdoc links) and lint-python (ruff check + format, stubtest)
-.PHONY: dev quickstart test test-rust test-python bench bench-sweep figures lint lint-rust lint-python clean
+.PHONY: dev quickstart test test-rust test-python wheel test-wheel bench bench-sweep figures lint lint-rust lint-python clean
 
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -21,10 +23,11 @@ dev: $(CORE_STAMP)
 $(PY):
 	python3 -m venv $(VENV)
 
-# Reinstalls the pinned dependencies only when pyproject.toml changes.
-$(DEPS_STAMP): pyproject.toml scripts/install_deps.py | $(PY)
+# Reinstalls the locked dependencies (requirements/lock.txt: runtime, every extra, dev tools)
+# only when they change.
+$(DEPS_STAMP): pyproject.toml requirements/lock.txt scripts/install_deps.py | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) scripts/install_deps.py dev dask
+	$(PY) scripts/install_deps.py
 	touch $@
 
 # Rebuilds the extension only when Rust sources change; Python sources are used in place.
@@ -42,6 +45,19 @@ test-rust:
 
 test-python: dev
 	$(VENV)/bin/pytest
+
+# The wheel users `pip install`: manylinux (maturin checks the binary's glibc symbols and tags
+# it), abi3 (one wheel for every CPython >= 3.11), the experiment files inside. Built for the
+# venv's interpreter, as `make dev` builds, so that only the binding is compiled again.
+wheel: $(DEPS_STAMP)
+	rm -f dist/qdsim-*.whl
+	$(VENV)/bin/maturin build --release --strip --interpreter $(PY) --out dist
+
+# The wheel as a user gets it: a fresh venv, `pip install` (the lock's versions, but NumPy
+# < 2.4 to prove the metadata's ranges), then the quickstart and one paper's --quick figures
+# from an empty directory (no checkout in sight).
+test-wheel: wheel
+	scripts/test_wheel.sh dist
 
 bench:
 	cargo run --release -p qdsim-benches --bin dumbbell

@@ -291,14 +291,17 @@ def test_the_documented_drop_columns_are_the_cores_reasons():
 
 
 def test_runs_of_older_code_or_another_grid_are_stale_until_pruned(write_spec, tmp_path, monkeypatch):
-    import qdsim.sweep
+    import importlib
+
     from qdsim import results
+
+    sweep_module = importlib.import_module("qdsim.sweep")  # `qdsim.sweep` is the API's function
 
     raw, _ = load(write_spec(SWEEP))
     smaller = apply_override(raw, 'sweep."topology.qdisc.limit"', [10])
     out = tmp_path / "stale"
     with monkeypatch.context() as older:
-        older.setattr(qdsim.sweep, "code_version", lambda: "0.1.0+older")
+        older.setattr(sweep_module, "code_version", lambda: "0.1.0+older")
         assert run_sweep(raw, out, jobs=1).ran == 8
     assert run_sweep(smaller, out, jobs=1).ran == 4, "the older code's runs are not reused"
     status = results.status(out)

@@ -11,6 +11,11 @@ a swept key, :mod:`qdsim.plot`) or ``kind = "series"`` (sampled series against t
 
 ``[quick]`` declares a figure's shortened run (:func:`quick_raw`): the one ``qdsim reproduce
 --quick`` draws and the figure tests check.
+
+The experiment files ship inside the package (``qdsim/experiments``: in a source checkout a
+symlink to the repository's ``experiments/``, in the wheel a copy), so that ``qdsim reproduce
+codel-dc`` works after ``pip install`` with no clone: :func:`experiments_root` falls back to
+them when the working directory has no ``experiments/``.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Any
 
 from . import store
 from .errors import SpecError
+from .packaged import EXPERIMENT_FILES
 from .plot import in_unit, plot_sweep, swept_axis
 from .plot_packets import plot_packets
 from .plot_series import plot_series
@@ -36,6 +42,7 @@ __all__ = [
     "check_publishable",
     "draw_figure",
     "estimate_cpu_s",
+    "experiments_root",
     "find_figures",
     "papers",
     "publish",
@@ -47,6 +54,8 @@ __all__ = [
 
 #: Where paper figures live, relative to the repository root (one directory per paper).
 EXPERIMENTS = Path("experiments")
+#: The experiment files inside the package (the wheel's copy, or the checkout's symlink).
+PACKAGED = EXPERIMENT_FILES
 #: Where the committed copies of the figures live, per paper, relative to the repository root.
 REPRODUCTIONS = Path("docs") / "reproductions"
 
@@ -76,7 +85,7 @@ class Figure:
     def shown(self, root: Path = EXPERIMENTS) -> str:
         """Returns the file's path for people: from the experiments directory's parent on."""
         try:
-            return str(self.path.resolve().relative_to(root.resolve().parent))
+            return str(self.path.resolve().relative_to(experiments_root(root).resolve().parent))
         except ValueError:
             return str(self.path)
 
@@ -96,8 +105,20 @@ class Reproduced:
     published: Path | None
 
 
+def experiments_root(root: Path = EXPERIMENTS) -> Path:
+    """Returns where the papers' directories are: ``root``, or, when ``root`` is the default
+    ``experiments`` and the working directory has none, the experiment files inside the
+    package (:data:`PACKAGED`)."""
+    root = Path(root)
+    if root == EXPERIMENTS and not root.is_dir() and PACKAGED.is_dir():
+        return PACKAGED
+    return root
+
+
 def papers(root: Path = EXPERIMENTS) -> list[str]:
-    """Returns the papers under ``root``: directories holding an experiment file with ``[source]``."""
+    """Returns the papers under ``root`` (see :func:`experiments_root`): directories holding an
+    experiment file with ``[source]``."""
+    root = experiments_root(root)
     if not root.is_dir():
         return []
     return sorted(d.name for d in root.iterdir() if d.is_dir() and _paper_files(d))
@@ -119,6 +140,7 @@ def find_figures(targets: list[str], every: bool = False, sets: list[str] | tupl
 
     Raises SpecError naming a target that is neither a file nor a paper.
     """
+    root = experiments_root(root)
     known = papers(root)
     paths: list[Path] = []
     for target in targets:
@@ -234,7 +256,10 @@ def draw_figure(results_dir: Path, out: Path | None = None, experiment_dir: Path
 
 
 def check_publishable(figure: Figure, root: Path = EXPERIMENTS) -> None:
-    """Raises SpecError (key ``--docs``) unless the figure belongs to a paper in ``root``."""
+    """Raises SpecError (key ``--docs``) unless the figure belongs to a paper in ``root``, a
+    checkout's experiments directory (the package's copy has no ``docs/`` beside it)."""
+    if experiments_root(root) == PACKAGED:
+        raise SpecError("--docs", str(figure.path), "a figure of a source checkout: run from the repository's root (the experiment files inside the package have no docs/ to publish to)")
     if figure.paper is None:
         raise SpecError("--docs", str(figure.path), f"a figure of a paper (a file with [source] in {root}/<paper>/)")
 
@@ -243,7 +268,7 @@ def publish(figure: Figure, png: Path, root: Path = EXPERIMENTS) -> Path:
     """Copies a figure's PNG and JSON to ``docs/reproductions/<paper>/`` beside ``root``;
     returns that directory. Raises SpecError for a file outside a paper's directory."""
     check_publishable(figure, root)
-    target = root.parent / REPRODUCTIONS / figure.paper
+    target = Path(root).parent / REPRODUCTIONS / figure.paper
     target.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(png, target / f"{figure.stem}.png")
     shutil.copyfile(png.with_suffix(".json"), target / f"{figure.stem}.json")

@@ -13,6 +13,8 @@ A results directory (written by ``qdsim run``, ``qdsim sweep`` or ``qdsim reprod
 * ``spec.json`` (the experiment file after overrides), and ``config.json`` and
   ``summary.json`` (``run``: the resolved configuration and the summary) or ``sweep.json``
   (``sweep``: grid, repetitions, code version, point keys and the experiment file's path);
+  ``summary.json`` and ``sweep.json`` record the ``qdsim_version`` (``qdsim --version``)
+  that wrote them;
 * ``runs/<table>/<batch>.parquet`` (``sweep``): the stored runs, the same tables keyed by
   ``point_key`` instead of the sweep's columns, written in batches as runs finish
   (:class:`PointWriter`). A batch counts once its ``runs/points`` file exists (it is written
@@ -44,6 +46,7 @@ import pyarrow.parquet as pq
 
 from . import tables
 from .errors import SpecError
+from .version import __version__
 
 __all__ = [
     "FIGURE_SUFFIXES",
@@ -62,6 +65,7 @@ __all__ = [
     "read_spec",
     "read_sweep",
     "read_table",
+    "run_tables_with_ids",
     "stored_runs",
     "table_names",
     "wall_times",
@@ -142,17 +146,25 @@ def _write_tables(out_dir: Path, by_name: dict[str, pa.Table]) -> None:
 # --- a run --------------------------------------------------------------------------------------
 
 
+def run_tables_with_ids(summary: dict[str, Any], by_name: dict[str, pa.Table]) -> dict[str, pa.Table]:
+    """Returns one run's tables (:func:`qdsim.tables.run_tables`) as a run's results
+    directory holds them: each with the run's ``seed`` first."""
+    ids = [("seed", tables.SEED, summary["seed"])]
+    return {name: tables.with_ids(table, ids) for name, table in by_name.items()}
+
+
 def write_run(out_dir: Path, raw: dict[str, Any], config: dict[str, Any], summary: dict[str, Any], by_name: dict[str, pa.Table]) -> None:
-    """Writes one run's results: ``spec.json``, ``config.json``, ``summary.json`` and its
-    tables (:func:`qdsim.tables.run_tables`), each with the run's ``seed`` first, replacing
-    every results file an earlier run left in ``out_dir`` (see :func:`claim`)."""
+    """Writes one run's results: ``spec.json``, ``config.json``, ``summary.json`` (with the
+    ``qdsim_version`` that made it) and its tables
+    (:func:`run_tables_with_ids`), replacing every results file an earlier run left in
+    ``out_dir`` (see :func:`claim`)."""
+    out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     _clear(out_dir)
     write_json(out_dir / "spec.json", raw)
     write_json(out_dir / "config.json", config)
-    write_json(out_dir / "summary.json", summary)
-    ids = [("seed", tables.SEED, summary["seed"])]
-    _write_tables(out_dir, {name: tables.with_ids(table, ids) for name, table in by_name.items()})
+    write_json(out_dir / "summary.json", {**summary, "qdsim_version": __version__})
+    _write_tables(out_dir, run_tables_with_ids(summary, by_name))
 
 
 # --- which results a directory holds ------------------------------------------------------------
@@ -247,9 +259,10 @@ def claim(out_dir: Path, kind: str, experiment: str, force: bool = False, option
 
 
 def write_sweep(out_dir: Path, raw: dict[str, Any], sweep: dict[str, Any]) -> None:
-    """Writes a sweep's provenance: the experiment file (``spec.json``) and ``sweep.json``."""
+    """Writes a sweep's provenance: the experiment file (``spec.json``) and ``sweep.json``
+    (``sweep`` with the ``qdsim_version`` that wrote it)."""
     write_json(Path(out_dir) / "spec.json", raw)
-    write_json(Path(out_dir) / "sweep.json", sweep)
+    write_json(Path(out_dir) / "sweep.json", {**sweep, "qdsim_version": __version__})
 
 
 def read_sweep(results_dir: Path) -> dict[str, Any]:
@@ -434,9 +447,9 @@ def connect(results_dir: str | Path):
     """Returns a DuckDB connection with one view per Parquet table of ``results_dir``, and
     for a sweep the view ``stored``: every stored run (``point_key``, ``seed``,
     ``code_version``, ``wall_s``, ... of ``runs/points``, stale ones included)."""
-    import duckdb
+    from .extras import require
 
-    con = duckdb.connect()
+    con = require("duckdb", "SQL over results").connect()
     for path in sorted(Path(results_dir).glob("*.parquet")):
         literal = str(path).replace("'", "''")
         con.execute(f"create view \"{path.stem}\" as select * from read_parquet('{literal}')")

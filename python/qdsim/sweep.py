@@ -214,6 +214,30 @@ def _worker_init(parent: int) -> None:
     threading.Thread(target=watch, name="qdsim-parent-watch", daemon=True).start()
 
 
+@contextlib.contextmanager
+def _main_module_hidden() -> Iterator[None]:
+    """Starts ``spawn`` workers without the caller's main script.
+
+    A spawned worker runs the parent's ``__main__`` file again before it takes work (so that
+    functions defined there unpickle); a script that calls a sweep at top level, with no
+    ``if __name__ == "__main__"`` guard, would then start a sweep in every worker. The
+    workers only run :func:`_simulate`, which lives in this package, so they need none of
+    it: while they start, ``__main__`` shows neither a file nor a module spec, which is how
+    :mod:`multiprocessing` tells an interactive session (nothing to run again)."""
+    module = sys.modules.get("__main__")
+    saved = {name: module.__dict__[name] for name in ("__file__", "__spec__") if module is not None and name in module.__dict__}
+    try:
+        if module is not None:
+            module.__dict__.pop("__file__", None)
+            module.__spec__ = None
+        yield
+    finally:
+        if module is not None:
+            module.__dict__.update(saved)
+            if "__spec__" not in saved:
+                module.__dict__.pop("__spec__", None)
+
+
 class _LocalPool:
     """A pool of ``spawn`` worker processes for a sweep on this machine (see :func:`_worker_init`)."""
 
@@ -230,7 +254,8 @@ class _LocalPool:
         main = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
         try:
-            return {self.pool.submit(_simulate, p.config, memory_limit): p for p in todo}
+            with _main_module_hidden():
+                return {self.pool.submit(_simulate, p.config, memory_limit): p for p in todo}
         finally:
             if main:
                 signal.signal(signal.SIGINT, previous)
