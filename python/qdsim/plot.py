@@ -316,8 +316,9 @@ def _panel_lines(
 ) -> tuple[list[dict[str, Any]], str]:
     """Returns one panel's lines (name, x, mean, ci95 in display units) and its y label."""
     table, rows = _metric_rows(results_dir, panel.metric)
-    if defaults.groups is not None and rows and "group" in rows[0]:
-        rows = [r for r in rows if r["group"] in defaults.groups]
+    groups = panel.groups if panel.groups is not None else defaults.groups
+    if groups is not None and rows and "group" in rows[0]:
+        rows = [r for r in rows if r["group"] in groups]
     line_by = by if by is not None else (defaults.by or ("group" if table in ("groups", "flows") else None))
     if line_by is not None and rows and line_by not in rows[0]:
         raise SpecError("--by", line_by, f"a column of the {table} table ({', '.join(rows[0])})")
