@@ -1,6 +1,12 @@
 """`qdsim plot` against a key inside swept tables (a whole qdisc table swept, its `limit` or
 `target` on the x-axis)."""
 
+import json
+
+import pytest
+
+from qdsim import store
+
 SPEC = """
 [experiment]
 name = "swept-table"
@@ -34,3 +40,22 @@ def test_a_key_inside_swept_tables_can_be_the_x_axis(qdsim, write_spec, tmp_path
     assert (tmp_path / "u.png").stat().st_size > 10_000
     bad = qdsim("plot", out, "--x", "topology.qdisc.interval", "--y", "bottleneck_utilization")
     assert bad.code == 2 and "--x" in bad.stderr and "interval" in bad.stderr
+
+
+def test_each_panel_can_show_its_own_groups(qdsim, write_spec, tmp_path):
+    # Kantawala & Turner's Fig. 4(a) and 4(b): one sweep, one group per panel, lines by qdisc.
+    two_groups = SPEC.replace('[[flows]]\ngroup = "g"', '[[flows]]\ngroup = "near"\naccess_delay = "1ms"\n\n[[flows]]\ngroup = "g"', 1).replace(
+        "repetitions = 1",
+        'repetitions = 1\n\n[plot]\nx = "topology.qdisc.target"\nby = "topology.qdisc"\ny = [{ metric = "goodput_bps", groups = ["near"] }, { metric = "goodput_bps", groups = ["g"] }, "goodput_bps"]',
+    )
+    out = tmp_path / "sweep"
+    assert qdsim("sweep", write_spec(two_groups), "--out", out, "--jobs", "1").code == 0
+    assert qdsim("plot", out, "--out", tmp_path / "p.png").code == 0
+    data = json.loads((tmp_path / "p.json").read_text())
+    goodput = {(r["group"], r["topology.qdisc"]): r["goodput_bps"] / 1e6 for r in store.read_rows(out, "groups")}
+    near, far, both = data["panels"]
+    for panel, group in ((near, "near"), (far, "g")):
+        drawn = {line["name"]: line["mean"] for line in panel["lines"]}
+        assert drawn == {q: [pytest.approx(g)] for (grp, q), g in goodput.items() if grp == group}
+    mixed = {line["name"]: line["mean"] for line in both["lines"]}
+    assert mixed == {q: [pytest.approx((goodput[("near", q)] + goodput[("g", q)]) / 2)] for _, q in goodput}, "without groups: every group's rows"

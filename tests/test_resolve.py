@@ -151,3 +151,40 @@ def test_the_wire_format_reaches_the_core_and_sizes_data_and_acks(small_spec):
     assert sender_link["tx_bytes"] <= 1500 * sender_link["tx_pkts"]
     assert ack_link["tx_bytes"] > 40 * ack_link["tx_pkts"], "some ACKs carry SACK blocks"
     assert ack_link["tx_bytes"] % 8 == 0 and ack_link["tx_bytes"] <= 64 * ack_link["tx_pkts"]
+
+
+PARKING_LOT = Path(__file__).parents[1] / "experiments/examples/parking_lot.toml"
+
+
+def test_graph_qdisc_goes_to_every_link_without_one_and_a_link_s_own_wins():
+    raw = spec.load_raw(PARKING_LOT)
+    links = raw["topology"]["links"]
+    links[0]["qdisc"] = {"kind": "red", "limit": "30pkt"}
+    links[1].update(qdisc={"kind": "fifo", "limit": "9pkt"}, reverse_qdisc={"kind": "fifo"})
+    del links[2]["qdisc"]
+    raw["topology"]["qdisc"] = {"kind": "fifo", "limit": "7pkt"}
+    config = resolve(spec.validate(raw))
+    qdiscs = {link["name"]: link["qdisc"] for link in config["links"]}
+    assert qdiscs["a->b"]["kind"] == "red" and qdiscs["b->a"]["kind"] == "red"
+    assert qdiscs["b->c"] == {"kind": "fifo", "limit_pkts": 9} and qdiscs["c->b"] == algorithms.DEFAULT_QDISC
+    assert qdiscs["c->d"] == qdiscs["d->c"] == {"kind": "fifo", "limit_pkts": 7}, "the topology's qdisc, both directions"
+
+
+def test_graph_groups_with_access_rate_get_one_sender_per_flow_behind_src():
+    config = resolved(PARKING_LOT, "flows.0.count=3", "flows.0.access_rate='10Mbps'", "flows.0.access_delay='2ms'", "flows.1.count=4", "flows.1.users=2", "flows.1.access_rate='5Mbps'")
+    long = [f for f in config["flows"] if f["group"] == "long"]
+    assert [(f["src"], f["dst"]) for f in long] == [("long.s0", "d"), ("long.s1", "d"), ("long.s2", "d")]
+    hop1 = [(f["src"], f["dst"]) for f in config["flows"] if f["group"] == "hop1"]
+    assert hop1 == [("hop1.s0", "b"), ("hop1.s0", "b"), ("hop1.s1", "b"), ("hop1.s1", "b")], "one sender per user"
+    links = {link["name"]: link for link in config["links"]}
+    for name in ("long.s0->a", "a->long.s2"):
+        assert (links[name]["rate_bps"], links[name]["delay_ns"], links[name]["qdisc"]) == (10_000_000, 2_000_000, algorithms.DEFAULT_QDISC)
+    assert (links["hop1.s1->a"]["rate_bps"], links["hop1.s1->a"]["delay_ns"]) == (5_000_000, 0)
+    assert path_delay_ns(config, "long.s1", "d") == 2_000_000 + 3 * 5_000_000
+    assert {"long.s0", "hop1.s1"} <= set(config["nodes"]) and "hop2.s0" not in config["nodes"]
+
+
+def test_graph_access_delay_without_access_rate_is_refused():
+    with pytest.raises(SpecError) as info:
+        resolved(PARKING_LOT, "flows.0.access_delay='2ms'")
+    assert info.value.key == "flows.0.access_rate" and "access_delay" in info.value.allowed

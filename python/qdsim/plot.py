@@ -369,8 +369,9 @@ class _Lines:
     def panel(self, table: str, rows: list[dict[str, Any]], panel: Panel) -> tuple[list[dict[str, Any]], str]:
         """Returns one panel's lines (name, x, mean, ci95 in display units) and its y label."""
         defaults = self.defaults
-        if defaults.groups is not None and rows and "group" in rows[0]:
-            rows = [r for r in rows if r["group"] in defaults.groups]
+        groups = panel.groups if panel.groups is not None else defaults.groups
+        if groups is not None and rows and "group" in rows[0]:
+            rows = [r for r in rows if r["group"] in groups]
         rows = [r for r in rows if all(f.matches(r) for f in self.filters)]
         line_by = self.by if self.by is not None else ("group" if table in ("groups", "flows") else None)
         if line_by is not None and rows and line_by not in rows[0]:

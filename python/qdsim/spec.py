@@ -203,11 +203,13 @@ class GraphLink(_Strict):
 
 
 class Graph(_Topology):
-    """``[topology]`` with ``kind = "graph"``: explicit nodes and links."""
+    """``[topology]`` with ``kind = "graph"``: explicit nodes and links; ``qdisc`` is the qdisc
+    of every link that gives none (one swept key sets every hop of a chain)."""
 
     kind: Literal["graph"]
     nodes: list[GraphNode] = Field(min_length=2)
     links: list[GraphLink] = Field(min_length=1)
+    qdisc: QdiscSpec | None = None
 
 
 class Star(_Topology):
@@ -431,14 +433,18 @@ class Panel(_Strict):
     """One panel of a ``sweep`` figure: a metric column and how it is shown.
 
     ``scale`` multiplies the values for display (default: by the column's unit, e.g. bit/s →
-    Mb/s); ``improvement_over`` draws ``100 × (baseline − value) / baseline`` per x instead,
-    where the baseline is the line whose legend label (or ``by`` value) is given.
+    Mb/s); ``groups`` keeps only those flow groups' rows in this panel; ``improvement_over``
+    draws ``100 × (baseline − value) / baseline`` per x instead, where the baseline is the line
+    whose legend label (or ``by`` value) is given.
     """
 
     metric: str
     label: str | None = None
     scale: float | None = None
     improvement_over: str | None = None
+    #: This panel's flow groups (default: ``[plot].groups``), so that panels of one sweep can
+    #: show different groups (Kantawala & Turner's Fig. 4(a) and 4(b) are one run's two groups).
+    groups: list[str] | None = None
 
 
 class ModelCurve(_Strict):

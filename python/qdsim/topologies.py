@@ -16,7 +16,11 @@ pair per flow. Every link without a qdisc of its own gets
   has the group's ``access_rate`` and the topology's ``receiver_delay``. A flow's base RTT
   is ``2 × (access_delay + bottleneck_delay + receiver_delay)`` plus serialisation times.
 * **Graph** (:func:`graph`): the nodes and links as written, duplex unless ``duplex = false``;
-  flows name their ``src`` and ``dst``, which must reach each other.
+  a link without a ``qdisc`` gets the topology's ``qdisc`` (if any). Flows name their ``src``
+  and ``dst``, which must reach each other. A group with ``access_rate`` gets one sender host
+  ``g.s<h>`` per user (per flow without ``users``) behind ``src``, over a duplex access link
+  of ``access_rate`` and ``access_delay`` (default 0): the per-source access links of a
+  parking lot (Kantawala & Turner's Fig. 3), whose rate caps each source.
 * **Star** (:func:`star`): hosts on one switch, as a data-center rack (Ismail et al. §III).
   One switch node ``sw`` and one node per host. Hosts are every name a flow group uses
   (``src``/``dst``, an incast ``client``, the incast servers ``<group>.s<i>``) plus
@@ -158,7 +162,7 @@ def graph(topo: Graph, spec: Spec) -> Built:
                 raise SpecError(f"{key}.{field}", name, allowed_nodes)
         if graph_link.from_ == graph_link.to:
             raise SpecError(f"{key}.to", graph_link.to, "a node other than `from`")
-        for new in _graph_link(graph_link, key):
+        for new in _graph_link(graph_link, key, topo.qdisc):
             if any(old["name"] == new["name"] for old in links):
                 raise SpecError(f"{key}.name", new["name"], "a link name not used by another link (set `name`)")
             links.append(new)
@@ -168,9 +172,8 @@ def graph(topo: Graph, spec: Spec) -> Built:
     reachable = functools.cache(lambda start: _reachable(start, next_hops))
     endpoints = []
     for index, group in enumerate(spec.flows):
-        for field in ("access_delay", "access_rate"):
-            if getattr(group, field) is not None:
-                raise SpecError(f"flows.{index}.{field}", getattr(group, field), 'no value: access links exist only with kind = "dumbbell"')
+        if group.access_delay is not None and group.access_rate is None:
+            raise SpecError(f"flows.{index}.access_rate", SpecError.MISSING, "a rate: in a graph `access_delay` belongs to the access links `access_rate` asks for")
         for field in ("src", "dst"):
             name = getattr(group, field)
             if name is None:
@@ -183,7 +186,20 @@ def graph(topo: Graph, spec: Spec) -> Built:
             raise SpecError(f"flows.{index}.dst", group.dst, f"a node reachable over topology.links from `{group.src}` (no path leads there)")
         if group.kind not in ("udp_cbr", "poisson_packets") and group.src not in reachable(group.dst):
             raise SpecError(f"flows.{index}.src", group.src, f"a node reachable over topology.links from `{group.dst}`, for the ACKs (no path leads back)")
-        endpoints.append([(group.src, group.dst)] * group.count)
+        if group.access_rate is None:
+            endpoints.append([(group.src, group.dst)] * group.count)
+            continue
+        # One sender per user (per flow without `users`) behind `src`, as the dumbbell's.
+        hosts = group.users if group.users is not None else group.count
+        pairs = []
+        for h in range(hosts):
+            sender = f"{group.group}.s{h}"
+            if sender in nodes:
+                raise SpecError(f"flows.{index}.group", group.group, f"a group name whose sender hosts ({sender}) are not already nodes")
+            nodes.append(sender)
+            links += _duplex(sender, group.src, group.access_rate, group.access_delay or 0)
+            pairs += [(sender, group.dst)] * (group.count // hosts)
+        endpoints.append(pairs)
     return nodes, links, endpoints
 
 
@@ -198,28 +214,30 @@ def _reachable(start: str, next_hops: dict[str, list[str]]) -> set[str]:
     return seen
 
 
-def _graph_link(spec_link: GraphLink, key: str) -> list[dict[str, Any]]:
-    """Returns the one or two core links of a ``[[topology.links]]`` entry."""
+def _graph_link(spec_link: GraphLink, key: str, default: QdiscSpec | None = None) -> list[dict[str, Any]]:
+    """Returns the one or two core links of a ``[[topology.links]]`` entry (``default``: the
+    topology's ``qdisc``, for a link that gives none)."""
+    qdisc, qdisc_key = (spec_link.qdisc, f"{key}.qdisc") if spec_link.qdisc is not None else (default, "topology.qdisc")
     forward = link(
         spec_link.name or f"{spec_link.from_}->{spec_link.to}",
         spec_link.from_,
         spec_link.to,
         spec_link.rate,
         spec_link.delay,
-        _qdisc(spec_link.qdisc, f"{key}.qdisc", spec_link.rate),
+        _qdisc(qdisc, qdisc_key, spec_link.rate),
         loss=spec_link.loss,
         metric=spec_link.metric,
     )
     if not spec_link.duplex:
         return [forward]
-    reverse_qdisc = spec_link.reverse_qdisc if spec_link.reverse_qdisc is not None else spec_link.qdisc
+    reverse_qdisc = spec_link.reverse_qdisc if spec_link.reverse_qdisc is not None else qdisc
     reverse = link(
         f"{spec_link.to}->{spec_link.from_}",
         spec_link.to,
         spec_link.from_,
         spec_link.rate,
         spec_link.delay,
-        _qdisc(reverse_qdisc, f"{key}.reverse_qdisc" if spec_link.reverse_qdisc is not None else f"{key}.qdisc", spec_link.rate),
+        _qdisc(reverse_qdisc, f"{key}.reverse_qdisc" if spec_link.reverse_qdisc is not None else qdisc_key, spec_link.rate),
         loss=spec_link.loss,
         metric=spec_link.metric,
     )
