@@ -33,6 +33,7 @@ import numpy as np
 
 from . import store, units
 from .errors import SpecError
+from .plot_censored import censored_runs, mark_censored
 from .spec import ModelCurve, Panel, PlotDefaults, validate
 from .sweep import grid_cell
 
@@ -267,6 +268,7 @@ def plot_sweep(
         lines, label = _panel_lines(results_dir, panel, defaults, by, grid, swept, order, xs_all)
         for line in lines:
             ax.errorbar(line["x"], line["mean"], yerr=line["ci95"], marker="o", markersize=3, capsize=3, label=line["name"], color=defaults.colors.get(line["name"]))
+        censored = mark_censored(ax, lines, defaults.colors)
         panel_data: dict[str, Any] = {"metric": panel.metric, "label": label, "lines": lines}
         if defaults.model is not None and defaults.model.panel == index:
             scale = panel.scale if panel.scale is not None else _display(panel.metric)[0]
@@ -287,7 +289,7 @@ def plot_sweep(
         ax.grid(True, alpha=0.3)
         # One legend for panels with the same lines; again where they differ or add a curve.
         names = [line["name"] for line in lines]
-        if (len(lines) > 1 and names != shown) or "model" in panel_data or any(ref.label for ref in references):
+        if (len(lines) > 1 and names != shown) or "model" in panel_data or censored or any(ref.label for ref in references):
             ax.legend(fontsize=8)
             shown = names
     bottom = axes[-1, 0]
@@ -326,6 +328,7 @@ def _panel_lines(
         if row[panel.metric] is not None:
             values[row[line_by] if line_by else panel.metric][json_key(row[swept])].append(float(row[panel.metric]))
     means = {name: {k: mean_ci(v) for k, v in points.items() if k in order} for name, points in values.items()}
+    censored = censored_runs(rows, panel.metric, lambda r: r[line_by] if line_by else panel.metric, lambda r: json_key(r[swept]))
     scale, label = _display(panel.metric)
     if panel.improvement_over is not None:
         means, scale, label = _improvement(means, panel, defaults), 1.0, f"{panel.metric} improvement\nover {panel.improvement_over} (%)"
@@ -340,6 +343,8 @@ def _panel_lines(
                 "x": [xs_all[order[k]] for k in keys],
                 "mean": [means[name][k][0] * scale for k in keys],
                 "ci95": [means[name][k][1] * abs(scale) for k in keys],
+                # Runs per x whose completion times include unfinished transfers (plot_censored).
+                **({"censored": [censored[name][k] for k in keys]} if censored is not None else {}),
             }
         )
     return lines, panel.label or label
