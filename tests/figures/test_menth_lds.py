@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from qdsim import store
+from qdsim.reproduce import find_figures, quick_raw, sweep_figure
 
 pytestmark = pytest.mark.figure
 
@@ -38,6 +39,28 @@ def rows(quick):
         seeds = {r["point_key"]: r["seed"] for r in store.read_rows(out_dir, "points") if r[key] == value}
         assert sorted(seeds.values()) == SEEDS, f"{figure}: {key} = {value!r} not run with seeds 1-10"
         return [r for r in store.read_rows(out_dir, table) if r["point_key"] in seeds]
+
+    return select
+
+
+@pytest.fixture(scope="module")
+def rows_50ms(tmp_path_factory):
+    """Returns a function as ``rows`` for the paper's neighbouring set-up D_b = 50 ms ("We
+    performed the same experiments with D_b = 50 ms and obtained almost the same results",
+    §4.3, §4.4): ``figure``'s quick run at the one ``value`` of ``key``, seeds 1-10."""
+    done: dict[tuple[str, str, Any], Path] = {}
+
+    def select(figure: str, table: str, key: str, value: Any) -> list[dict]:
+        if (figure, key, value) not in done:
+            (fig,) = find_figures([str(FILES / f"{figure}.toml")], sets=["topology.bottleneck_delay=50ms"], root=FILES.parent)
+            raw = quick_raw(fig.raw)
+            raw = {**raw, "sweep": {**raw["sweep"], key: [value]}}
+            out_dir = tmp_path_factory.mktemp(f"menth-lds-{figure}-50ms")
+            assert sweep_figure(fig, raw, out_dir, jobs=1).missing == 0
+            done[(figure, key, value)] = out_dir
+        out_dir = done[(figure, key, value)]
+        assert sorted(r["seed"] for r in store.read_rows(out_dir, "points")) == SEEDS
+        return store.read_rows(out_dir, table)
 
     return select
 
@@ -133,3 +156,24 @@ def test_fig5b_without_lds_drop_on_dequeue_is_far_slower_than_drop_on_enqueue(ro
 
 def test_fig5a_lds_drop_on_enqueue_downloads_below_fair_share_time(rows):
     assert _download_s(rows, "fig5a", 50) < 1.68
+
+
+# --- The neighbouring set-up D_b = 50 ms ("almost the same results", §4.3-4.4) -----------------
+
+
+def test_fig3a_and_3b_drr_gives_heavy_users_clearly_more_also_at_50ms(rows_50ms):
+    for figure, key, value in (("fig3a", "topology.qdisc.limit", 20), ("fig3b", "topology.qdisc.t_d", "24ms")):
+        heavy, light = _per_user_kbps(rows_50ms, figure, key, value)
+        assert heavy > 1.2 * light, (figure, heavy, light)
+
+
+@pytest.mark.xfail(strict=True, reason=LINUX + "at D_b = 50 ms, S_B = 20, D_max = 10: heavy 280 vs light 236 kb/s (1.19; paper: 'almost the same results' as 5 ms)")
+def test_fig4a_lds_drop_on_enqueue_equalises_users_also_at_50ms(rows_50ms):
+    heavy, light = _per_user_kbps(rows_50ms, "fig4a", "topology.qdisc.d_max", 10)
+    assert abs(heavy / light - 1) <= 0.10, (heavy, light)
+
+
+@pytest.mark.xfail(strict=True, reason=LINUX + "at D_b = 50 ms, T_D = 24 ms, D_max = 6: heavy 353 vs light 224 kb/s (1.57; paper: 'almost the same results' as 5 ms)")
+def test_fig4b_lds_drop_on_dequeue_equalises_users_also_at_50ms(rows_50ms):
+    heavy, light = _per_user_kbps(rows_50ms, "fig4b", "topology.qdisc.d_max", 6)
+    assert abs(heavy / light - 1) <= 0.10, (heavy, light)
