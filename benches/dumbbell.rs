@@ -22,13 +22,6 @@ const MS: u64 = 1_000_000;
 /// The hosts' processing delay of experiment files (`[topology] host_jitter`'s default).
 const HOST_JITTER_NS: u64 = 10_000;
 
-/// ns-3.44's `TcpSocketBase` + `TcpNewReno` defaults: the `ns3` profile, the core's default
-/// (`tcp/profiles.rs`; IW 10, RTO 1 s minimum, delayed ACKs every 2nd segment or 200 ms, SACK
-/// with PRR, timestamps, ACK counting, a handshake, 131072-byte buffers).
-fn ns3_profile() -> TcpConfig {
-    TcpConfig::profile("ns3").expect("the ns3 profile exists")
-}
-
 fn arg(name: &str, default: u64) -> u64 {
     let args: Vec<String> = std::env::args().collect();
     args.iter()
@@ -54,7 +47,9 @@ fn main() {
     let group = |name: &str, access_ms: u64| FlowGroup {
         access_rate_bps: 10_000_000,
         start_jitter_ns: 1_000 * MS,
-        ..FlowGroup::bulk(name, (flows / 2) as usize, access_ms * MS, ns3_profile())
+        // The core's default TCP is the ns3 profile (ns-3.44 TcpSocketBase + TcpNewReno: IW 10,
+        // RTO 1 s minimum, delayed ACKs, SACK with PRR, timestamps, a handshake; tcp/profiles.rs).
+        ..FlowGroup::bulk(name, (flows / 2) as usize, access_ms * MS, TcpConfig::default())
     };
     let d = Dumbbell {
         rate_bps: 500_000_000,

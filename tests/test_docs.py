@@ -1,8 +1,10 @@
 """The documentation says what the code does: the TCP profile tables of docs/tcp-profiles.md
-are the core's."""
+are the core's, and the index of paper figures says what
+the reproduction docs and the figure tests say."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -41,3 +43,85 @@ def test_the_docs_name_the_default_profile():
     for page in ("tcp.md", "tcp-profiles.md", "experiment-file.md"):
         text = (DOCS / page).read_text()
         assert (f"`{default}`" in text or f'`"{default}"`' in text) and "default" in text, page
+
+
+ROOT = DOCS.parent
+
+
+def _is_strict_xfail(node: ast.AST) -> bool:
+    """Whether ``node`` is a call ``pytest.mark.xfail(..., strict=True, ...)``."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "xfail"
+        and any(k.arg == "strict" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords)
+    )
+
+
+def strict_xfails(source: str) -> list[str]:
+    """Returns the test functions of a module marked ``xfail(strict=True)``: by a decorator,
+    or through a parameter list built by a module function that makes such marks (the
+    figure tests' per-set-up xfails) from a non-empty dict of reasons."""
+    tree = ast.parse(source)
+    makers = {f.name for f in tree.body if isinstance(f, ast.FunctionDef) and not f.name.startswith("test_") and any(_is_strict_xfail(n) for n in ast.walk(f))}
+    out = []
+    for f in tree.body:
+        if not (isinstance(f, ast.FunctionDef) and f.name.startswith("test_")):
+            continue
+        for decorator in f.decorator_list:
+            nodes = list(ast.walk(decorator))
+            direct = any(_is_strict_xfail(n) for n in nodes)
+            made = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in makers and any(isinstance(a, ast.Dict) and a.keys for a in n.args) for n in nodes)
+            if direct or made:
+                out.append(f.name)
+                break
+    return out
+
+
+def test_strict_xfails_are_found_in_decorators_and_parameter_lists():
+    source = """
+import pytest
+def _setups(failing):
+    return [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=failing[s])) for s in failing]
+@pytest.mark.xfail(strict=True, reason="numbers")
+def test_a(): pass
+@pytest.mark.xfail(reason="not strict")
+def test_b(): pass
+@pytest.mark.parametrize("s", _setups({"x": "numbers"}))
+def test_c(s): pass
+@pytest.mark.parametrize("s", _setups({}))
+def test_d(s): pass
+def test_e(): pass
+"""
+    assert strict_xfails(source) == ["test_a", "test_c"]
+
+
+def test_every_strict_xfail_of_a_figure_test_is_named_in_the_index():
+    # A finding that fails under the faithful settings is a strict xfail, and the index of
+    # papers and figures must say so where it gives the figure's status.
+    index = (ROOT / "experiments" / "README.md").read_text()
+    missing = [f"{path.name}::{name}" for path in sorted((ROOT / "tests" / "figures").glob("test_*.py")) for name in strict_xfails(path.read_text()) if f"`{name}`" not in index]
+    assert not missing, f"strict xfails not named in experiments/README.md: {missing}"
+
+
+def _index_statuses() -> list[tuple[str, str, str]]:
+    """Returns (reproduction doc, figure, status) of every figure row of experiments/README.md."""
+    out = []
+    doc = None
+    for line in (ROOT / "experiments" / "README.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 5 or not line.startswith("|") or cells[1] in ("figure", "---"):
+            continue
+        link = re.search(r"\]\(\.\./(docs/reproductions/[^)]+\.md)\)", cells[0])
+        doc = link.group(1) if link else doc
+        if doc is not None:
+            out.append((doc, cells[1], cells[4]))
+    return out
+
+
+def test_the_index_status_of_each_figure_is_the_reproduction_docs():
+    rows = _index_statuses()
+    assert len(rows) >= 12, rows
+    for doc, figure, status in rows:
+        assert re.match(r"^(reproduced|partly: |not reproduced: )", status), f"{figure}: status {status!r} is not reproduced / partly: ... / not reproduced: ..."
+        assert status in (ROOT / doc).read_text(), f"{figure}: the status in experiments/README.md is not the one in {doc}: {status!r}"

@@ -36,6 +36,7 @@ import numpy as np
 
 from . import store, units
 from .errors import SpecError
+from .plot_censored import censored_runs, mark_censored
 from .selection import Filter, averaged_over, default_x, facet_values, line_axes, line_label_of, parse_where
 from .spec import ModelCurve, Panel, PlotDefaults, validate
 from .tables import axis_cells
@@ -295,6 +296,7 @@ def plot_sweep(
             lines, label = lines_by.panel(table, [r for r in rows if facet is None or r[facet] == cell], panel)
             for line in lines:
                 ax.errorbar(line["x"], line["mean"], yerr=line["ci95"], marker="o", markersize=3, capsize=3, label=line["name"], color=defaults.colors.get(line["name"]))
+            censored = mark_censored(ax, lines, defaults.colors)
             panel_data: dict[str, Any] = {"metric": panel.metric, "label": label, "lines": lines}
             if facet is not None:
                 panel_data["facet"] = facet_label
@@ -306,7 +308,7 @@ def plot_sweep(
                 ax.set_ylabel(label)
             # One legend for panels with the same lines; again where they differ or add a curve.
             names = [line["name"] for line in lines]
-            if (len(lines) > 1 and names != shown) or "model" in panel_data or any(ref.label for ref in defaults.reference if ref.panel == index):
+            if (len(lines) > 1 and names != shown) or "model" in panel_data or censored or any(ref.label for ref in defaults.reference if ref.panel == index):
                 ax.legend(fontsize=8)
                 shown = names
     for ax in axes[-1, :]:
@@ -382,6 +384,7 @@ class _Lines:
                 line = (row[line_by] if line_by else None, tuple(row[k] for k in self.axes))
                 values[line][json_key(row[self.swept])].append(float(row[panel.metric]))
         means = {line: {k: mean_ci(v) for k, v in points.items() if k in self.order} for line, points in values.items()}
+        censored = censored_runs(rows, panel.metric, lambda r: (r[line_by] if line_by else None, tuple(r[k] for k in self.axes)), lambda r: json_key(r[self.swept]))
         scale, label = _display(panel.metric)
         if panel.improvement_over is not None:
             means, scale, label = self._improvement(means, panel), 1.0, f"{panel.metric} improvement\nover {panel.improvement_over} (%)"
@@ -396,6 +399,8 @@ class _Lines:
                     "x": [self.xs[self.order[k]] for k in keys],
                     "mean": [means[line][k][0] * scale for k in keys],
                     "ci95": [means[line][k][1] * abs(scale) for k in keys],
+                    # Runs per x whose completion times include unfinished transfers (plot_censored).
+                    **({"censored": [censored[line][k] for k in keys]} if censored is not None else {}),
                 }
             )
         return lines, panel.label or label

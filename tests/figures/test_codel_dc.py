@@ -2,18 +2,20 @@
 Centers" (Figs. 3, 5/6, 7/8(a), 11), on the committed files in ``experiments/codel-dc/``.
 
 Each file's ``[quick]`` run (``qdsim reproduce --quick``; the ``quick`` fixture) gives the
-results. Incast (Fig. 5/6 at S = 100 kB): 40 servers, one long-lived flow, 1 s runs, three
-seeds (the seed moves the long flow's and the requests' start times within 1 ms / 100 us).
-Fig. 11: short flows at 30 % load, 1 s, three seeds. Fig. 3: one long flow through CoDel at
-four targets, 0.6 s runs. Fig. 7/8(a): one incast event, 0.2 s runs, three seeds. Findings
-our model does not reproduce are strict xfails carrying the measured numbers;
-docs/reproductions/codel-dc.md explains them.
+results, under the paper's stack (profile ``ns2-sack1``, RTO_min 10 ms) with the hosts'
+processing jitter. Incast (Fig. 5/6): 40 servers x 100 kB and the neighbouring set-ups 30 and
+48 servers and 80 kB, one long-lived flow, 1 s runs, three seeds (the seed draws the hosts'
+per-packet delays and moves the start times within 1 ms / 100 us). Fig. 11: short flows at
+30 % load, 1 s, three seeds. Fig. 3: one long flow through CoDel at four targets, 0.6 s runs.
+Fig. 7/8(a): one incast event, 0.2 s runs, three seeds. Findings our model does not reproduce
+are strict xfails carrying the measured numbers; docs/reproductions/codel-dc.md explains them.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,7 @@ from figure_results import by_label, mean_of, runs, swept_table
 
 from qdsim import store
 from qdsim.plot_series import run_series
+from qdsim.reproduce import find_figures, quick_raw, sweep_figure
 from qdsim.spec import validate
 from qdsim.units import parse_duration
 
@@ -37,71 +40,137 @@ def _equation_7():
     return module
 
 
+#: The incast set-ups each Fig. 5/6 finding is checked on: the figure's point (40 servers x
+#: 100 kB, the file's ``[quick]`` run) and its neighbours, where the paper's claims are general
+#: (§III-B: "flow sizes of 10 kB, 50 kB, and 100 kB"; Fig. 9: 8 to 128 senders): 30 and 48
+#: servers, 80 kB responses. Each: 1 s, three seeds.
+INCAST_SETUPS = {
+    "40x100kB": ((), None),
+    "30x100kB": (("flows.1.count=30",), None),
+    "48x100kB": (("flows.1.count=48",), None),
+    "40x80kB": ((), {"flows.1.size": ["80kB"]}),
+}
+
+
 @pytest.fixture(scope="module")
-def incast_100kb(quick) -> dict[str, list[dict]]:
-    """Returns the runs of Fig. 5 at S = 100 kB per qdisc label (DropTail, CoDel, RED)."""
-    out_dir = quick(FILES / "fig5.toml")
-    out = by_label(out_dir, runs(out_dir, "incast"))
-    assert set(out) == {"DropTail", "CoDel", "RED"} and all(len(v) == 3 for v in out.values())
-    return out
+def incast(quick, tmp_path_factory) -> Callable[[str], dict[str, list[dict]]]:
+    """Returns a function giving the runs of Fig. 5 in one of ``INCAST_SETUPS`` per qdisc
+    label (DropTail, CoDel, RED), each set-up run once per module."""
+    done: dict[str, dict[str, list[dict]]] = {}
+
+    def setup_runs(setup: str) -> dict[str, list[dict]]:
+        if setup not in done:
+            sets, sweep = INCAST_SETUPS[setup]
+            if not sets and sweep is None:
+                out_dir = quick(FILES / "fig5.toml")
+            else:
+                (figure,) = find_figures([str(FILES / "fig5.toml")], sets=sets, root=FILES.parent)
+                raw = quick_raw(figure.raw)
+                raw = {**raw, "sweep": {**raw["sweep"], **(sweep or {})}}
+                out_dir = tmp_path_factory.mktemp(f"codel-dc-fig5-{setup}")
+                assert sweep_figure(figure, raw, out_dir, jobs=1).missing == 0
+            out = by_label(out_dir, runs(out_dir, "incast"))
+            assert set(out) == {"DropTail", "CoDel", "RED"} and all(len(v) == 3 for v in out.values()), setup
+            done[setup] = out
+        return done[setup]
+
+    return setup_runs
+
+
+def _setups(failing: dict[str, str]) -> list:
+    """Returns ``INCAST_SETUPS`` as test parameters, those in ``failing`` strict xfails with
+    their measured numbers as the reason."""
+    return [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=failing[s])) if s in failing else s for s in INCAST_SETUPS]
 
 
 def _mean(runs: list[dict], metric: str) -> float:
     return mean_of(runs, metric)
 
 
-#: Why findings that held with exact timing are strict xfails since the hosts' processing delay.
-JITTER = (
-    "genuine model difference since the hosts' processing delay (host_jitter 10 us, issue 10): with exact "
-    "timing the result depended on the phase relations of exact rates and sizes, which the delay breaks "
-    "(docs/tcp.md, 'Timing jitter'). "
-)
+#: Why Fig. 5/6 findings fail under the paper's stack (ns2-sack1, RTO_min 10 ms, host jitter 10 us).
+FAITHFUL = "not reproduced with ns-2 TCP SACK (profile ns2-sack1, RTO_min 10 ms) and host jitter (3 seeds, 1 s): "
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=JITTER + "AFCT CoDel 30.36 ms vs DropTail 32.41 ms (0.94) before; now 29.25 vs 30.11 ms (0.97; 10 seeds 29.10 vs 29.95), with host_jitter = 0 still 29.78 vs 32.65 ms",
+@pytest.mark.parametrize(
+    "setup",
+    _setups(
+        {
+            "40x100kB": FAITHFUL + "AFCT CoDel 30.36 ms vs DropTail 28.94 ms (1.05; paper: CoDel up to 62 % faster)",
+            "30x100kB": FAITHFUL + "AFCT CoDel 24.02 ms vs DropTail 23.90 ms (1.01)",
+            "48x100kB": FAITHFUL + "AFCT CoDel 33.38 ms vs DropTail 34.01 ms (0.98, not below 0.97)",
+            "40x80kB": FAITHFUL + "AFCT CoDel 24.88 ms vs DropTail 24.33 ms (1.02)",
+        }
+    ),
 )
-def test_fig5_codel_completes_incast_responses_faster_than_droptail(incast_100kb):
-    codel, droptail = _mean(incast_100kb["CoDel"], "afct_s"), _mean(incast_100kb["DropTail"], "afct_s")
+def test_fig5_codel_completes_incast_responses_faster_than_droptail(incast, setup):
+    runs = incast(setup)
+    codel, droptail = _mean(runs["CoDel"], "afct_s"), _mean(runs["DropTail"], "afct_s")
     assert codel < 0.97 * droptail, f"AFCT CoDel {codel * 1e3:.2f} ms vs DropTail {droptail * 1e3:.2f} ms"
 
 
-def test_fig5_droptail_and_codel_keep_the_bottleneck_above_90_percent(incast_100kb):
+@pytest.mark.parametrize("setup", list(INCAST_SETUPS))
+def test_fig5_droptail_and_codel_keep_the_bottleneck_above_90_percent(incast, setup):
     for label in ("DropTail", "CoDel"):
-        utils = [r["utilization"] for r in incast_100kb[label]]
+        utils = [r["utilization"] for r in incast(setup)[label]]
         assert min(utils) > 0.90, f"{label}: {utils}"
 
 
-def test_fig6_codel_keeps_a_shorter_queue_than_droptail(incast_100kb):
-    codel, droptail = _mean(incast_100kb["CoDel"], "mean_queue_pkts"), _mean(incast_100kb["DropTail"], "mean_queue_pkts")
+@pytest.mark.parametrize("setup", list(INCAST_SETUPS))
+def test_fig6_codel_keeps_a_shorter_queue_than_droptail(incast, setup):
+    runs = incast(setup)
+    codel, droptail = _mean(runs["CoDel"], "mean_queue_pkts"), _mean(runs["DropTail"], "mean_queue_pkts")
     assert codel < 0.6 * droptail, f"mean queue CoDel {codel:.1f} vs DropTail {droptail:.1f} packets"
 
 
-def test_fig5_red_keeps_the_bottleneck_above_90_percent(incast_100kb):
-    utils = [r["utilization"] for r in incast_100kb["RED"]]
+@pytest.mark.parametrize(
+    "setup",
+    _setups(
+        {
+            "40x100kB": FAITHFUL + "RED's utilization 94.9 / 94.3 / 84.2 % (paper: > 98 % under all AQMs)",
+            "30x100kB": FAITHFUL + "RED's utilization 92.0 / 91.3 / 82.7 %",
+            "48x100kB": FAITHFUL + "RED's utilization 92.4 / 98.8 / 80.4 %",
+            "40x80kB": FAITHFUL + "RED's utilization 90.2 / 85.6 / 92.2 %",
+        }
+    ),
+)
+def test_fig5_red_keeps_the_bottleneck_above_90_percent(incast, setup):
+    utils = [r["utilization"] for r in incast(setup)["RED"]]
     assert min(utils) > 0.90, f"RED: {utils}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured (1 s, 3 seeds): loss RED 3.6 % vs CoDel 6.3 % (2.7 % vs 6.4 % with exact timing; paper ~16 % vs ~11 %). RED on the "
-    "instantaneous queue caps it at max_th = 51 and puts more responses into timeout (which then send "
-    "nothing), CoDel drops steadily from the long flow too; no TCP or connection variant tried reverses it "
-    "(docs/reproductions/codel-dc.md)",
+@pytest.mark.parametrize(
+    "setup",
+    _setups(
+        {
+            "40x100kB": FAITHFUL + "loss RED 5.41 % vs CoDel 6.73 % (paper ~16 % vs ~11 %); RED on the instantaneous queue "
+            "caps it at max_th = 51 and puts more responses into timeout, which then send nothing",
+            "30x100kB": FAITHFUL + "loss RED 4.35 % vs CoDel 5.40 %",
+            "48x100kB": FAITHFUL + "loss RED 3.00 % vs CoDel 7.18 %",
+            "40x80kB": FAITHFUL + "loss RED 4.37 % vs CoDel 6.42 %",
+        }
+    ),
 )
-def test_fig6_red_loses_more_packets_than_codel(incast_100kb):
+def test_fig6_red_loses_more_packets_than_codel(incast, setup):
     # Paper: ~16 % with RED vs ~11 % with CoDel.
-    red, codel = _mean(incast_100kb["RED"], "loss_rate"), _mean(incast_100kb["CoDel"], "loss_rate")
+    runs = incast(setup)
+    red, codel = _mean(runs["RED"], "loss_rate"), _mean(runs["CoDel"], "loss_rate")
     assert red > 1.1 * codel, f"loss RED {red:.4f} vs CoDel {codel:.4f}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=JITTER + "AFCT CoDel 30.36 ms vs RED 34.46 ms (0.88) before; now 29.25 vs 30.34 ms (0.96; 10 seeds 29.10 vs 29.87), with host_jitter = 0 29.78 vs 31.90 ms",
+@pytest.mark.parametrize(
+    "setup",
+    _setups(
+        {
+            "40x100kB": FAITHFUL + "AFCT CoDel 30.36 ms vs RED 27.29 ms (1.11; paper: CoDel up to 35 % faster); holds at 48 servers only",
+            "30x100kB": FAITHFUL + "AFCT CoDel 24.02 ms vs RED 22.54 ms (1.07)",
+            "40x80kB": FAITHFUL + "AFCT CoDel 24.88 ms vs RED 23.42 ms (1.06)",
+        }
+    ),
 )
-def test_fig5_codel_completes_incast_responses_faster_than_red(incast_100kb):
-    codel, red = _mean(incast_100kb["CoDel"], "afct_s"), _mean(incast_100kb["RED"], "afct_s")
+def test_fig5_codel_completes_incast_responses_faster_than_red(incast, setup):
+    # Holds at 48 servers only (CoDel 33.4 ms vs RED 72.9 ms): RED's timeouts there.
+    runs = incast(setup)
+    codel, red = _mean(runs["CoDel"], "afct_s"), _mean(runs["RED"], "afct_s")
     assert codel < 0.95 * red, f"AFCT CoDel {codel * 1e3:.2f} ms vs RED {red * 1e3:.2f} ms"
 
 
@@ -131,12 +200,6 @@ def test_fig11_codel_cuts_short_flow_completion_times_against_droptail(short_flo
     assert afct["CoDel"] < 0.6 * afct["DropTail"], afct
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="genuine model difference, a margin of a few per cent that the model's changes of issue 10 flip: "
-    "AFCT CoDel 2.95 ms vs RED 3.02 ms before; with the wire sizes of SACK ACKs and unfinished transfers "
-    "counted (host_jitter = 0) 3.03 vs 3.01 ms; with host_jitter 10 us 2.97 vs 2.82 ms (10 seeds 2.97 vs 2.82)",
-)
 def test_fig11_codel_cuts_short_flow_completion_times_against_red(short_flows_30):
     afct = {label: _mean(runs, "afct_s") for label, runs in short_flows_30.items()}
     # Paper: up to 7 % better than RED.
@@ -160,43 +223,42 @@ def test_fig11_codel_keeps_higher_utilization_than_red(short_flows_30):
 
 
 @pytest.fixture(scope="module")
-def one_incast_event(quick) -> dict[str, int]:
-    """Returns, per qdisc, flows in timeout (summed over 1 ms samples) and drops between 100 and
-    150 ms of Fig. 7/8(a)'s run (the first seed): a long flow from 0, 40 x 100 kB requested at
-    100 ms. The series are the figure's panels."""
+def one_incast_event(quick) -> dict[str, list[float]]:
+    """Returns, per qdisc and panel, flows in timeout (summed over 1 ms samples) and drops
+    between 100 and 150 ms of Fig. 7/8(a)'s runs, one value per seed (three): a long flow from
+    0, 40 x 100 kB requested at 100 ms. The series are the figure's panels."""
     out_dir = quick(FILES / "fig7.toml")
     plot = validate(store.read_spec(out_dir)).plot
-    window = {}
+    window: dict[str, dict[int, float]] = {}
     for panel in plot.panels:
         for run in run_series(out_dir, panel, plot.by):
-            if run.rep == 0:
-                label = plot.labels.get(str(run.value), str(run.value))
-                window[f"{label}.{panel.y}"] = sum(v for t, v in zip(run.t, run.y, strict=True) if 100 <= t * 1e3 < 150)
+            label = plot.labels.get(str(run.value), str(run.value))
+            window.setdefault(f"{label}.{panel.y}", {})[run.rep] = sum(v for t, v in zip(run.t, run.y, strict=True) if 100 <= t * 1e3 < 150)
     assert set(window) == {f"{q}.{k}" for q in ("DropTail", "CoDel", "RED") for k in ("in_timeout", "aqm_drops", "overflow_drops")}, window
-    return window
+    assert all(sorted(reps) == [0, 1, 2] for reps in window.values()), window
+    return {key: [reps[rep] for rep in sorted(reps)] for key, reps in window.items()}
 
 
 def test_fig7_red_puts_more_flows_in_timeout_than_codel_after_the_burst(one_incast_event):
     w = one_incast_event
-    assert w["RED.in_timeout"] > w["CoDel.in_timeout"], w
+    assert all(red > codel for red, codel in zip(w["RED.in_timeout"], w["CoDel.in_timeout"], strict=True)), w
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason=JITTER + "drops from 100 to 150 ms (seed 1) RED 446 vs CoDel 366 before; now 487 vs 484",
+    reason=FAITHFUL.replace("1 s", "0.2 s") + "drops from 100 to 150 ms over the three seeds RED 1123 vs CoDel 1190 (per seed 410/353/360 vs 366/373/451); paper, Fig. 8(a): RED 'significantly more'",
 )
 def test_fig8a_red_drops_more_packets_than_codel_in_an_incast_event(one_incast_event):
     # Paper, Fig. 8(a): "RED introduces significantly more packet drops than CoDel".
     w = one_incast_event
-    red, codel = w["RED.aqm_drops"] + w["RED.overflow_drops"], w["CoDel.aqm_drops"] + w["CoDel.overflow_drops"]
+    red = sum(w["RED.aqm_drops"]) + sum(w["RED.overflow_drops"])
+    codel = sum(w["CoDel.aqm_drops"]) + sum(w["CoDel.overflow_drops"])
     assert red > 1.1 * codel, w
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason=JITTER + "loss from 100 to 200 ms RED 5.4 / 4.4 / 3.2 % vs CoDel 3.0 % in all three seeds before "
-    "(with exact timing the seed's start-time shift left CoDel's run unchanged); now RED 3.82 % vs CoDel 3.85 % "
-    "in seed 1, RED higher in 6 of 10 seeds",
+    reason=FAITHFUL.replace("1 s", "0.2 s") + "loss from 100 to 200 ms RED 3.42 / 2.95 / 3.00 % vs CoDel 2.96 / 3.13 / 3.67 %: RED higher in seed 1 only",
 )
 def test_fig8a_red_loses_more_than_codel_in_every_seed_of_an_incast_event(quick):
     # Paper, §III-B: "RED induces a higher loss rate under incast scenarios (see Figure 8)". The
