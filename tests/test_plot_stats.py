@@ -1,5 +1,6 @@
 """The confidence intervals of `qdsim plot` and `qdsim compare`."""
 
+import itertools
 import math
 
 import pytest
@@ -25,7 +26,7 @@ def test_t_quantiles_beyond_120_are_not_the_normal_quantile(df, value):
 
 def test_t_quantiles_decrease_with_df():
     values = [t_quantile_975(df) for df in range(1, 400)]
-    assert all(a > b for a, b in zip(values, values[1:], strict=False))
+    assert all(a > b for a, b in itertools.pairwise(values))
     with pytest.raises(ValueError):
         t_quantile_975(0)
 

@@ -40,9 +40,9 @@ from matplotlib.figure import Figure
 
 from . import store, units
 from .errors import SpecError
+from .labels import axis_label, display
 from .selection import Filter, averaged_over, cell_label, default_x, facet_values, line_axes, line_label_of, parse_where
 from .spec import ModelCurve, Panel, PlotDefaults, validate
-from .labels import axis_label, display
 from .stats import mean_ci, t_quantile_975
 from .tables import axis_cells
 
@@ -54,6 +54,7 @@ __all__ = [
     "Styles",
     "check_figure_path",
     "display",
+    "draw_sweep",
     "figure_data",
     "in_unit",
     "json_key",
@@ -65,11 +66,11 @@ __all__ = [
     "new_figure",
     "plot_sweep",
     "save_figure",
-    "draw_sweep",
     "swept_axis",
     "t_quantile_975",
     "value_rank",
 ]
+
 
 def _metric_rows(results_dir: Path, metric: str) -> tuple[str, list[dict[str, Any]]]:
     """Returns the table holding ``metric`` and its rows (links: the bottleneck's only)."""

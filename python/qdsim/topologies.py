@@ -52,12 +52,12 @@ SWITCH = "sw"
 Built = tuple[list[str], list[dict[str, Any]], list[list[tuple[str, str]]]]
 
 
-
 def _access_value(group: Any, field: str) -> str:
     """Returns a group's ``access_rate`` or ``access_delay`` as a file writes it (``"1Gbps"``,
     ``"5ms"``), not as the integer it was parsed into, for an error message."""
     value = getattr(group, field)
     return units.format_rate(value) if field == "access_rate" else units.format_duration(value)
+
 
 def link(name: str, src: str, dst: str, rate: int, delay: int, qdisc: dict[str, Any], loss: float = 0.0, metric: int = 1) -> dict[str, Any]:
     """Returns the core's ``LinkConfig`` of one unidirectional link."""

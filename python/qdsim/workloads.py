@@ -202,8 +202,5 @@ def catalog() -> dict[str, Any]:
     UDP source's)."""
     core = algorithms.core_catalog()
     in_tcp_table = {"profile"} | {option["name"] for option in core["tcp"]}
-    traffic = [
-        {**kind, "params": [{**p, "name": f"tcp.{p['name']}"} if p["name"] in in_tcp_table else p for p in kind["params"]]} if kind["name"] == "tcp" else kind
-        for kind in core["traffic"]
-    ]
+    traffic = [{**kind, "params": [{**p, "name": f"tcp.{p['name']}"} if p["name"] in in_tcp_table else p for p in kind["params"]]} if kind["name"] == "tcp" else kind for kind in core["traffic"]]
     return {**core, "traffic": traffic + CATALOG}
