@@ -219,7 +219,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     store.write_run(out, raw, config, summary, tables.run_tables(summary, outcome.results))
     if args.json:
         print(json.dumps(summary))
-        note(f"results written to {out}/")
+        if _verbosity >= 0:
+            print(f"results written to {out}/", file=sys.stderr)
     else:
         from .report import print_run
 
