@@ -7,8 +7,9 @@
 #   make bench       whole-run benchmark (packets/s, events/s) + criterion micro-benchmarks
 #   make bench-sweep a 64-run sweep on 2 local workers against 1 (the speed-up)
 #   make figures     dev, then regenerate every committed paper figure (qdsim reproduce --all --docs)
+#   make docs        dev, then regenerate the docs written from the catalog (scripts/gen_docs.py)
 #   make lint        lint-rust (cargo fmt --check, clippy, rustdoc links) and lint-python (ruff check + format, stubtest)
-.PHONY: dev quickstart test test-rust test-python wheel test-wheel bench bench-sweep figures lint lint-rust lint-python clean
+.PHONY: dev docs quickstart test test-rust test-python wheel test-wheel bench bench-sweep figures lint lint-rust lint-python clean
 
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -70,6 +71,10 @@ bench-sweep: dev
 # with the JSON of its numbers to docs/reproductions/<paper>/.
 figures: dev
 	$(VENV)/bin/qdsim reproduce --all --docs
+
+# The parts of the docs written from the simulator's catalog (tests/test_docs.py checks them).
+docs: dev
+	$(PY) scripts/gen_docs.py
 
 lint: lint-rust lint-python
 

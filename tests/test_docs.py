@@ -1,12 +1,17 @@
 """The documentation says what the code does: the TCP profile tables of docs/tcp-profiles.md
-are the core's, and the index of paper figures says what
-the reproduction docs and the figure tests say."""
+are the core's, the qdisc parameters of docs/experiment-file.md are the catalog's, and the
+index of paper figures says what the reproduction docs and the figure tests say."""
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from qdsim import algorithms
 
@@ -125,3 +130,37 @@ def test_the_index_status_of_each_figure_is_the_reproduction_docs():
     for doc, figure, status in rows:
         assert re.match(r"^(reproduced|partly: |not reproduced: )", status), f"{figure}: status {status!r} is not reproduced / partly: ... / not reproduced: ..."
         assert status in (ROOT / doc).read_text(), f"{figure}: the status in experiments/README.md is not the one in {doc}: {status!r}"
+
+
+def _gen_docs():
+    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "scripts" / "gen_docs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_qdisc_parameters_of_experiment_file_md_are_the_catalog_s():
+    gen = _gen_docs()
+    text = (DOCS / "experiment-file.md").read_text()
+    committed = text[text.index(gen.BEGIN) : text.index(gen.END) + len(gen.END)]
+    assert committed == gen.qdisc_section(), "docs/experiment-file.md is out of date: run `make docs`"
+    # Every qdisc and every parameter is there, with its unit and default as the core has them.
+    for qdisc in algorithms.core_catalog()["qdiscs"]:
+        assert f"#### `{qdisc['name']}`" in committed
+        for p in qdisc["params"]:
+            assert f"| `{p['name']}` | {p['unit'].replace('|', chr(92) + '|')} | `{p['default']}` |" in committed, (qdisc["name"], p["name"])
+    assert "| `memory_limit` | bytes | `32MiB` |" in committed  # Linux's 32 << 20, not 32 MB
+
+
+def test_the_check_fails_on_a_changed_catalog():
+    gen = _gen_docs()
+    catalog = algorithms.core_catalog()
+    changed = {**catalog, "qdiscs": [{**catalog["qdiscs"][0], "summary": "something else"}, *catalog["qdiscs"][1:]]}
+    assert gen.qdisc_section(changed) != gen.qdisc_section()
+    with pytest.raises(SystemExit, match="markers"):
+        gen.rewritten("no markers here", gen.qdisc_section())
+
+
+def test_gen_docs_check_passes_on_the_committed_docs():
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_docs.py"), "--check"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr

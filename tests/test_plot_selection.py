@@ -49,7 +49,7 @@ def _drawn(png):
 def test_other_swept_keys_split_the_lines_and_the_title_says_what_a_point_averages(swept, tmp_path):
     png = plot_sweep(swept, x="flows.0.count", y="bottleneck_utilization", out=tmp_path / "u.png")
     lines = _drawn(png)["panels"][0]["lines"]
-    assert [line["name"] for line in lines] == ["qdisc=kind=fifo limit=20pkt", "qdisc=kind=drr limit=20pkt"]
+    assert [line["name"] for line in lines] == ["qdisc=fifo", "qdisc=drr"]
     # Each point is the mean of its own grid point's two repetitions, nothing else.
     points = store.read_rows(swept, "points")
     for line, kind in zip(lines, ("fifo", "drr"), strict=True):
@@ -59,7 +59,7 @@ def test_other_swept_keys_split_the_lines_and_the_title_says_what_a_point_averag
     assert _drawn(png)["mean_of"] == "2 repetitions"
     title_png = plot_sweep(swept, x="flows.0.count", y="goodput_bps", by="group", out=tmp_path / "g.png")
     names = [line["name"] for line in _drawn(title_png)["panels"][0]["lines"]]
-    assert names == ["far · qdisc=kind=fifo limit=20pkt", "far · qdisc=kind=drr limit=20pkt", "near · qdisc=kind=fifo limit=20pkt", "near · qdisc=kind=drr limit=20pkt"]
+    assert names == ["far · qdisc=fifo", "far · qdisc=drr", "near · qdisc=fifo", "near · qdisc=drr"]
 
 
 def test_where_keeps_the_runs_of_one_value_and_facet_gives_a_panel_per_value(swept, tmp_path):
@@ -68,10 +68,10 @@ def test_where_keeps_the_runs_of_one_value_and_facet_gives_a_panel_per_value(swe
     assert where["where"] == {"topology.qdisc.kind": "drr"}
     faceted = _drawn(plot_sweep(swept, x="flows.0.count", y=["bottleneck_utilization", "jain_index"], facet="topology.qdisc", out=tmp_path / "f.png"))
     assert [(p["metric"], p["facet"]) for p in faceted["panels"]] == [
-        ("bottleneck_utilization", "qdisc=kind=fifo limit=20pkt"),
-        ("bottleneck_utilization", "qdisc=kind=drr limit=20pkt"),
-        ("jain_index", "qdisc=kind=fifo limit=20pkt"),
-        ("jain_index", "qdisc=kind=drr limit=20pkt"),
+        ("bottleneck_utilization", "qdisc=fifo"),
+        ("bottleneck_utilization", "qdisc=drr"),
+        ("jain_index", "qdisc=fifo"),
+        ("jain_index", "qdisc=drr"),
     ]
     assert faceted["panels"][1]["lines"][0]["mean"] == where["panels"][0]["lines"][0]["mean"]
 

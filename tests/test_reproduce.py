@@ -156,7 +156,7 @@ def test_series_figure_averages_runs_and_differences_cumulative_columns(experime
     result = reproduce(figure, figure.raw, tmp_path / "out", jobs=1, root=experiments)
     data = json.loads(result.data.read_text())
     window, drops = data["panels"]
-    assert [line["name"] for line in drops["lines"]] == ['{"kind": "fifo", "limit": "10pkt"}', "CoDel"]
+    assert [line["name"] for line in drops["lines"]] == ["fifo limit=10pkt", "CoDel"]  # a swept table unlabelled: what tells it apart
     queue = store.read_table(tmp_path / "out", "series_queue").to_pylist()
     fifo = sorted((r["t"], r["drops"]) for r in queue if r["link_name"] == "bottleneck" and r["topology.qdisc"] == '{"kind": "fifo", "limit": "10pkt"}')
     cumulative = [d for _, d in fifo]

@@ -143,15 +143,19 @@ def test_every_qdisc_with_its_defaults_passes_the_core_check():
 
 def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():
     # The model of `tcp = {...}` is generated from the core's options, and `qdsim list` shows
-    # them under the `tcp` traffic kind: an option missing there is undiscoverable.
+    # them under the `tcp` traffic kind, named where the file writes them (`tcp.packet_size`,
+    # inside the group's tcp table): an option missing there is undiscoverable.
     from qdsim import algorithms, workloads
-    from qdsim.spec import TcpOptions
+    from qdsim.spec import TcpFlows, TcpOptions
 
     options = {o["name"] for o in algorithms.tcp_options()} | {"profile"}
     assert set(TcpOptions.model_fields) == options
     tcp = next(t for t in workloads.catalog()["traffic"] if t["name"] == "tcp")
     listed = {p["name"] for p in tcp["params"]}
-    assert options <= listed, sorted(options - listed)
+    assert {f"tcp.{o}" for o in options} <= listed, sorted({f"tcp.{o}" for o in options} - listed)
+    # Every other key listed is a key of the group itself.
+    assert {name for name in listed if not name.startswith("tcp.")} <= set(TcpFlows.model_fields)
+    assert "packet_size" not in listed
 
 
 def test_every_workload_key_is_in_the_catalog():

@@ -14,7 +14,6 @@ results of Fig. 4(a) (WFQ) and 4(b) (EWFQ)::
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 from pathlib import Path
@@ -83,21 +82,19 @@ def draw_fig4cd(wfq_dir: Path, ewfq_dir: Path, out: Path) -> Path:
     """Draws Fig. 4(c) (Jain's index over the five flows) and 4(d) (aggregate bandwidth) of
     WFQ and EWFQ against the total buffer; writes ``out`` (PNG) and the numbers beside it
     (JSON); returns ``out``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from qdsim.plot import line_style, new_figure, save_figure
 
     wfq = [(value * FLOWS_FIG4 / 1e3, m) for value, m in table(wfq_dir, "topology.links.0.qdisc.queue_limits.0")]
     ewfq = [(float(value.removesuffix("KB")), m) for value, m in table(ewfq_dir, "topology.links.0.qdisc.limit")]
     data: dict[str, Any] = {"x_label": "total buffer (KB)", "lines": {}}
-    fig, (jain_ax, agg_ax) = plt.subplots(2, 1, figsize=(6, 6), sharex=True)
-    for name, rows in (("WFQ", wfq), ("EWFQ", ewfq)):
+    fig, axes = new_figure(2, 1, figsize=(6, 6), sharex=True)
+    jain_ax, agg_ax = axes[:, 0]
+    for index, (name, rows) in enumerate((("WFQ", wfq), ("EWFQ", ewfq))):
         xs = [x for x, _ in rows]
         jain = [m["jain"] for _, m in rows]
         aggregate = [m["aggregate"] / 1e6 for _, m in rows]
-        jain_ax.plot(xs, jain, marker="o", markersize=3, label=name)
-        agg_ax.plot(xs, aggregate, marker="o", markersize=3, label=name)
+        jain_ax.plot(xs, jain, markersize=3, label=name, **line_style(index))
+        agg_ax.plot(xs, aggregate, markersize=3, label=name, **line_style(index))
         data["lines"][name] = {"x": xs, "jain": jain, "aggregate_mbps": aggregate, "seeds": rows[0][1]["seeds"]}
     jain_ax.set_ylabel("Jain's index (5 flows)")
     agg_ax.set_ylabel("aggregate goodput (Mb/s)")
@@ -107,12 +104,7 @@ def draw_fig4cd(wfq_dir: Path, ewfq_dir: Path, out: Path) -> Path:
         ax.legend(fontsize=8)
     reps = len(data["lines"]["WFQ"]["seeds"])
     jain_ax.set_title(f"Fig. 4(c)/(d): fairness and aggregate bandwidth vs buffer\nmean over {reps} repetitions", fontsize=9)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    out.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n")
-    return out
+    return save_figure(fig, data, out)
 
 
 def main(results_root: Path, docs: Path) -> None:

@@ -1,12 +1,14 @@
-"""The ``qdsim`` command line: ``run``, ``sweep``, ``plot``, ``reproduce``, ``results`` and ``list``.
+"""The ``qdsim`` command line: ``run``, ``sweep``, ``plot``, ``reproduce``, ``results``,
+``compare`` and ``list``.
 
 Every user error (a bad experiment file, override or option, a directory that cannot take
 the results, a run over its memory budget) prints one line, ``error: <key>: <value> is not
 allowed; <allowed>``, on stderr and exits with status 2; Ctrl-C exits with 130 and keeps
 every finished sweep point. Progress goes to stderr (a bar on a terminal, plain lines every
 few seconds otherwise), tables and results to stdout; ``--json`` prints exactly one JSON
-object on stdout for programs. Commands import what they need when they run, so that
-``qdsim --help`` and ``qdsim list`` start fast.
+object on stdout for programs. ``-q`` leaves stderr to errors (no progress, no notes);
+``-v`` prints progress lines every second and the traceback of an error. Commands import
+what they need when they run, so that ``qdsim --help`` and ``qdsim list`` start fast.
 """
 
 from __future__ import annotations
@@ -24,9 +26,29 @@ from typing import Any, NoReturn
 
 from .errors import BudgetError, SpecError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "version"]
 
 EXIT_USER_ERROR = 2
+
+#: -q (-1), neither (0) or -v (1): set by :func:`main`, read by :func:`note`.
+_verbosity = 0
+
+
+def version() -> str:
+    """Returns qdsim's version (the installed distribution's)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as distribution_version
+
+    try:
+        return distribution_version("qdsim")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+def note(text: str) -> None:
+    """Prints ``note: <text>`` on stderr, unless ``-q``."""
+    if _verbosity >= 0:
+        print(f"note: {text}", file=sys.stderr)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,6 +81,10 @@ def _add_scheduler_options(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """Returns the argument parser of the ``qdsim`` command."""
     parser = _Parser(prog="qdsim", description="Packet-level simulation of queue disciplines and TCP.")
+    parser.add_argument("--version", action="version", version=f"qdsim {version()}")
+    talk = parser.add_mutually_exclusive_group()
+    talk.add_argument("-q", "--quiet", action="store_true", help="print only errors on stderr: no progress, no notes")
+    talk.add_argument("-v", "--verbose", action="store_true", help="progress lines every second, and the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     run = sub.add_parser("run", help="run one experiment and print its summary")
@@ -123,8 +149,17 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     res.set_defaults(func=cmd_results)
 
-    lst = sub.add_parser("list", help="list qdiscs, congestion controls and traffic kinds")
-    lst.add_argument("--json", action="store_true", help="print the catalog as JSON")
+    cmp = sub.add_parser("compare", help="two runs or two sweeps side by side, metric by metric, with the differences")
+    cmp.add_argument("a", metavar="A", type=Path, help="results directory (a run's or a sweep's)")
+    cmp.add_argument("b", metavar="B", type=Path, help="results directory of the same kind")
+    cmp.add_argument("--metrics", default=None, metavar="COLUMNS", help="comma-separated columns to compare (default: every numeric column)")
+    cmp.add_argument("--all", action="store_true", help="also print the metrics that are equal")
+    cmp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    cmp.set_defaults(func=cmd_compare)
+
+    lst = sub.add_parser("list", help="list qdiscs, congestion controls and traffic kinds, with their parameters")
+    lst.add_argument("name", nargs="?", metavar="NAME", help="one qdisc, congestion control or traffic kind (or tcp-profiles)")
+    lst.add_argument("--json", action="store_true", help="print the catalog (or NAME's entry) as JSON")
     lst.set_defaults(func=cmd_list)
     return parser
 
@@ -177,17 +212,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     store.claim(out, "run", spec.experiment.name, force=args.force)
     if spec.sweep is not None and (spec.sweep.grid or spec.sweep.repetitions > 1):
         points = math.prod(len(v) if isinstance(v, list) else 1 for v in spec.sweep.grid.values())
-        print(
-            f"note: running the file's own values once; its [sweep] ({points} point(s) x {spec.sweep.repetitions} repetition(s)) runs with `qdsim sweep`",
-            file=sys.stderr,
-        )
+        note(f"running the file's own values once; its [sweep] ({points} point(s) x {spec.sweep.repetitions} repetition(s)) runs with `qdsim sweep`")
     with RunProgress(f"run {spec.experiment.name}") as progress:
         outcome = run_config(config, memory_limit=limit, progress=progress.callback)
     summary = summarize(outcome)
     store.write_run(out, raw, config, summary, tables.run_tables(summary, outcome.results))
     if args.json:
         print(json.dumps(summary))
-        print(f"results written to {out}/", file=sys.stderr)
+        if _verbosity >= 0:
+            print(f"results written to {out}/", file=sys.stderr)
     else:
         from .report import print_run
 
@@ -239,7 +272,7 @@ def _note_legacy(out: Path) -> None:
 
     legacy = store.legacy_points(out)
     if legacy:
-        print(f"note: {out}/points/ holds {legacy} runs stored as JSON by an older qdsim: they are not reused (`qdsim results prune {out}` deletes them)", file=sys.stderr)
+        note(f"{out}/points/ holds {legacy} runs stored as JSON by an older qdsim: they are not reused (`qdsim results prune {out}` deletes them)")
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -468,24 +501,49 @@ def _sql(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """Prints the simulator's catalog."""
+    """Prints the simulator's catalog, or one entry of it."""
+    from .report import catalog_names, print_catalog
     from .workloads import catalog
 
+    full = catalog()
+    if args.name is not None and args.name not in catalog_names(full):
+        raise SpecError("NAME", args.name, f"a name `qdsim list` shows ({', '.join(catalog_names(full))})")
     if args.json:
-        print(json.dumps(catalog()))
+        if args.name is None:
+            print(json.dumps(full))
+        elif args.name == "tcp-profiles":
+            print(json.dumps({"tcp": full["tcp"], "tcp_profiles": full["tcp_profiles"]}))
+        else:
+            print(json.dumps(next(item for section in ("qdiscs", "cc", "traffic") for item in full[section] if item["name"] == args.name)))
         return 0
-    from .report import print_catalog
+    print_catalog(full, args.name)
+    return 0
 
-    print_catalog(catalog())
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Prints two results directories side by side, metric by metric (or one JSON object)."""
+    from .compare import compare
+    from .report import print_comparison
+
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
+    comparison = compare(args.a, args.b, metrics=metrics)
+    if args.json:
+        print(json.dumps(comparison.as_json()))
+    else:
+        print_comparison(comparison, every=args.all)
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the ``qdsim`` command with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
+    global _verbosity
     args = build_parser().parse_args(argv)
+    _verbosity = -1 if args.quiet else 1 if args.verbose else 0
+    _set_output(_verbosity)
     try:
         return args.func(args)
     except (SpecError, BudgetError) as exc:
+        _traceback()
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
@@ -498,9 +556,34 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except OSError as exc:  # a file the command was told to read or write
+        _traceback()
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_USER_ERROR
     except RuntimeError as exc:  # _core.SimulationError: a bug in the core, not the user's
+        _traceback()
         print(f"error: simulation failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
         return 1
+
+
+def _traceback() -> None:
+    """Prints the traceback of the error being handled on stderr, with ``-v``."""
+    if _verbosity > 0:
+        import traceback
+
+        traceback.print_exc()
+
+
+def _set_output(verbosity: int) -> None:
+    """Applies ``-q``/``-v`` to progress, and lets figures be drawn without a display.
+
+    Figures are made without pyplot (:mod:`qdsim.plot`), but a figure module beside an
+    experiment file may use it: the command line only saves files, so it asks for Agg
+    unless the user chose a backend (``MPLBACKEND``). Importing qdsim itself never does.
+    """
+    from . import progress
+
+    progress.QUIET = verbosity < 0
+    if verbosity > 0 and progress.INTERVAL_ENV not in os.environ:
+        os.environ[progress.INTERVAL_ENV] = "1"
+    os.environ.setdefault("MPLBACKEND", "Agg")

@@ -15,12 +15,18 @@ may be drawn over a panel.
 Every figure is saved with a JSON file beside it (same name, ``.json``) holding exactly the
 numbers drawn: the x values, and per panel and line the means and CI half-widths in
 display units (:func:`save_figure`).
+
+Figures fit for a paper: :func:`draw_sweep` (and those of :mod:`qdsim.plot_series`)
+return a matplotlib ``Figure`` made without pyplot and accept ``ax=`` to draw into a figure
+of the caller's; importing this module never selects a backend, so a notebook's inline
+figures keep working. Lines differ in colour (Okabe & Ito's colour-blind-safe palette),
+marker and line style; axes are labelled with names and units (:mod:`qdsim.labels`); a log
+axis is ticked at the swept values; raster files are saved at 300 dpi.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import math
 import re
 import textwrap
 from collections import defaultdict
@@ -28,78 +34,43 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from . import store, units
 from .errors import SpecError
+from .labels import axis_label, display
 from .plot_censored import censored_runs, mark_censored
-from .selection import Filter, averaged_over, default_x, facet_values, line_axes, line_label_of, parse_where
+from .selection import Filter, averaged_over, cell_label, default_x, facet_values, line_axes, line_label_of, parse_where
 from .spec import ModelCurve, Panel, PlotDefaults, validate
+from .stats import mean_ci, t_quantile_975
 from .tables import axis_cells
 
-__all__ = ["check_figure_path", "in_unit", "json_key", "line_label", "mean_ci", "model_function", "plot_sweep", "save_figure", "swept_axis", "t_quantile_975", "value_rank"]
-
-# Two-sided 95 % quantiles of Student's t (i.e. the 0.975 quantile) for 1..30 degrees of
-# freedom, then selected larger ones; between table entries the next smaller df is used,
-# which errs on the wide side.
-_T975 = {
-    1: 12.706,
-    2: 4.303,
-    3: 3.182,
-    4: 2.776,
-    5: 2.571,
-    6: 2.447,
-    7: 2.365,
-    8: 2.306,
-    9: 2.262,
-    10: 2.228,
-    11: 2.201,
-    12: 2.179,
-    13: 2.160,
-    14: 2.145,
-    15: 2.131,
-    16: 2.120,
-    17: 2.110,
-    18: 2.101,
-    19: 2.093,
-    20: 2.086,
-    21: 2.080,
-    22: 2.074,
-    23: 2.069,
-    24: 2.064,
-    25: 2.060,
-    26: 2.056,
-    27: 2.052,
-    28: 2.048,
-    29: 2.045,
-    30: 2.042,
-    40: 2.021,
-    60: 2.000,
-    120: 1.980,
-}
-
-
-def t_quantile_975(df: int) -> float:
-    """Returns the 0.975 quantile of Student's t with ``df`` degrees of freedom (df >= 1)."""
-    if df < 1:
-        raise ValueError("df must be >= 1")
-    if df > 120:
-        return 1.960
-    return _T975[max(d for d in _T975 if d <= df)]
-
-
-def mean_ci(values: list[float]) -> tuple[float, float]:
-    """Returns the mean of ``values`` and the half-width of its 95 % confidence interval (0 for n=1)."""
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return mean, 0.0
-    var = sum((v - mean) ** 2 for v in values) / (n - 1)
-    return mean, t_quantile_975(n - 1) * math.sqrt(var / n)
+__all__ = [
+    "DPI",
+    "LINESTYLES",
+    "MARKERS",
+    "PALETTE",
+    "Styles",
+    "check_figure_path",
+    "display",
+    "draw_sweep",
+    "figure_data",
+    "in_unit",
+    "json_key",
+    "legend",
+    "line_label",
+    "line_style",
+    "mean_ci",
+    "model_function",
+    "new_figure",
+    "plot_sweep",
+    "save_figure",
+    "swept_axis",
+    "t_quantile_975",
+    "value_rank",
+]
 
 
 def _metric_rows(results_dir: Path, metric: str) -> tuple[str, list[dict[str, Any]]]:
@@ -160,15 +131,62 @@ def in_unit(values: list[Any], unit: str) -> list[float]:
     raise SpecError("plot.x_unit", unit, "a unit of durations (ns, us, ms, s), sizes (B, kB, MB) or rates (bps, Mbps, Gbps)")
 
 
-def _display(metric: str) -> tuple[float, str]:
-    """Returns the scale and label of a metric for display (bit/s → Mb/s, delays → ms)."""
-    if metric.endswith("_bps"):
-        return 1e-6, f"{metric.removesuffix('_bps')} (Mb/s)"
-    if metric.endswith("delay_s"):
-        return 1e3, f"{metric.removesuffix('_s')} (ms)"
-    if metric.endswith("_s"):
-        return 1.0, f"{metric.removesuffix('_s')} (s)"
-    return 1.0, metric
+#: Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), black last: the
+#: colours stay apart under every common colour-vision deficiency and in grey print.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+#: Markers and line styles cycle at other lengths than the palette, so that two lines differ
+#: in more than colour (and the 8 colours × 7 markers × 4 styles repeat only after 56 lines).
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+LINESTYLES = ("-", "--", "-.", ":")
+#: Resolution of saved raster figures: what journals ask for line art in print.
+DPI = 300
+
+
+def line_style(index: int, color: str | None = None) -> dict[str, Any]:
+    """Returns the colour, marker and line style of a figure's ``index``-th line (``color``
+    from ``[plot].colors`` replaces the palette's)."""
+    return {"color": color or PALETTE[index % len(PALETTE)], "marker": MARKERS[index % len(MARKERS)], "linestyle": LINESTYLES[index % len(LINESTYLES)]}
+
+
+class Styles:
+    """Gives each line name one style, the same in every panel of a figure."""
+
+    def __init__(self, colors: dict[str, str]):
+        self.colors, self.index = colors, {}
+
+    def __call__(self, name: str) -> dict[str, Any]:
+        """Returns the style of the line called ``name``."""
+        index = self.index.setdefault(name, len(self.index))
+        return line_style(index, self.colors.get(name))
+
+
+def new_figure(rows: int, columns: int, figsize: tuple[float, float], ax: Axes | None = None, **options: Any) -> tuple[Figure, np.ndarray]:
+    """Returns a figure and its grid of axes (``rows`` × ``columns``, always 2-D), or with
+    ``ax`` the figure holding that one axes (then the grid must be 1 × 1).
+
+    The figure is made without pyplot, so drawing one never selects a backend nor adds to
+    pyplot's figures: a notebook shows the returned figure once, and a script saves it.
+    """
+    if ax is not None:
+        if (rows, columns) != (1, 1):
+            raise ValueError(f"ax= draws one panel; this figure has {rows} x {columns} (draw it without ax=)")
+        return ax.figure, np.array([[ax]], dtype=object)
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots(rows, columns, squeeze=False, **options)
+
+
+def figure_data(fig: Figure) -> dict[str, Any]:
+    """Returns the numbers a qdsim figure drew (what :func:`save_figure` writes as JSON)."""
+    data = getattr(fig, "_qdsim_data", None)
+    if data is None:
+        raise ValueError("not a figure drawn by qdsim")
+    return data
+
+
+def legend(ax: Axes, lines: int) -> None:
+    """Draws a legend readable over the data: small, half-transparent, in two columns from
+    five lines on."""
+    ax.legend(fontsize=7, ncol=2 if lines > 4 else 1, framealpha=0.85)
 
 
 def _panels(y: str | list[str | Panel]) -> list[Panel]:
@@ -191,9 +209,13 @@ def value_rank(grid: dict[str, list[Any]], key: str | None) -> Callable[[Any], A
     return lambda n: (str(type(n)), n)
 
 
-def line_label(defaults: PlotDefaults, name: Any) -> str:
-    """Returns the legend text of the line for ``by`` value ``name`` (``[plot].labels``)."""
-    return defaults.labels.get(str(name), str(name))
+def line_label(defaults: PlotDefaults, name: Any, siblings: list[Any] | None = None) -> str:
+    """Returns the legend text of the line for ``by`` value ``name``: ``[plot].labels``, else
+    the value, a swept table shortened to what tells it from its ``siblings`` (the swept
+    key's values): ``codel target=5ms``, not its whole JSON text."""
+    if str(name) in defaults.labels:
+        return defaults.labels[str(name)]
+    return cell_label(name, siblings) if siblings is not None else str(name)
 
 
 def model_function(results_dir: Path, model: ModelCurve, experiment_dir: Path | None = None) -> Callable[[float], float]:
@@ -230,13 +252,16 @@ def check_figure_path(path: Path, option: str = "--out") -> None:
         raise SpecError(option, str(path), "a figure file (this is a directory)")
 
 
-def save_figure(fig: Any, data: dict[str, Any], out: Path) -> Path:
-    """Saves ``fig`` to ``out`` and ``data`` (the numbers drawn) beside it as JSON; closes it."""
+def save_figure(fig: Figure, data: dict[str, Any], out: Path, dpi: int = DPI) -> Path:
+    """Saves ``fig`` to ``out`` (raster formats at ``dpi``) and ``data`` (the numbers drawn)
+    beside it as JSON."""
     check_figure_path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # named by the figure's path, the one the user gave
+        raise OSError(exc.errno, exc.strerror, str(out)) from None
     fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
+    fig.savefig(out, dpi=dpi)
     store.write_json(out.with_suffix(".json"), data)
     return out
 
@@ -247,21 +272,45 @@ def plot_sweep(
     y: str | list[str] | None = None,
     by: str | None = None,
     out: str | Path | None = None,
-    experiment_dir: Path | None = None,
+    experiment_dir: str | Path | None = None,
     where: list[str] | tuple[str, ...] = (),
     facet: str | None = None,
 ) -> Path:
-    """Draws the panels of ``y`` against the swept key ``x`` from a sweep's results; returns
-    the figure written (its numbers go beside it, see :func:`save_figure`).
+    """Draws :func:`draw_sweep` and saves it to ``out`` (default
+    ``RESULTS_DIR/<y>_vs_<x>.png``) with the numbers drawn beside it (:func:`save_figure`);
+    returns the figure's path."""
+    fig = draw_sweep(results_dir, x=x, y=y, by=by, experiment_dir=experiment_dir, where=where, facet=facet)
+    data = figure_data(fig)
+    facets = len({p.get("facet") for p in data["panels"]})
+    name = "+".join(p["metric"] for p in data["panels"][::facets])
+    out_path = Path(out) if out else Path(results_dir) / f"{name}_vs_{data['x']['key'].replace('.', '_')}.png"
+    return save_figure(fig, data, out_path)
+
+
+def draw_sweep(
+    results_dir: str | Path,
+    x: str | None = None,
+    y: str | list[str] | None = None,
+    by: str | None = None,
+    experiment_dir: str | Path | None = None,
+    where: list[str] | tuple[str, ...] = (),
+    facet: str | None = None,
+    ax: Axes | None = None,
+) -> Figure:
+    """Returns the figure of the panels of ``y`` against the swept key ``x`` from a sweep's
+    results (:func:`figure_data` gives the numbers drawn); with ``ax`` (one panel, no facet)
+    it draws into that axes and returns its figure.
 
     Defaults come from the experiment's ``[plot]`` table; ``x`` defaults to the only swept
-    key (besides a swept ``experiment.seed``). A list of metrics gives one panel each, stacked over a shared x-axis; ``facet`` (a
-    swept key) gives a column of panels per value. ``where`` (``KEY=VALUE`` texts) keeps the
-    runs that match. Each point is the mean over the repetitions of one grid point with its
-    95 % confidence interval; a per-group metric gives one line per group (or per value of
-    ``by``), and every other swept key left splits the lines.
+    key (besides a swept ``experiment.seed``). A list of metrics gives one panel each,
+    stacked over a shared x-axis; ``facet`` (a swept key) gives a column of panels per
+    value. ``where`` (``KEY=VALUE`` texts) keeps the runs that match. Each point is the mean
+    over the repetitions of one grid point with its 95 % confidence interval; a per-group
+    metric gives one line per group (or per value of ``by``), and every other swept key left
+    splits the lines.
     """
     results_dir = Path(results_dir)
+    experiment_dir = Path(experiment_dir) if experiment_dir is not None else None
     sweep = store.read_sweep(results_dir)
     defaults: PlotDefaults = validate(store.read_spec(results_dir)).plot
     grid: dict[str, list[Any]] = sweep["grid"]
@@ -275,7 +324,7 @@ def plot_sweep(
     positions, unit = (in_unit(axis, defaults.x_unit), defaults.x_unit) if defaults.x_unit else _axis_values(axis)
     xs_all = positions if positions is not None else list(range(len(axis)))
     order = {json_key(cell): i for i, cell in enumerate(axis_cells(grid[swept]))}
-    xlabel = defaults.xlabel or (f"{x} ({unit})" if unit else x)
+    xlabel = defaults.xlabel or axis_label(x, unit)
     data: dict[str, Any] = {
         "kind": "sweep",
         "title": defaults.title,
@@ -286,7 +335,8 @@ def plot_sweep(
     if filters:
         data["where"] = {f.key: f.text for f in filters}
     width = 6 + 4 * (len(facets) - 1)
-    fig, axes = plt.subplots(len(panels), len(facets), figsize=(width, 2.2 + 1.8 * len(panels)), sharex=True, sharey="row", squeeze=False)
+    fig, axes = new_figure(len(panels), len(facets), (width, 2.2 + 1.8 * len(panels)), ax=ax, sharex=True, sharey="row")
+    styles = Styles(defaults.colors)
     lines_by = _Lines(defaults=defaults, by=line_by, grid=grid, swept=swept, order=order, xs=xs_all, axes=axes_keys, filters=filters)
     for index, panel in enumerate(panels):
         table, rows = _metric_rows(results_dir, panel.metric)
@@ -295,8 +345,8 @@ def plot_sweep(
             ax = axes[index, column]
             lines, label = lines_by.panel(table, [r for r in rows if facet is None or r[facet] == cell], panel)
             for line in lines:
-                ax.errorbar(line["x"], line["mean"], yerr=line["ci95"], marker="o", markersize=3, capsize=3, label=line["name"], color=defaults.colors.get(line["name"]))
-            censored = mark_censored(ax, lines, defaults.colors)
+                ax.errorbar(line["x"], line["mean"], yerr=line["ci95"], markersize=4, capsize=3, linewidth=1.2, label=line["name"], **styles(line["name"]))
+            censored = mark_censored(ax, lines, {line["name"]: styles(line["name"])["color"] for line in lines})
             panel_data: dict[str, Any] = {"metric": panel.metric, "label": label, "lines": lines}
             if facet is not None:
                 panel_data["facet"] = facet_label
@@ -309,28 +359,29 @@ def plot_sweep(
             # One legend for panels with the same lines; again where they differ or add a curve.
             names = [line["name"] for line in lines]
             if (len(lines) > 1 and names != shown) or "model" in panel_data or censored or any(ref.label for ref in defaults.reference if ref.panel == index):
-                ax.legend(fontsize=8)
+                legend(ax, len(lines))
                 shown = names
     for ax in axes[-1, :]:
         if positions is None:
-            # A categorical axis (e.g. swept qdisc tables) is labelled as its legend would be.
-            ax.set_xticks(range(len(axis)), [line_label(defaults, cell) for cell in axis_cells(list(axis))])
+            ax.set_xticks(range(len(axis)), [line_label(defaults, cell, list(axis)) for cell in axis_cells(list(axis))])
         elif defaults.logx:
+            # Ticks at the swept values (a log axis's decades rarely are), none between.
             ax.set_xscale("log")
+            ax.set_xticks(positions, [f"{v:g}" for v in positions])
+            ax.minorticks_off()
         ax.set_xlabel(xlabel)
-    title = defaults.title or " / ".join(p.metric for p in panels) + f" vs {x}"
+    title = defaults.title or " / ".join(display(p.metric)[1] for p in panels) + f" vs {x}"
     if filters:
         title += " where " + ", ".join(f"{f.key}={f.text}" for f in filters)
     averaged = averaged_over(grid, filters, (swept, line_by, facet), sweep["repetitions"])
     data["mean_of"] = averaged
-    heading = textwrap.fill(title, 75 + 40 * (len(facets) - 1)) + f"\neach point: mean of {averaged} and its 95% CI"
+    heading = textwrap.fill(title, 75 + 40 * (len(facets) - 1)) + f"\neach point: mean of {averaged} of one grid point; bars: 95% CI (Student t)"
     if facet is None:
         axes[0, 0].set_title(heading, fontsize=9)
     else:
         fig.suptitle(heading, fontsize=9)
-    name = "+".join(p.metric for p in panels)
-    out_path = Path(out) if out else results_dir / f"{name}_vs_{x.replace('.', '_')}.png"
-    return save_figure(fig, data, out_path)
+    fig._qdsim_data = data  # type: ignore[attr-defined]
+    return fig
 
 
 def _columns(results_dir: Path) -> set[str]:
@@ -342,7 +393,7 @@ def _decorate(ax: Any, panel: Panel, panel_data: dict[str, Any], index: int, def
     """Adds a panel's model curve and reference lines (recording them in ``panel_data``) and
     its grid and y range."""
     if defaults.model is not None and defaults.model.panel == index:
-        scale = panel.scale if panel.scale is not None else _display(panel.metric)[0]
+        scale = panel.scale if panel.scale is not None else display(panel.metric)[0]
         panel_data["model"] = _model_curve(results_dir, defaults, scale, xs, experiment_dir)
         ax.plot(panel_data["model"]["x"], panel_data["model"]["y"], "k--", linewidth=1, label=defaults.model.label)
     references = [ref for ref in defaults.reference if ref.panel == index]
@@ -385,7 +436,7 @@ class _Lines:
                 values[line][json_key(row[self.swept])].append(float(row[panel.metric]))
         means = {line: {k: mean_ci(v) for k, v in points.items() if k in self.order} for line, points in values.items()}
         censored = censored_runs(rows, panel.metric, lambda r: (r[line_by] if line_by else None, tuple(r[k] for k in self.axes)), lambda r: json_key(r[self.swept]))
-        scale, label = _display(panel.metric)
+        scale, label = display(panel.metric)
         if panel.improvement_over is not None:
             means, scale, label = self._improvement(means, panel), 1.0, f"{panel.metric} improvement\nover {panel.improvement_over} (%)"
         if panel.scale is not None:
@@ -412,7 +463,7 @@ class _Lines:
 
     def name(self, line: LineKey, line_by: str | None, metric: str) -> str:
         """Returns a line's legend text."""
-        by_label = line_label(self.defaults, line[0]) if line_by else None
+        by_label = line_label(self.defaults, line[0], self.grid.get(line_by)) if line_by else None
         if by_label is None and not self.axes:
             return metric
         return line_label_of(by_label, self.axes, line[1], self.grid)

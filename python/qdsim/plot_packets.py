@@ -14,15 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 
 from . import store
 from .errors import SpecError
-from .plot import json_key, line_label, save_figure, value_rank
+from .plot import PALETTE, json_key, line_label, new_figure, save_figure, value_rank
 from .spec import PlotDefaults, validate
 
 __all__ = ["plot_packets"]
@@ -53,7 +49,7 @@ def plot_packets(results_dir: str | Path, out: str | Path | None = None) -> Path
     values = sorted((v for v, _ in runs.values()), key=value_rank(sweep["grid"], defaults.by))
     scale_t = 1e3 if defaults.time_unit == "ms" else 1.0
     rng = np.random.default_rng(0)
-    fig, axes = plt.subplots(len(values), 1, figsize=(7, 0.8 + 2.6 * len(values)), squeeze=False)
+    fig, axes = new_figure(len(values), 1, figsize=(7, 0.8 + 2.6 * len(values)))
     data: dict[str, Any] = {"kind": "packets", "title": defaults.title, "time_unit": defaults.time_unit, "upper": defaults.upper, "panels": []}
     for value, ax in zip(values, axes[:, 0], strict=True):
         rows = sorted(runs[json_key(value)][1], key=lambda i: packets["t"][i])
@@ -61,8 +57,8 @@ def plot_packets(results_dir: str | Path, out: str | Path | None = None) -> Path
         high = np.asarray([(packets["point_key"][i], packets["flow"][i]) in upper for i in rows], dtype=bool)
         lost = np.asarray([bool(packets["lost"][i]) for i in rows], dtype=bool)
         y = rng.random(len(rows)) * 0.45 + np.where(high, 0.525, 0.025)
-        ax.scatter(t[~lost], y[~lost], s=1, color="tab:blue", linewidths=0)
-        ax.scatter(t[lost], y[lost], s=14, marker="s", color="tab:red", label="lost")
+        ax.scatter(t[~lost], y[~lost], s=1, color=PALETTE[0], linewidths=0)
+        ax.scatter(t[lost], y[lost], s=14, marker="s", color=PALETTE[1], label="lost")
         ax.axhline(0.5, color="gray", linewidth=0.5)
         ax.set_yticks([0.25, 0.75], ["others", " + ".join(defaults.upper) or "—"])
         ax.set_ylim(0, 1)

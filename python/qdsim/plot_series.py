@@ -18,18 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from . import store
 from .errors import SpecError
-from .plot import json_key, line_label, save_figure, value_rank
+from .plot import Styles, figure_data, json_key, legend, line_label, new_figure, save_figure, value_rank
 from .selection import Filter, averaged_over, line_axes, line_label_of, one_run, parse_where
 from .spec import PlotDefaults, SeriesPanel, validate
 
-__all__ = ["UNLIMITED_SSTHRESH", "RunSeries", "plot_cwnd", "plot_queue", "plot_series", "run_series"]
+__all__ = ["UNLIMITED_SSTHRESH", "RunSeries", "draw_cwnd", "draw_queue", "draw_series", "plot_cwnd", "plot_queue", "plot_series", "run_series"]
 
 #: The core reports an ssthresh that is still "arbitrarily high" (RFC 5681) as 2^31 - 1.
 UNLIMITED_SSTHRESH = 2**31 - 1
@@ -53,17 +51,18 @@ def _one_run(results_dir: Path, columns: dict[str, list], where: list[str] | tup
     return {name: [values[i] for i in keep] for name, values in columns.items()}
 
 
-def _finish(fig, ax, ylabel: str, target: Path, legend: bool = True) -> Path:
-    """Labels the time axis, saves the figure to ``target`` and closes it."""
+def _label_time_axis(ax: Axes, ylabel: str, legend_lines: int) -> None:
+    """Labels a one-run figure's axes; a legend for at most 12 lines (more would hide the data)."""
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
-    if legend:
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(target)
-    plt.close(fig)
-    return target
+    if 0 < legend_lines <= 12:
+        legend(ax, legend_lines)
+
+
+def _save(fig: Figure, out: Path) -> Path:
+    """Saves a one-run figure (its numbers beside it, as every qdsim figure)."""
+    return save_figure(fig, figure_data(fig), out)
 
 
 def _select(available: list[int], wanted: list[int] | None, key: str) -> list[int]:
@@ -75,37 +74,60 @@ def _select(available: list[int], wanted: list[int] | None, key: str) -> list[in
     return wanted
 
 
-def plot_cwnd(results_dir: Path, out: Path | None = None, flows: list[int] | None = None, where: list[str] | tuple[str, ...] = ()) -> Path:
-    """Draws cwnd (and ssthresh, dashed, while finite) against time, one line per flow, of
-    one run (of a sweep: the one ``where`` picks).
+def plot_cwnd(results_dir: str | Path, out: str | Path | None = None, flows: list[int] | None = None, where: list[str] | tuple[str, ...] = ()) -> Path:
+    """Saves :func:`draw_cwnd` to ``out`` (default ``RESULTS_DIR/cwnd.png``); returns its path."""
+    return _save(draw_cwnd(results_dir, flows=flows, where=where), Path(out) if out else Path(results_dir) / "cwnd.png")
 
-    Returns the path of the figure written (default ``RESULTS_DIR/cwnd.png``).
+
+def draw_cwnd(results_dir: str | Path, flows: list[int] | None = None, where: list[str] | tuple[str, ...] = (), ax: Axes | None = None) -> Figure:
+    """Returns the figure of cwnd (and ssthresh, dashed, while finite) against time, one line
+    per flow, of one run (of a sweep: the one ``where`` picks); ``ax``: draw into it.
+
+    Each flow's line starts at the flow's start (``flows.start_s``): the sampler reports a
+    flow from the run's start, before its connection exists, and a window drawn there would
+    claim a state the flow never had.
     """
+    results_dir = Path(results_dir)
     series = _one_run(results_dir, _table(results_dir, "series_tcp", "[sampling] tcp = true or tcp_on_change = true"), where)
-    groups = {}
+    groups: dict[int, str] = {}
+    starts: dict[int, float] = {}
     if store.has_table(results_dir, "flows"):
         ft = store.read_table(results_dir, "flows").to_pydict()
         run = set(series.get("point_key", [None]))
-        groups = {i: g for i, g, k in zip(ft["id"], ft["group"], ft.get("point_key", [None] * len(ft["id"])), strict=True) if k in run}
+        for i, (flow, key) in enumerate(zip(ft["id"], ft.get("point_key", [None] * len(ft["id"])), strict=True)):
+            if key in run:
+                groups[flow], starts[flow] = ft["group"][i], ft["start_s"][i]
     chosen = _select(sorted(set(series["flow"])), flows, "--flows")
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, axes = new_figure(1, 1, (7, 4), ax=ax)
+    ax = axes[0, 0]
+    styles = Styles({})
+    drawn = []
     for flow in chosen:
-        rows = [i for i, f in enumerate(series["flow"]) if f == flow]
+        start = starts.get(flow, float("-inf"))
+        rows = [i for i, f in enumerate(series["flow"]) if f == flow and series["t"][i] >= start]
         t = [series["t"][i] for i in rows]
+        cwnd = [series["cwnd"][i] for i in rows]
         label = f"flow {flow}" + (f" ({groups[flow]})" if flow in groups else "")
-        (line,) = ax.step(t, [series["cwnd"][i] for i in rows], where="post", label=label, linewidth=1)
-        ssthresh = [series["ssthresh"][i] if series["ssthresh"][i] < UNLIMITED_SSTHRESH else float("nan") for i in rows]
-        ax.step(t, ssthresh, where="post", linestyle="--", linewidth=0.7, color=line.get_color())
-    ax.set_title("cwnd (solid) and ssthresh (dashed)")
-    return _finish(fig, ax, "congestion window (segments)", out or Path(results_dir) / "cwnd.png", len(chosen) <= 12)
+        style = styles(label)
+        ax.step(t, cwnd, where="post", label=label, linewidth=1, color=style["color"])
+        ssthresh = [series["ssthresh"][i] if series["ssthresh"][i] < UNLIMITED_SSTHRESH else None for i in rows]
+        ax.step(t, [float("nan") if v is None else v for v in ssthresh], where="post", linestyle="--", linewidth=0.7, color=style["color"])
+        drawn.append({"flow": flow, "name": label, "t": t, "cwnd": cwnd, "ssthresh": ssthresh})
+    ax.set_title("cwnd (solid) and ssthresh (dashed) of each flow from its start", fontsize=9)
+    _label_time_axis(ax, "congestion window (segments)", len(chosen))
+    fig._qdsim_data = {"kind": "cwnd", "flows": drawn}  # type: ignore[attr-defined]
+    return fig
 
 
-def plot_queue(results_dir: Path, out: Path | None = None, links: list[str] | None = None, where: list[str] | tuple[str, ...] = ()) -> Path:
-    """Draws the queue length in packets against time, one line per link with traffic, of
-    one run (of a sweep: the one ``where`` picks).
+def plot_queue(results_dir: str | Path, out: str | Path | None = None, links: list[str] | None = None, where: list[str] | tuple[str, ...] = ()) -> Path:
+    """Saves :func:`draw_queue` to ``out`` (default ``RESULTS_DIR/queue.png``); returns its path."""
+    return _save(draw_queue(results_dir, links=links, where=where), Path(out) if out else Path(results_dir) / "queue.png")
 
-    Returns the path of the figure written (default ``RESULTS_DIR/queue.png``).
-    """
+
+def draw_queue(results_dir: str | Path, links: list[str] | None = None, where: list[str] | tuple[str, ...] = (), ax: Axes | None = None) -> Figure:
+    """Returns the figure of the queue length in packets against time, one line per link
+    with traffic, of one run (of a sweep: the one ``where`` picks); ``ax``: draw into it."""
+    results_dir = Path(results_dir)
     series = _one_run(results_dir, _table(results_dir, "series_queue", "[sampling] queues = true"), where)
     names = sorted(set(series["link_name"]))
     busy = [n for n in names if any(p > 0 for p, ln in zip(series["pkts"], series["link_name"], strict=True) if ln == n)]
@@ -113,11 +135,18 @@ def plot_queue(results_dir: Path, out: Path | None = None, links: list[str] | No
     unknown = [n for n in chosen if n not in names]
     if unknown:
         raise SpecError("--links", ",".join(unknown), f"link names in the results ({', '.join(names[:20])})")
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, axes = new_figure(1, 1, (7, 4), ax=ax)
+    ax = axes[0, 0]
+    styles = Styles({})
+    drawn = []
     for name in chosen:
         rows = [i for i, ln in enumerate(series["link_name"]) if ln == name]
-        ax.step([series["t"][i] for i in rows], [series["pkts"][i] for i in rows], where="post", label=name, linewidth=1)
-    return _finish(fig, ax, "queue (packets)", out or Path(results_dir) / "queue.png")
+        t, pkts = [series["t"][i] for i in rows], [series["pkts"][i] for i in rows]
+        ax.step(t, pkts, where="post", label=name, linewidth=1, color=styles(name)["color"], linestyle=styles(name)["linestyle"])
+        drawn.append({"link": name, "t": t, "pkts": pkts})
+    _label_time_axis(ax, "queue (packets)", len(chosen))
+    fig._qdsim_data = {"kind": "queue", "links": drawn}  # type: ignore[attr-defined]
+    return fig
 
 
 # --- the `series` figure kind of a sweep ------------------------------------------------------
@@ -181,8 +210,15 @@ def _of_group(results_dir: Path, panel: SeriesPanel, columns: dict[str, list]) -
 
 
 def plot_series(results_dir: str | Path, out: str | Path | None = None, where: list[str] | tuple[str, ...] = ()) -> Path:
-    """Draws the ``series`` figure of ``[plot]`` from a sweep's results; returns the file
-    (default ``RESULTS_DIR/series.png``), with the numbers drawn beside it as JSON.
+    """Saves :func:`draw_series` to ``out`` (default ``RESULTS_DIR/series.png``) with the
+    numbers drawn beside it as JSON; returns its path."""
+    fig = draw_series(results_dir, where=where)
+    return save_figure(fig, figure_data(fig), Path(out) if out else Path(results_dir) / "series.png")
+
+
+def draw_series(results_dir: str | Path, where: list[str] | tuple[str, ...] = (), ax: Axes | None = None) -> Figure:
+    """Returns the ``series`` figure of ``[plot]`` from a sweep's results (:func:`figure_data`
+    gives the numbers drawn); ``ax`` (a figure of one panel): draw into it.
 
     A line is the mean over the repetitions of one ``by`` value at each sample time; every
     other swept key left after ``where`` splits the lines too.
@@ -199,7 +235,8 @@ def plot_series(results_dir: str | Path, out: str | Path | None = None, where: l
     data: dict[str, Any] = {"kind": "series", "title": defaults.title, "repetitions": sweep["repetitions"], "time_unit": defaults.time_unit, "panels": []}
     if filters:
         data["where"] = {f.key: f.text for f in filters}
-    fig, axes = plt.subplots(len(defaults.panels), 1, figsize=(6.5, 1.2 + 2.3 * len(defaults.panels)), sharex=True, squeeze=False)
+    fig, axes = new_figure(len(defaults.panels), 1, (6.5, 1.2 + 2.3 * len(defaults.panels)), ax=ax, sharex=True)
+    styles = Styles(defaults.colors)
     ranks = [value_rank(grid, key) for key in (defaults.by, *axes_keys)]
     for panel, ax in zip(defaults.panels, axes[:, 0], strict=True):
         per_line: dict[str, tuple[tuple[Any, ...], dict[float, list[float]]]] = {}
@@ -211,9 +248,10 @@ def plot_series(results_dir: str | Path, out: str | Path | None = None, where: l
         lines = []
         for line, samples in sorted(per_line.values(), key=lambda entry: tuple(rank(c) for rank, c in zip(ranks, entry[0], strict=True))):
             t = sorted(samples)
-            name = line_label_of(line_label(defaults, line[0]), axes_keys, line[1:], grid)
+            name = line_label_of(line_label(defaults, line[0], grid[defaults.by]), axes_keys, line[1:], grid)
             drawn = {"name": name, "t": [x * scale_t for x in t], "y": [panel.scale * sum(samples[x]) / len(samples[x]) for x in t]}
-            ax.plot(drawn["t"], drawn["y"], label=name, color=defaults.colors.get(name), linewidth=1)
+            style = styles(name)
+            ax.plot(drawn["t"], drawn["y"], label=name, color=style["color"], linestyle=style["linestyle"], linewidth=1)
             lines.append(drawn)
         label = panel.label or panel.y
         data["panels"].append({"table": panel.table, "y": panel.y, "label": label, "lines": lines})
@@ -223,10 +261,11 @@ def plot_series(results_dir: str | Path, out: str | Path | None = None, where: l
             ax.set_xlim(*defaults.xlim)
         if panel.ylim is not None:
             ax.set_ylim(*panel.ylim)
-    axes[0, 0].legend(fontsize=8)
+    legend(axes[0, 0], len(data["panels"][0]["lines"]) if data["panels"] else 0)
     axes[-1, 0].set_xlabel(defaults.xlabel or f"time ({defaults.time_unit})")
     title = (defaults.title or "series") + ("".join(f" where {f.key}={f.text}" for f in filters))
     averaged = averaged_over(grid, filters, (defaults.by,), sweep["repetitions"])
     data["mean_of"] = averaged
     axes[0, 0].set_title(f"{title}\neach line: mean of {averaged} at each sample time", fontsize=9)
-    return save_figure(fig, data, Path(out) if out else results_dir / "series.png")
+    fig._qdsim_data = data  # type: ignore[attr-defined]
+    return fig

@@ -17,10 +17,13 @@ import sys
 import time
 from typing import Any, TextIO
 
-__all__ = ["INTERVAL_ENV", "Progress", "RunProgress", "duration"]
+__all__ = ["INTERVAL_ENV", "QUIET", "Progress", "RunProgress", "duration"]
 
 #: The environment variable setting the seconds between plain progress lines.
 INTERVAL_ENV = "QDSIM_PROGRESS_INTERVAL"
+
+#: Shows no progress at all (``qdsim -q``).
+QUIET = False
 
 
 def duration(seconds: float | None) -> str:
@@ -52,7 +55,7 @@ class Progress:
     """
 
     def __init__(self, label: str, unit: str = "runs", quiet: bool = False, stream: TextIO | None = None):
-        self.label, self.unit, self.quiet = label, unit, quiet
+        self.label, self.unit, self.quiet = label, unit, quiet or QUIET
         self.stream = stream or sys.stderr
         self.interval = _interval()
         self._bar: Any = None

@@ -1,15 +1,28 @@
-"""Human-readable output: the tables ``qdsim run`` and ``qdsim list`` print (rich), and the
-plain, 80-column text of ``qdsim results``."""
+"""Human-readable output: the tables ``qdsim run`` prints (rich), and the plain text of
+``qdsim list``, ``qdsim results`` and ``qdsim compare``.
+
+Everything fits 80 columns (the width of a pipe or a log, and of a terminal at its
+narrowest): headers name the quantity and its unit over two lines, rather than being cut.
+Text that comes from files or the catalog (group names, summaries such as
+``[size_min, size_max]``) is escaped before rich sees it, so its brackets are never taken
+for markup.
+"""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-__all__ = ["print_catalog", "print_results", "print_rows", "print_run", "print_status", "print_tcp_profiles"]
+__all__ = ["catalog_block", "catalog_lines", "catalog_names", "comparison_lines", "print_catalog", "print_comparison", "print_results", "print_rows", "print_run", "print_status", "print_tcp_profiles"]
+
+#: The width of plain-text output.
+WIDTH = 80
 
 
 def _num(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
@@ -21,9 +34,11 @@ _QUIET_UTILIZATION = 0.01
 
 
 def _table(title: str, columns: list[str]) -> Table:
-    table = Table(title=title)
+    """Returns a rich table whose first column is left-aligned and never wrapped, the others
+    right-aligned; borders are a rule under the headers only, to leave the width to data."""
+    table = Table(title=escape(title), box=box.SIMPLE_HEAD, padding=(0, 1), title_justify="left")
     for i, column in enumerate(columns):
-        table.add_column(column, justify="left" if i == 0 else "right", no_wrap=i == 0)
+        table.add_column(escape(column), justify="left" if i == 0 else "right", no_wrap=i == 0)
     return table
 
 
@@ -31,36 +46,41 @@ def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | 
     """Prints a run's per-group and per-link tables and where the results were written."""
     console = console or Console()
     console.print(
-        f"[bold]{name}[/bold]  seed {summary['seed']}  window {summary['warmup_s']:g}-{summary['duration_s']:g} s  "
-        f"Jain {_num(summary['jain_index'], digits=3)}  {summary['events']:,} events in {summary['wall_s']:.2f} s"
+        f"[bold]{escape(name)}[/bold]  seed {summary['seed']}  window {summary['warmup_s']:g}-{summary['duration_s']:g} s  "
+        f"Jain's index {_num(summary['jain_index'], digits=3)}  {summary['events']:,} events in {summary['wall_s']:.2f} s"
     )
     groups = _table(
-        "flow groups over the window (rates Mb/s, delays ms, FCT s: mean over transfers started in the window, unfinished ones counted until the end)",
-        ["group", "flows", "goodput", "per flow", "xfair", "qdelay", "p95", "retx", "RTOs", "FCT", "unfinished"],
+        "flow groups over the window",
+        ["group", "flows", "goodput\n(Mb/s)", "per flow\n(Mb/s)", "per flow /\nfair share", "retrans-\nmissions", "time-\nouts"],
     )
     for g in summary["groups"]:
         groups.add_row(
-            g["group"],
+            escape(g["group"]),
             str(g["flows"]),
             _num(g["goodput_bps"], 1e-6, 3),
             _num(g["per_flow_goodput_bps"], 1e-6, 3),
             _num(g["fair_share_ratio"]),
-            _num(g["mean_queue_delay_s"], 1e3, 1),
-            _num(g["p95_queue_delay_s"], 1e3, 1),
             str(g["retransmits"]),
             str(g["timeouts"]),
-            _num(g["mean_fct_s"], digits=3),
-            str(g["unfinished_transfers"]) if g["mean_fct_s"] is not None else "",
         )
     console.print(groups)
-    links = _table("links (queue in packets, delays ms)", ["link", "qdisc", "util", "drops", "queue", "delay", "p95"])
+    with_fct = any(g["mean_fct_s"] is not None for g in summary["groups"])
+    delays = _table(
+        "queueing delay" + (" and completion times (FCT: transfers started in the window; unfinished ones counted until the end)" if with_fct else ""),
+        ["group", "mean delay\n(ms)", "p95 delay\n(ms)"] + (["mean FCT\n(s)", "unfinished\ntransfers"] if with_fct else []),
+    )
+    for g in summary["groups"]:
+        fct = [_num(g["mean_fct_s"], digits=3), str(g["unfinished_transfers"]) if g["mean_fct_s"] is not None else "-"] if with_fct else []
+        delays.add_row(escape(g["group"]), _num(g["mean_queue_delay_s"], 1e3, 1), _num(g["p95_queue_delay_s"], 1e3, 1), *fct)
+    console.print(delays)
+    links = _table("links", ["link", "qdisc", "utili-\nsation", "drops\n(pkts)", "mean queue\n(pkts)", "mean delay\n(ms)", "p95 delay\n(ms)"])
     busy = [link for link in summary["links"] if link["tx_pkts"] > 0 or link["arrivals"] > 0]
     shown = [link for link in busy if link["name"] == summary["bottleneck"] or link["drops"] > 0 or link["utilization"] >= _QUIET_UTILIZATION]
     shown.sort(key=lambda link: (link["name"] != summary["bottleneck"], -link["utilization"]))
     for link in shown:
         links.add_row(
-            link["name"],
-            link["qdisc"],
+            escape(link["name"]),
+            escape(link["qdisc"]),
             f"{link['utilization']:.3f}",
             str(link["drops"]),
             f"{link['mean_queue_pkts']:.1f}",
@@ -70,40 +90,82 @@ def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | 
     console.print(links)
     if len(busy) > len(shown):
         console.print(f"{len(busy) - len(shown)} more links carried traffic (each < {_QUIET_UTILIZATION:.0%} utilised, no drops)")
-    console.print(f"results written to {out}/")
+    console.print(f"results written to {escape(str(out))}/")
 
 
-def print_catalog(catalog: dict[str, Any], console: Console | None = None) -> None:
-    """Prints the qdiscs, congestion controls and traffic kinds with their parameters."""
-    console = console or Console()
-    for section, title in (("qdiscs", "queue disciplines (topology.qdisc.kind)"), ("cc", "congestion controls (flows.cc)"), ("traffic", "traffic kinds (flows.kind)")):
-        table = Table(title=title, show_lines=False)
-        table.add_column("name")
-        table.add_column("parameter")
-        table.add_column("unit")
-        table.add_column("default")
-        table.add_column("description")
-        for item in catalog.get(section, []):
-            table.add_row(f"[bold]{item['name']}[/bold]", "", "", "", item.get("summary", ""))
-            for p in item.get("params", []):
-                table.add_row("", p["name"], p["unit"], p["default"], p["help"])
-        console.print(table)
-    print_tcp_profiles(catalog, console)
+#: The catalog's sections: key, heading, and the experiment-file key their names go in.
+CATALOG_SECTIONS = (("qdiscs", "queue disciplines", "topology.qdisc.kind"), ("cc", "congestion controls", "flows.cc"), ("traffic", "traffic kinds", "flows.kind"))
 
 
-def print_tcp_profiles(catalog: dict[str, Any], console: Console) -> None:
-    """Prints every TCP profile's value of every option (sources: ``docs/tcp-profiles.md``)."""
+def _wrapped(text: str, first: str, indent: int) -> list[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=" " * indent, break_on_hyphens=False) or [first.rstrip()]
+
+
+def catalog_block(item: dict[str, Any]) -> list[str]:
+    """Returns one algorithm's block of ``qdsim list``: its name and summary, then each
+    parameter as ``name (unit, default ...): help``, wrapped at 80 columns."""
+    lines = _wrapped(item.get("summary", ""), f"{item['name']}: ", 4)
+    for p in item.get("params", []):
+        lines += _wrapped(p["help"], f"  {p['name']} ({p['unit']}, default {p['default']}): ", 6)
+    return lines
+
+
+def catalog_lines(catalog: dict[str, Any], name: str | None = None) -> list[str]:
+    """Returns the text of ``qdsim list`` (``name``: the blocks of that algorithm, congestion
+    control or traffic kind only; ``tcp-profiles``: the profiles only)."""
+    lines: list[str] = []
+    for section, heading, key in CATALOG_SECTIONS:
+        items = [item for item in catalog.get(section, []) if name in (None, item["name"])]
+        if not items:
+            continue
+        if name is None:
+            lines += [f"== {heading} ({key}) ==", ""]
+        for item in items:
+            lines += [*catalog_block(item), ""]
+    if name in (None, "tcp-profiles"):
+        lines += tcp_profile_lines(catalog)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def catalog_names(catalog: dict[str, Any]) -> list[str]:
+    """Returns every name ``qdsim list NAME`` takes."""
+    return [item["name"] for section, _, _ in CATALOG_SECTIONS for item in catalog.get(section, [])] + ["tcp-profiles"]
+
+
+def print_catalog(catalog: dict[str, Any], name: str | None = None) -> None:
+    """Prints :func:`catalog_lines`."""
+    print("\n".join(catalog_lines(catalog, name)))
+
+
+def tcp_profile_lines(catalog: dict[str, Any]) -> list[str]:
+    """Returns every TCP profile's value of every option (sources: ``docs/tcp-profiles.md``)
+    as a table of the options by profile, 80 columns wide."""
     profiles = catalog.get("tcp_profiles", [])
     if not profiles:
-        return
-    table = Table(title="TCP profiles (flows.tcp.profile; the first is the default; sources in docs/tcp-profiles.md)")
-    table.add_column("option")
-    for p in profiles:
-        table.add_column(p["name"] + (" (default)" if p["default"] else ""))
+        return []
     values = [{o["option"]: o["value"] for o in p["options"]} for p in profiles]
-    for option in catalog.get("tcp", []):
-        table.add_row(option["name"], *(v.get(option["name"], "") for v in values))
-    console.print(table)
+    options = [o["name"] for o in catalog.get("tcp", [])]
+    # Values share what the option names leave of 80 columns; a longer one is cut in the
+    # table and given whole below it.
+    width = max(8, (WIDTH - max(map(len, options)) - 2 * len(profiles)) // len(profiles))
+    rows = [("option", *(p["name"] + ("*" if p["default"] else "") for p in profiles))]
+    rows += [(option, *(_clip(v.get(option, ""), width) for v in values)) for option in options]
+    cut = [f"  {option} ({p['name']}): {v[option]}" for option in options for p, v in zip(profiles, values, strict=True) if len(v.get(option, "")) > width]
+    return [
+        "== TCP profiles (flows.tcp.profile; * the default; docs/tcp-profiles.md) ==",
+        "",
+        *_aligned(rows, len(rows[0])),
+        *(["", "values cut above:", *cut] if cut else []),
+    ]
+
+
+def print_tcp_profiles(catalog: dict[str, Any], console: Console | None = None) -> None:
+    """Prints the TCP profiles' table (:func:`tcp_profile_lines`)."""
+    print("\n".join(tcp_profile_lines(catalog)))
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _size(n: int) -> str:
@@ -166,3 +228,52 @@ def print_rows(columns: list[str], rows: list[tuple[Any, ...]], limit: int = 200
         print(line)
     more = f", the first {limit} shown (--csv prints all)" if len(rows) > limit else ""
     print(f"({len(rows)} rows{more})")
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.5g}"
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.4g}"
+
+
+def comparison_lines(comparison: Any, every: bool = False) -> list[str]:
+    """Returns the text of ``qdsim compare``: a block per compared row (a table and, in
+    sweeps, the swept values), one line per metric that differs (``every``: all) with A, B,
+    ``B − A``, the 95 % CI of the difference and the relative change; 80 columns wide."""
+    from .compare import row_text
+
+    reps_a, reps_b = comparison.repetitions
+    lines = [f"A: {comparison.a} ({comparison.kind}{f', {reps_a} repetitions' if comparison.kind == 'sweep' else ''})"]
+    lines.append(f"B: {comparison.b} ({comparison.kind}{f', {reps_b} repetitions' if comparison.kind == 'sweep' else ''})")
+    if comparison.kind == "sweep":
+        lines.append("values: means over the repetitions; ±: 95% CI of B - A (Welch's t)")
+    shown = [d for d in comparison.differences if every or not d.equal]
+    blocks: dict[str, list[Any]] = {}
+    for d in shown:
+        blocks.setdefault(f"{d.table}: {row_text(d.row)}", []).append(d)
+    for title, rows in blocks.items():
+        with_ci = comparison.kind == "sweep"
+        table = [("  metric", "A", "B", "B - A", *(["±"] if with_ci else []), "change")]
+        for d in rows:
+            change = f"{100 * d.diff / d.a:+.1f} %" if d.diff is not None and d.a else "-"
+            ci = [_fmt(d.ci95) if d.ci95 is not None else "-"] if with_ci else []
+            table.append((f"  {_clip(d.metric, 24)}", _fmt(d.a), _fmt(d.b), _signed(d.diff), *ci, change))
+        lines += ["", *_wrapped(title, "", 4), *_aligned(table, 1)]
+    differ = sum(1 for d in comparison.differences if not d.equal)
+    total = len(comparison.differences)
+    lines.append("")
+    if differ == 0:
+        lines.append(f"all {total} compared values are equal")
+    else:
+        lines.append(f"{differ} of {total} compared values differ" + ("" if every else " (--all also prints the equal ones)"))
+    for name, only in (("A", comparison.only_a), ("B", comparison.only_b)):
+        if only:
+            lines += _wrapped("; ".join(only[:6]) + ("; ..." if len(only) > 6 else ""), f"only in {name} ({len(only)} rows): ", 4)
+    return lines
+
+
+def print_comparison(comparison: Any, every: bool = False) -> None:
+    """Prints :func:`comparison_lines`."""
+    print("\n".join(comparison_lines(comparison, every)))

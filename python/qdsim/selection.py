@@ -122,7 +122,7 @@ def facet_values(grid: dict[str, list[Any]], facet: str | None, filters: list[Fi
         raise SpecError("--facet", facet, f"a swept key other than the x-axis ({x}) and the key giving the lines (--by or [plot].by: {', '.join(str(b) for b in by)})")
     values = remaining(grid, filters)[facet]
     cells = axis_cells(grid[facet])
-    return [(cells[grid[facet].index(v)], f"{short_key(facet, grid)}={cell_label(v)}") for v in values]
+    return [(cells[grid[facet].index(v)], f"{short_key(facet, grid)}={cell_label(v, grid[facet])}") for v in values]
 
 
 def short_key(key: str, grid: dict[str, list[Any]]) -> str:
@@ -132,22 +132,38 @@ def short_key(key: str, grid: dict[str, list[Any]]) -> str:
     return last if sum(1 for k in grid if k.rsplit(".", 1)[-1] == last) == 1 else key
 
 
-def cell_label(value: Any) -> str:
-    """Returns a swept value for a legend: a table as ``kind=codel target=5ms``."""
+def _table(value: Any) -> Any:
+    """Returns a swept table written as JSON text as a dict (other values as they are)."""
     if isinstance(value, str) and value.startswith("{"):
         try:
-            value = json.loads(value)
+            return json.loads(value)
         except ValueError:
             return value
-    if isinstance(value, dict):
-        text = " ".join(f"{k}={v}" for k, v in value.items())
-        return text if len(text) <= 40 else text[:37] + "..."
-    return str(value)
+    return value
+
+
+def cell_label(value: Any, siblings: list[Any] | None = None) -> str:
+    """Returns a swept value for a legend or a tick: a table as ``kind=codel target=5ms``,
+    or with ``siblings`` (every value of its swept key) only what tells it apart from them:
+    the ``kind`` bare and the parameters whose values differ (``codel target=5ms``), so a
+    sweep over whole qdisc tables has a legend of short labels."""
+    value = _table(value)
+    if not isinstance(value, dict):
+        return str(value)
+    tables = [t for t in map(_table, siblings or []) if isinstance(t, dict)]
+    if len(tables) > 1:
+        differ = [k for k in value if any(t.get(k) != value[k] for t in tables)]
+        parts = [str(value["kind"])] if "kind" in differ or ("kind" in value and differ) else []
+        parts += [f"{k}={value[k]}" for k in differ if k != "kind"]
+        if parts:
+            return " ".join(parts)
+    text = " ".join(f"{k}={v}" for k, v in value.items())
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def line_label_of(by_label: str | None, axes: list[str], cells: tuple[Any, ...], grid: dict[str, list[Any]]) -> str:
     """Returns a line's legend text: its ``by`` label, then ``key=value`` of each line axis."""
-    parts = [f"{short_key(k, grid)}={cell_label(c)}" for k, c in zip(axes, cells, strict=True)]
+    parts = [f"{short_key(k, grid)}={cell_label(c, grid[k])}" for k, c in zip(axes, cells, strict=True)]
     if by_label is not None:
         return " · ".join([by_label, ", ".join(parts)]) if parts else by_label
     return ", ".join(parts)

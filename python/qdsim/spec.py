@@ -571,7 +571,8 @@ def load_raw(path: str | Path) -> dict[str, Any]:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: a byte-order mark (as some Windows editors write) is not part of the TOML.
+        text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise SpecError(str(path), str(path), f"a readable experiment file ({exc.strerror})") from None
     except UnicodeDecodeError as exc:

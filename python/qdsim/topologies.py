@@ -40,7 +40,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from . import algorithms
+from . import algorithms, units
 from .errors import SpecError
 from .spec import Dumbbell, Graph, GraphLink, IncastFlows, QdiscSpec, ShortFlows, Spec, Star
 
@@ -55,6 +55,13 @@ SWITCH = "sw"
 
 #: What a builder returns: nodes, links and per-group (src, dst) lists.
 Built = tuple[list[str], list[dict[str, Any]], list[list[tuple[str, str]]]]
+
+
+def _access_value(group: Any, field: str) -> str:
+    """Returns a group's ``access_rate`` or ``access_delay`` as a file writes it (``"1Gbps"``,
+    ``"5ms"``), not as the integer it was parsed into, for an error message."""
+    value = getattr(group, field)
+    return units.format_rate(value) if field == "access_rate" else units.format_duration(value)
 
 
 def link(name: str, src: str, dst: str, rate: int, delay: int, qdisc: dict[str, Any], loss: float = 0.0, metric: int = 1) -> dict[str, Any]:
@@ -269,7 +276,7 @@ def star_hosts(spec: Spec) -> tuple[list[str], list[list[tuple[str, str]]]]:
         key = f"flows.{index}"
         for field in ("access_delay", "access_rate"):
             if getattr(group, field) is not None:
-                raise SpecError(f"{key}.{field}", getattr(group, field), "no value: in a star every host link has topology.rate and topology.delay")
+                raise SpecError(f"{key}.{field}", _access_value(group, field), "no value: in a star every host link has topology.rate and topology.delay")
         if isinstance(group, IncastFlows):
             for field in ("src", "dst"):
                 if getattr(group, field) is not None:

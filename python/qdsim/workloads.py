@@ -263,6 +263,13 @@ def user_ids(spec: Spec) -> list[list[int]] | None:
 def catalog() -> dict[str, Any]:
     """Returns the whole catalog ``qdsim list`` shows: the core's
     (:func:`qdsim.algorithms.core_catalog`) with the workload kinds resolved in Python
-    (:data:`CATALOG`) added to its traffic kinds."""
+    (:data:`CATALOG`) added to its traffic kinds.
+
+    The core lists a TCP flow's profile and options among the ``tcp`` kind's parameters; a
+    file writes them inside the group's ``tcp = { ... }`` table, so they are named as the
+    file's keys: ``tcp.profile``, ``tcp.packet_size`` (a top-level ``packet_size`` is the
+    UDP source's)."""
     core = algorithms.core_catalog()
-    return {**core, "traffic": core["traffic"] + CATALOG}
+    in_tcp_table = {"profile"} | {option["name"] for option in core["tcp"]}
+    traffic = [{**kind, "params": [{**p, "name": f"tcp.{p['name']}"} if p["name"] in in_tcp_table else p for p in kind["params"]]} if kind["name"] == "tcp" else kind for kind in core["traffic"]]
+    return {**core, "traffic": traffic + CATALOG}

@@ -106,7 +106,7 @@ impl QdiscParams for AredParams {
         if hi <= lo {
             return Err(ConfigError::new("max_th", hi, format!("more than min_th ({lo})")));
         }
-        Ok(())
+        self.shared().check_limit_reaches(lo)
     }
 
     /// Takes the link's rate, from which ARED derives C, `w_q`, thresholds and `bottom`.
@@ -364,6 +364,16 @@ mod tests {
     fn a_missing_link_rate_is_refused_by_name() {
         assert_eq!(AredParams::default().validate().unwrap_err().key, "link_rate");
         assert!(params().validate().is_ok());
+    }
+
+    #[test]
+    fn a_limit_below_min_th_is_refused_also_when_min_th_is_derived() {
+        let set = AredParams { min_th_pkts: Some(25), max_th_pkts: Some(51), limit_pkts: Some(20), ..params() };
+        assert_eq!(set.validate().unwrap_err().key, "limit");
+        // 1 Gb/s of 500-byte packets derives min_th = 5 ms · 250 000 / 2 = 625 packets.
+        let derived = AredParams { link_rate_bps: Some(1_000_000_000), limit_pkts: Some(600), ..AredParams::default() };
+        assert!(derived.validate().unwrap_err().allowed.contains("625 packets"));
+        assert!(AredParams { limit_pkts: Some(625), ..derived }.validate().is_ok());
     }
 
     proptest! {

@@ -289,6 +289,31 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// Refuses a limit below `min_th_pkts` (a byte limit: below `min_th` × `mean_pktsize`).
+    /// The average never exceeds the queue, nor the queue the limit: below min_th RED would
+    /// never act and the qdisc would silently be a tail-drop FIFO.
+    ///
+    /// # Errors
+    /// `limit`, naming `min_th` in what is allowed.
+    pub fn check_limit_reaches(&self, min_th_pkts: f64) -> Result<(), ConfigError> {
+        let why = "so the average queue can reach min_th (below it RED never drops early and is a tail-drop FIFO)";
+        if let Some(limit) = self.limit_pkts.filter(|&l| l != 0 && (l as f64) < min_th_pkts) {
+            return Err(ConfigError::new("limit", limit, format!("at least min_th ({min_th_pkts} packets), {why}")));
+        }
+        let min_th_bytes = min_th_pkts * self.mean_pktsize_bytes as f64;
+        if let Some(limit) = self.limit_bytes.filter(|&l| l != 0 && (l as f64) < min_th_bytes) {
+            return Err(ConfigError::new(
+                "limit",
+                format!("{limit}B"),
+                format!(
+                    "at least min_th × mean_pktsize ({min_th_pkts} packets × {} B = {min_th_bytes} B), {why}",
+                    self.mean_pktsize_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks the shared parameters.
     ///
     /// # Errors
@@ -319,7 +344,8 @@ impl Shared {
 }
 
 impl QdiscParams for RedParams {
-    /// Checks thresholds (0 < min_th < max_th), probabilities and weights.
+    /// Checks thresholds (0 < min_th < max_th, and a limit that lets the queue reach
+    /// min_th), probabilities and weights.
     fn validate(&self) -> Result<(), ConfigError> {
         if self.max_th_pkts <= self.min_th_pkts {
             return Err(ConfigError::new(
@@ -328,6 +354,7 @@ impl QdiscParams for RedParams {
                 format!("more than min_th ({})", self.min_th_pkts),
             ));
         }
+        self.shared().check_limit_reaches(self.min_th_pkts as f64)?;
         self.shared().validate()
     }
 
@@ -653,6 +680,23 @@ mod tests {
         assert_eq!(RedParams { min_th_pkts: 15, ..RedParams::default() }.validate().unwrap_err().key, "max_th");
         assert_eq!(RedParams { max_p: 0.0, ..RedParams::default() }.validate().unwrap_err().key, "max_p");
         assert_eq!(RedParams { w_q: 1.5, ..RedParams::default() }.validate().unwrap_err().key, "w_q");
+    }
+
+    #[test]
+    fn a_limit_below_min_th_is_refused_naming_both() {
+        let short = RedParams { min_th_pkts: 20, max_th_pkts: 60, limit_pkts: Some(10), ..RedParams::default() };
+        let err = short.validate().unwrap_err();
+        assert_eq!((err.key.as_str(), err.value.as_str()), ("limit", "10"));
+        assert!(err.allowed.contains("min_th (20 packets)"), "{}", err.allowed);
+        // 20 packets × 500 B (mean_pktsize) = 10 000 B.
+        let bytes = RedParams { min_th_pkts: 20, max_th_pkts: 60, limit_bytes: Some(9_999), ..RedParams::default() };
+        assert!(bytes.validate().unwrap_err().allowed.contains("10000 B"));
+        for fine in [
+            RedParams { min_th_pkts: 20, max_th_pkts: 60, limit_pkts: Some(20), ..RedParams::default() },
+            RedParams { min_th_pkts: 20, max_th_pkts: 60, limit_bytes: Some(10_000), ..RedParams::default() },
+        ] {
+            assert!(fine.validate().is_ok());
+        }
     }
 
     proptest! {
