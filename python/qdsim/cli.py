@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .errors import BudgetError, SpecError
+from .extras import MissingExtraError
 
 __all__ = ["build_parser", "main", "version"]
 
@@ -35,14 +36,10 @@ _verbosity = 0
 
 
 def version() -> str:
-    """Returns qdsim's version (the installed distribution's)."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as distribution_version
+    """Returns qdsim's version, the one every results directory records."""
+    from . import __version__
 
-    try:
-        return distribution_version("qdsim")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "unknown"
+    return __version__
 
 
 def note(text: str) -> None:
@@ -474,9 +471,10 @@ def _sql(args: argparse.Namespace) -> int:
     """Runs ``args.query`` over the tables of ``args.dir``; prints a table, CSV or JSON."""
     import csv
 
-    import duckdb
-
     from . import results, store
+    from .extras import require
+
+    duckdb = require("duckdb", "qdsim results sql")
 
     results.status(args.dir)  # a results directory, or a one-line error
     try:
@@ -544,6 +542,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except (SpecError, BudgetError) as exc:
         _traceback()
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except MissingExtraError as exc:  # an optional part not installed: its message says how
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
