@@ -6,6 +6,7 @@ import json
 import pytest
 
 from qdsim import store
+from qdsim.selection import cell_label
 
 SPEC = """
 [experiment]
@@ -53,9 +54,13 @@ def test_each_panel_can_show_its_own_groups(qdsim, write_spec, tmp_path):
     assert qdsim("plot", out, "--out", tmp_path / "p.png").code == 0
     data = json.loads((tmp_path / "p.json").read_text())
     goodput = {(r["group"], r["topology.qdisc"]): r["goodput_bps"] / 1e6 for r in store.read_rows(out, "groups")}
+    # Lines are named by what tells the swept tables apart (`codel target=5ms`).
+    tables = sorted({q for _, q in goodput})
+    name = {q: cell_label(q, tables) for q in tables}
+    assert sorted(name.values()) == ["codel target=20ms", "codel target=500us", "codel target=5ms"]
     near, far, both = data["panels"]
     for panel, group in ((near, "near"), (far, "g")):
         drawn = {line["name"]: line["mean"] for line in panel["lines"]}
-        assert drawn == {q: [pytest.approx(g)] for (grp, q), g in goodput.items() if grp == group}
+        assert drawn == {name[q]: [pytest.approx(g)] for (grp, q), g in goodput.items() if grp == group}
     mixed = {line["name"]: line["mean"] for line in both["lines"]}
-    assert mixed == {q: [pytest.approx((goodput[("near", q)] + goodput[("g", q)]) / 2)] for _, q in goodput}, "without groups: every group's rows"
+    assert mixed == {name[q]: [pytest.approx((goodput[("near", q)] + goodput[("g", q)]) / 2)] for _, q in goodput}, "without groups: every group's rows"
