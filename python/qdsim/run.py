@@ -22,6 +22,7 @@ import functools
 import hashlib
 import json
 import os
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -265,6 +266,9 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
                 "flows": g["flows"],
                 "goodput_bps": g["goodput_bps"],
                 "per_flow_goodput_bps": per_flow,
+                # The spread across the group's flows (Kantawala & Turner's Fig. 6(b)): the
+                # population standard deviation of their goodputs; None without flows.
+                "per_flow_goodput_std_bps": statistics.pstdev(f["goodput_bps"] for f in members) if members else None,
                 "fair_share_ratio": per_flow / fair_share if fair_share else None,
                 "mean_queue_delay_s": g["mean_queue_delay_s"],
                 "p50_queue_delay_s": g["p50_queue_delay_s"],

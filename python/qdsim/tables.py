@@ -111,6 +111,7 @@ def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
             ("users", _I),
             ("goodput_bps", _F),
             ("per_flow_goodput_bps", _F),
+            ("per_flow_goodput_std_bps", _F),
             ("per_user_goodput_bps", _F),
             ("fair_share_ratio", _F),
             ("mean_queue_delay_s", _F),

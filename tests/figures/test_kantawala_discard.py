@@ -114,3 +114,21 @@ def test_fig6_ten_buckets_give_most_of_the_benefit_of_a_hundred(fair_share_pct):
     one, tenth, full = (fair_share_pct("fig6", "rtt200", "DSDRR", "topology.qdisc.buckets", b) for b in (1, 2, 20))
     assert full > one, (one, full)
     assert tenth - one >= 0.8 * (full - one), (one, tenth, full)
+
+
+# --- Fig. 6(b): the spread of goodput across flows stays small whatever the number of buckets ---
+
+
+def test_fig6b_goodput_std_stays_below_15_percent_of_fair_share_for_every_bucket_count(quick):
+    # The paper: "the overall standard deviation is below 15% of the fair share goodput for all
+    # our multi-queue policies, regardless of the number of queues". Read as the spread across
+    # the flows Fig. 6(a) shows (the 200 ms RTT flows), per run, averaged over seeds 1-3.
+    out_dir = quick(FILES / "fig6.toml")
+    points = {p["point_key"]: p for p in store.read_rows(out_dir, "points")}
+    spread: dict[int, list[float]] = {}
+    for g in store.read_rows(out_dir, "groups"):
+        if g["group"] == "rtt200":
+            spread.setdefault(points[g["point_key"]]["topology.qdisc.buckets"], []).append(100 * g["per_flow_goodput_std_bps"] / FAIR_SHARE_BPS)
+    assert sorted(spread) == [1, 2, 20] and all(len(v) == len(SEEDS) for v in spread.values()), spread
+    means = {buckets: statistics.mean(v) for buckets, v in spread.items()}
+    assert all(m < 15 for m in means.values()), means
