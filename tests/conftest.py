@@ -41,6 +41,17 @@ access_delay = "20ms"
 start_window = "0.5s"
 """
 
+#: SMALL_SPEC shortened, over a 2 × 2 grid with two repetitions: 8 runs of a second.
+SMALL_SWEEP = (
+    SMALL_SPEC.replace('duration = "2s"', 'duration = "1s"').replace('warmup = "0.5s"', 'warmup = "0.2s"')
+    + """
+[sweep]
+"topology.qdisc.limit" = [10, 40]
+"topology.bottleneck_rate" = ["5Mbps", "10Mbps"]
+repetitions = 2
+"""
+)
+
 
 @pytest.fixture
 def small_spec(tmp_path: Path) -> Path:

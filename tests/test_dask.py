@@ -13,22 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SMALL_SPEC
+from conftest import SMALL_SWEEP as SWEEP
 from qdsim import store
 from qdsim.spec import load
 from qdsim.sweep import run_sweep
 
 distributed = pytest.importorskip("distributed")
 
-SWEEP = (
-    SMALL_SPEC.replace('duration = "2s"', 'duration = "1s"').replace('warmup = "0.5s"', 'warmup = "0.2s"')
-    + """
-[sweep]
-"topology.qdisc.limit" = [10, 40]
-"topology.bottleneck_rate" = ["5Mbps", "10Mbps"]
-repetitions = 2
-"""
-)
 
 DASK = str(Path(sys.executable).parent / "dask")
 

@@ -8,22 +8,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import SMALL_SPEC
+from conftest import SMALL_SWEEP as SWEEP
 from qdsim import store, tables
 from qdsim.errors import SpecError
 from qdsim.run import code_version
 from qdsim.spec import apply_override, load
 from qdsim.sweep import MAX_RUNS, plan, run_sweep
-
-SWEEP = (
-    SMALL_SPEC.replace('duration = "2s"', 'duration = "1s"').replace('warmup = "0.5s"', 'warmup = "0.2s"')
-    + """
-[sweep]
-"topology.qdisc.limit" = [10, 40]
-"topology.bottleneck_rate" = ["5Mbps", "10Mbps"]
-repetitions = 2
-"""
-)
 
 
 def test_sweep_runs_grid_times_repetitions_and_resumes(qdsim, write_spec, tmp_path):

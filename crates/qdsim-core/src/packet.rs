@@ -138,6 +138,35 @@ impl SackBlocks {
 }
 
 impl Packet {
+    /// Returns a UDP datagram of `size_bytes` sent at `now`: the packet every non-TCP source
+    /// (CBR, Poisson) emits, numbered `seq` so the sink can count what arrived.
+    pub fn datagram(
+        flow: FlowId,
+        class: ClassId,
+        src: NodeId,
+        dst: NodeId,
+        seq: u64,
+        size_bytes: u32,
+        now: Time,
+    ) -> Packet {
+        Packet {
+            flow,
+            class,
+            kind: PacketKind::Udp,
+            size_bytes,
+            src,
+            dst,
+            seq,
+            ack: 0,
+            ts: now,
+            enq_time: now,
+            queue_delay_ns: 0,
+            ecn: Ecn::NotEct,
+            flags: 0,
+            sack: SackBlocks::NONE,
+        }
+    }
+
     /// Returns whether flag bit `f` is set.
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0

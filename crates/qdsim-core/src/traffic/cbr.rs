@@ -3,7 +3,7 @@
 //! start until its stop time. Unresponsive: it never slows down.
 
 use crate::event::FlowTimer;
-use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind};
+use crate::packet::{FlowId, NodeId, Packet};
 use crate::time::{Duration, Rate, Time};
 
 use crate::outbox::Outbox;
@@ -43,22 +43,7 @@ impl CbrSource {
         if now >= self.stop {
             return;
         }
-        out.send(Packet {
-            flow: self.flow,
-            class: self.class,
-            kind: PacketKind::Udp,
-            size_bytes: self.packet_bytes,
-            src: self.src,
-            dst: self.dst,
-            seq: self.next_seq,
-            ack: 0,
-            ts: now,
-            enq_time: now,
-            queue_delay_ns: 0,
-            ecn: Ecn::NotEct,
-            flags: 0,
-            sack: crate::packet::SackBlocks::NONE,
-        });
+        out.send(Packet::datagram(self.flow, self.class, self.src, self.dst, self.next_seq, self.packet_bytes, now));
         self.next_seq += 1;
         self.sent_pkts += 1;
         out.timer(now + self.interval, FlowTimer::CbrSend);

@@ -22,7 +22,7 @@ use rand_distr::{Distribution, Exp};
 
 use crate::event::FlowTimer;
 use crate::outbox::Outbox;
-use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, SackBlocks};
+use crate::packet::{FlowId, NodeId, Packet};
 use crate::rng::StreamRng;
 use crate::time::{Duration, Time};
 
@@ -116,22 +116,7 @@ impl PoissonSource {
             return;
         }
         let size = self.sizes.draw(&mut self.rng);
-        out.send(Packet {
-            flow: self.flow,
-            class: self.class,
-            kind: PacketKind::Udp,
-            size_bytes: size,
-            src: self.src,
-            dst: self.dst,
-            seq: self.next_seq,
-            ack: 0,
-            ts: now,
-            enq_time: now,
-            queue_delay_ns: 0,
-            ecn: Ecn::NotEct,
-            flags: 0,
-            sack: SackBlocks::NONE,
-        });
+        out.send(Packet::datagram(self.flow, self.class, self.src, self.dst, self.next_seq, size, now));
         self.next_seq += 1;
         self.sent_pkts += 1;
         self.start(now, out);
@@ -141,6 +126,7 @@ impl PoissonSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::PacketKind;
     use crate::rng;
 
     /// Runs a source from 0 until `stop` and returns what it sent.
