@@ -230,12 +230,27 @@ def print_rows(columns: list[str], rows: list[tuple[Any, ...]], limit: int = 200
     print(f"({len(rows)} rows{more})")
 
 
+def _compact(text: str) -> str:
+    """Returns a number's text with a short exponent (``2.288e+06`` → ``2.288e6``), so that a
+    comparison row of any magnitudes fits 80 columns."""
+    mantissa, e, exponent = text.partition("e")
+    return f"{mantissa}e{int(exponent)}" if e else text
+
+
 def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.5g}"
+    return "-" if value is None else _compact(f"{value:.4g}")
 
 
 def _signed(value: float | None) -> str:
-    return "-" if value is None else f"{value:+.4g}"
+    return "-" if value is None else _compact(f"{value:+.3g}")
+
+
+def _change(diff: float | None, base: float | None) -> str:
+    """Returns the relative change in per cent (``+20.0 %``), at most 8 characters."""
+    if diff is None or not base:
+        return "-"
+    pct = 100 * diff / base
+    return f"{pct:+.1f} %" if abs(pct) < 1000 else _compact(f"{pct:+.0e}") + " %"
 
 
 def comparison_lines(comparison: Any, every: bool = False) -> list[str]:
@@ -257,9 +272,8 @@ def comparison_lines(comparison: Any, every: bool = False) -> list[str]:
         with_ci = comparison.kind == "sweep"
         table = [("  metric", "A", "B", "B - A", *(["±"] if with_ci else []), "change")]
         for d in rows:
-            change = f"{100 * d.diff / d.a:+.1f} %" if d.diff is not None and d.a else "-"
             ci = [_fmt(d.ci95) if d.ci95 is not None else "-"] if with_ci else []
-            table.append((f"  {_clip(d.metric, 24)}", _fmt(d.a), _fmt(d.b), _signed(d.diff), *ci, change))
+            table.append((f"  {_clip(d.metric, 24)}", _fmt(d.a), _fmt(d.b), _signed(d.diff), *ci, _change(d.diff, d.a)))
         lines += ["", *_wrapped(title, "", 4), *_aligned(table, 1)]
     differ = sum(1 for d in comparison.differences if not d.equal)
     total = len(comparison.differences)
