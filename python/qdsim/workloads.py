@@ -55,6 +55,14 @@ def _param(name: str, unit: str, default: str, help_: str) -> dict[str, str]:
     return {"name": name, "unit": unit, "default": default, "help": help_}
 
 
+def _tcp_params(whose: str, tcp_note: str = "") -> list[dict[str, str]]:
+    """Returns the ``cc`` and ``tcp`` keys every TCP-carrying workload kind shares."""
+    return [
+        _param("cc", "name", "newreno", f"congestion control of {whose}"),
+        _param("tcp", "table", "{}", f"TCP options, as for `tcp`{tcp_note}"),
+    ]
+
+
 #: The workload kinds for ``qdsim list``, in the core catalog's format. The flow group's common
 #: keys (``group``, ``count``, ``start``, ...) and the ``tcp`` table are those of ``tcp``.
 CATALOG: list[dict[str, Any]] = [
@@ -68,8 +76,7 @@ CATALOG: list[dict[str, Any]] = [
             _param("rounds", "int", "until the end", "rounds to run"),
             _param("think", "time", "0s", "pause between a round's last response and the next request"),
             _param("persistent", "bool", "false", "one connection per server across rounds (window and RTO survive), else a fresh one per response"),
-            _param("cc", "name", "newreno", "congestion control of the responses"),
-            _param("tcp", "table", "{}", "TCP options, as for `tcp`"),
+            *_tcp_params("the responses"),
         ],
     },
     {
@@ -91,8 +98,7 @@ CATALOG: list[dict[str, Any]] = [
                 "dumbbell only: transfers run between this many host pairs, each behind its own access links (access_rate); a new one takes an idle pair, else shares one (counted: shared_arrivals)",
             ),
             _param("stop", "time", "end of run", "no arrivals after this time"),
-            _param("cc", "name", "newreno", "congestion control of the transfers"),
-            _param("tcp", "table", "{}", "TCP options, as for `tcp`"),
+            *_tcp_params("the transfers"),
         ],
     },
     {
@@ -102,8 +108,7 @@ CATALOG: list[dict[str, Any]] = [
             _param("burst", "pkts|bytes", "256pkt", "burst size in full segments (pkt) or bytes of data; the paper's 256 packets"),
             _param("idle", "time", "2s", "mean of the exponential idle time after a burst completes; the paper's 2 s"),
             _param("first_burst", "name", "idle", "idle: the first burst after one idle time from the flow's start; start: at the flow's start"),
-            _param("cc", "name", "newreno", "congestion control of the connection (reno, tahoe, ...)"),
-            _param("tcp", "table", "{}", "TCP options, as for `tcp` (idle_restart: restart from the initial window after an idle RTO)"),
+            *_tcp_params("the connection (reno, tahoe, ...)", " (idle_restart: restart from the initial window after an idle RTO)"),
         ],
     },
 ]
