@@ -154,6 +154,19 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     cmp.set_defaults(func=cmd_compare)
 
+    val = sub.add_parser("validate", help="run an experiment in qdsim and in ns-2 / ns-3 side by side: metric, both means with CIs, ratio, verdict")
+    val.add_argument("spec", metavar="SPEC", nargs="?", help="experiment file (TOML); its [sweep] grid is left out (--set picks a point)")
+    val.add_argument("--engine", default="all", metavar="NAME", help="ns2, ns3 or all (default: all, leaving out with a note an engine that cannot run the file)")
+    val.add_argument("--seeds", type=int, default=3, metavar="N", help="seeds on each side (default 3; a seed in one simulator is not a seed in the other)")
+    val.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE", help="override a dotted key (repeatable)")
+    val.add_argument("--seed", type=int, default=None, help="base seed of qdsim's repetitions (default: experiment.seed)")
+    val.add_argument("--out", type=Path, default=None, metavar="DIR", help="results directory (default: results/<name>-validate/, with --set results/<name>-validate-<digest>/)")
+    val.add_argument("--jobs", type=int, default=None, metavar="N", help="runs at once on each side (default: all cores)")
+    val.add_argument("--suite", action="store_true", help="run the validation suite (every paper's scenarios an engine can run, and the analytic laws) and write docs/validation.md")
+    val.add_argument("--quick", action="store_true", help="with --suite: a few simulated seconds per scenario (what CI runs)")
+    val.add_argument("--json", action="store_true", help="print one JSON object on stdout: engine, rows (metric, qdsim_mean, reference_mean, verdict, ...)")
+    val.set_defaults(func=cmd_validate)
+
     lst = sub.add_parser("list", help="list qdiscs, congestion controls and traffic kinds, with their parameters")
     lst.add_argument("name", nargs="?", metavar="NAME", help="one qdisc, congestion control or traffic kind (or tcp-profiles)")
     lst.add_argument("--json", action="store_true", help="print the catalog (or NAME's entry) as JSON")
@@ -222,6 +235,62 @@ def cmd_run(args: argparse.Namespace) -> int:
         from .report import print_run
 
         print_run(spec.experiment.name, summary, out)
+    return 0
+
+
+def _engine_names(text: str) -> list[str]:
+    from .engines import ENGINES
+
+    if text == "all":
+        return list(ENGINES)
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    for name in names:
+        if name not in ENGINES:
+            raise SpecError("--engine", text, f"one of {', '.join(ENGINES)}, a comma-separated list of them, or all")
+    return names
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Runs an experiment in qdsim and in the reference engines and prints the comparison."""
+    from .progress import Progress
+    from .spec import load
+
+    if args.jobs is not None and args.jobs < 1:
+        raise SpecError("--jobs", args.jobs, "at least 1 run at once")
+    names = _engine_names(args.engine)
+    if args.suite:
+        from .validation_suite import run_suite
+
+        if args.spec is not None:
+            raise SpecError("SPEC", args.spec, "no experiment file with --suite (the suite names its own)")
+        report = run_suite(names, jobs=args.jobs, quick=args.quick, note=note)
+        print(json.dumps(report) if args.json else f"validation suite: {report['agree']} of {report['judged']} comparisons agree; written to {report['page']}")
+        return 0
+    if args.quick:
+        raise SpecError("--quick", True, "only with --suite")
+    if args.spec is None:
+        raise SpecError("SPEC", SpecError.MISSING, "an experiment file, or --suite")
+    from .validate import print_validation, validate
+
+    _check_seed(args.seed)
+    raw, spec = load(args.spec, args.sets)
+    out = args.out
+    if out is None:
+        digest = hashlib.sha256(json.dumps({"set": args.sets, "seed": args.seed}).encode()).hexdigest()[:8]
+        out = Path("results") / (f"{spec.experiment.name}-validate" + ("" if not args.sets and args.seed is None else f"-{digest}"))
+    with Progress(f"validate {spec.experiment.name}", unit="runs") as progress:
+
+        def on_progress(label: str, done: int, total: int) -> None:
+            title = f"validate {spec.experiment.name}: {label}"
+            if progress.label != title:
+                progress.restart(title, "runs")
+            progress.update(done, total)
+
+        result = validate(raw, out, names, seeds=args.seeds, jobs=args.jobs, seed=args.seed, source=Path(args.spec), on_progress=on_progress, note=note)
+    if args.json:
+        print(json.dumps(result.as_json()))
+    else:
+        print_validation(result)
     return 0
 
 

@@ -24,7 +24,7 @@ import json
 import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -156,7 +156,7 @@ def bottleneck_link(links: list[dict[str, Any]]) -> dict[str, Any] | None:
     for link in links:
         if link["name"] == BOTTLENECK:
             return link
-    return max(links, key=lambda link: link["utilization"], default=None)
+    return max(links, key=lambda link: link["utilization"] or 0.0, default=None)
 
 
 def _is_saturated(flow: dict[str, Any]) -> bool:
@@ -210,6 +210,17 @@ def _add_users(summary: dict[str, Any], config: dict[str, Any]) -> dict[str, Any
 
 #: Flow counters a group sums: the window's, then the whole run's.
 _GROUP_COUNTERS = ("retransmits", "timeouts", "drops", "retransmits_total", "timeouts_total", "drops_total")
+
+
+def _sum_known(values: Iterable[int | None]) -> int | None:
+    """Returns the sum of counters, None when any is unknown (a reference engine's run may
+    not count one: its column is then null, never a partial sum)."""
+    total = 0
+    for value in values:
+        if value is None:
+            return None
+        total += value
+    return total
 
 
 def summarize(outcome: RunOutcome) -> dict[str, Any]:
@@ -274,7 +285,7 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
                 "p50_queue_delay_s": g["p50_queue_delay_s"],
                 "p95_queue_delay_s": g["p95_queue_delay_s"],
                 "p99_queue_delay_s": g["p99_queue_delay_s"],
-                **{column: sum(f[column] for f in members) for column in _GROUP_COUNTERS},
+                **{column: _sum_known(f[column] for f in members) for column in _GROUP_COUNTERS},
                 **group_fct[g["group"]],
             }
         )

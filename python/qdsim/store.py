@@ -51,6 +51,7 @@ from .version import __version__
 __all__ = [
     "FIGURE_SUFFIXES",
     "RUNS",
+    "SCRIPTS",
     "Contents",
     "PointWriter",
     "claim",
@@ -77,6 +78,8 @@ __all__ = [
 
 #: The directory of a sweep's stored runs.
 RUNS = "runs"
+#: The directory of a reference engine's scripts and their output (``qdsim validate``).
+SCRIPTS = "scripts"
 #: Files a figure may be saved as (``qdsim plot --out``, ``reproduce --figure``).
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
 _ALL_TABLES = tables.TABLES + tables.SERIES_TABLES
@@ -183,7 +186,7 @@ class Contents:
 def _is_results_file(path: Path) -> bool:
     name = path.name
     if path.is_dir():
-        return name in (RUNS, _LEGACY)
+        return name in (RUNS, _LEGACY, SCRIPTS)
     if path.suffix == ".parquet":
         return path.stem in _ALL_TABLES
     if name in _PROVENANCE or path.suffix in FIGURE_SUFFIXES:
