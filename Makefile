@@ -1,7 +1,9 @@
 # The index of qdsim's workflows. Every target installs what it needs into .venv.
 #   make dev         virtualenv + locked deps (requirements/lock.txt) + the Rust core built into the package
 #   make quickstart  dev, then run experiments/quickstart.toml
-#   make test        dev, then Rust tests (release), both lints and pytest
+#   make test        dev and engines, then Rust tests (release), both lints and pytest
+#   make engines     the reference engines qdsim validate runs: ns-2.35 and ns-3.37 (apt-get, needs
+#                    root or sudo; without them their tests skip), and the ns-3 program built once
 #   make wheel       the manylinux wheel (maturin, reusing target/) in dist/
 #   make test-wheel  wheel, then install it into a fresh venv and run it from another directory
 #   make bench       whole-run benchmark (packets/s, events/s) + criterion micro-benchmarks
@@ -9,7 +11,7 @@
 #   make figures     dev, then regenerate every committed paper figure (qdsim reproduce --all --docs)
 #   make docs        dev, then regenerate the docs written from the catalog (scripts/gen_docs.py)
 #   make lint        lint-rust (cargo fmt --check, clippy, rustdoc links) and lint-python (ruff check + format, stubtest)
-.PHONY: dev docs quickstart test test-rust test-python wheel test-wheel bench bench-sweep figures lint lint-rust lint-python clean
+.PHONY: dev docs engines validation quickstart test test-rust test-python wheel test-wheel bench bench-sweep figures lint lint-rust lint-python clean
 
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -39,7 +41,18 @@ $(CORE_STAMP): $(DEPS_STAMP) $(RUST_SOURCES) pyproject.toml
 quickstart: dev
 	$(VENV)/bin/qdsim run experiments/quickstart.toml
 
-test: dev test-rust lint test-python
+test: dev engines test-rust lint test-python
+
+# ns-2 and ns-3 from Debian (scripts/install_engines.sh pins their versions), then the one
+# generic ns-3 program qdsim translates every experiment for, compiled once per machine.
+engines: dev
+	scripts/install_engines.sh
+	@if [ -f /usr/include/ns3/core-module.h ]; then $(PY) -m qdsim.engines.ns3 --build; fi
+
+# The validation suite: every paper scenario an engine can run and the analytic laws, in
+# qdsim, ns-2 and ns-3; writes docs/validation.md (about an hour on 2 cores).
+validation: engines
+	$(VENV)/bin/qdsim validate --suite
 
 test-rust:
 	cargo test --release --workspace --exclude qdsim-py

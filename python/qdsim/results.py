@@ -81,7 +81,7 @@ def status(directory: Path) -> Status:
     versions: dict[str, str] = {}
     for key, version in zip(stored.column("point_key").to_pylist(), stored.column("code_version").to_pylist(), strict=True):
         versions.setdefault(key, version)
-    current = code_version()
+    current = current_version(sweep)
     out.planned, out.stored = len(planned), len(versions)
     out.stale_version = sum(1 for version in versions.values() if version != current)
     out.stale_grid = sum(1 for key, version in versions.items() if version == current and key not in planned)
@@ -90,6 +90,18 @@ def status(directory: Path) -> Status:
     out.code_version, out.file = sweep.get("code_version"), sweep.get("file")
     out.grid, out.repetitions = sweep.get("grid", {}), sweep.get("repetitions")
     return out
+
+
+def current_version(sweep: dict[str, Any]) -> str:
+    """Returns the code version a sweep's stored runs must have to be current: qdsim's, or
+    for a reference engine's runs (``qdsim validate``) that engine's."""
+    name = sweep.get("engine")
+    if name is None:
+        return code_version()
+    from .engines import ENGINES
+
+    engine = ENGINES.get(name)
+    return engine.version() if engine is not None else str(sweep.get("code_version"))
 
 
 def find(roots: list[Path]) -> list[Path]:
@@ -117,4 +129,4 @@ def prune(directory: Path, dry_run: bool = False) -> tuple[int, int]:
     if dry_run:
         return before.stale, before.stored - before.stale_version - before.stale_grid
     planned = store.read_sweep(directory).get("points", []) if (directory / "sweep.json").exists() else []
-    return store.prune(directory, planned, code_version())
+    return store.prune(directory, planned, current_version(store.read_sweep(directory) if (directory / "sweep.json").exists() else {}))

@@ -76,16 +76,16 @@ _SHOWN: dict[str, tuple[str, float, str]] = {
 
 _GROUP_METRICS = ("goodput_bps", "fair_share_ratio", "mean_fct_s", "transfers_completed", "unfinished_transfers", "retransmits", "timeouts")
 _LINK_METRICS = ("utilization", "drops", "loss_rate", "mean_queue_pkts", "mean_delay_s")
-#: A link is compared when either side has it this busy, or dropping.
-_BUSY_LINK = 0.05
 
 
 @dataclass
 class Row:
     """One compared metric: where it comes from (``table``, ``row``: a group or link name,
     ``column``), each side's mean and 95 % CI half-width over its seeds, the CI of their
-    difference (Welch), the tolerance and the verdict (``agree``, ``disagree``, or ``n/a``
-    when a side lacks the metric); :attr:`ratio` is qdsim's mean over the engine's."""
+    difference (Welch), the tolerance and the verdict: ``agree`` (the means are within the
+    tolerance), ``disagree`` (they are not, and the 95 % CI of their difference excludes 0),
+    ``unclear`` (they are not, but the seeds cannot tell them apart: more seeds decide) or
+    ``n/a`` (a side lacks the metric); :attr:`ratio` is qdsim's mean over the engine's."""
 
     metric: str
     label: str
@@ -150,7 +150,7 @@ class Validation:
             {
                 "engine": s.name,
                 "title": s.title,
-                "out": str(s.out) if s.out else None,
+                "engine_out": str(s.out) if s.out else None,
                 "refused": s.refused,
                 "notes": s.notes,
                 "speed": _speed(self.qdsim_wall_s, s),
@@ -340,7 +340,11 @@ def _verdict(column: str, q: list[float] | None, r: list[float] | None) -> tuple
     if q is None or r is None:
         return text, "n/a"
     mq, mr = statistics.fmean(q), statistics.fmean(r)
-    return text, "agree" if abs(mq - mr) <= relative * abs(mr) + absolute else "disagree"
+    if abs(mq - mr) <= relative * abs(mr) + absolute:
+        return text, "agree"
+    # Outside the tolerance, but the seeds cannot tell the means apart: more seeds decide.
+    noise = welch_ci(q, r)
+    return text, "unclear" if noise is not None and abs(mq - mr) <= noise else "disagree"
 
 
 def _row(table: str, ident: str | None, column: str, q: list[float] | None, r: list[float] | None) -> Row:
@@ -370,8 +374,8 @@ def _row(table: str, ident: str | None, column: str, q: list[float] | None, r: l
 def compare_sides(qdsim_dir: Path, engine_dir: Path) -> list[Row]:
     """Returns the compared metrics of two results directories of one scenario over seeds:
     Jain's index, every group's goodput, share of fair, completion times and counters, and
-    every link busy (≥ 5 % on either side) or dropping: utilisation, drops, loss rate, mean
-    queue and sojourn."""
+    the bottleneck and every link that drops on either side: utilisation, drops, loss rate,
+    mean queue and sojourn."""
     rows: list[Row] = []
     qp, rp = store.read_rows(qdsim_dir, "points"), store.read_rows(engine_dir, "points")
     if len({f["id"] for f in store.read_rows(qdsim_dir, "flows")}) > 1:
@@ -384,9 +388,10 @@ def compare_sides(qdsim_dir: Path, engine_dir: Path) -> list[Row]:
                 continue
             rows.append(_row("groups", group, column, _values(qg, "group", group, column), _values(rg, "group", group, column)))
     ql, rl = store.read_rows(qdsim_dir, "links"), store.read_rows(engine_dir, "links")
+    bottlenecks = {p["bottleneck"] for p in qp + rp}
     for link in dict.fromkeys(row["name"] for row in ql):
-        busy = any((row.get("utilization") or 0) >= _BUSY_LINK or (row.get("drops") or 0) > 0 for row in ql + rl if row["name"] == link)
-        if not busy:
+        dropping = any((row.get("drops") or 0) > 0 for row in ql + rl if row["name"] == link)
+        if link not in bottlenecks and not dropping:
             continue
         for column in _LINK_METRICS:
             rows.append(_row("links", link, column, _values(ql, "name", link, column), _values(rl, "name", link, column)))
@@ -433,16 +438,15 @@ def table_lines(validation: Validation, width: int = 80) -> list[str]:
                 label = label[: name_w - 1] + "…"
             ratio = "-" if row.ratio is None else f"{row.ratio:.2f}" if row.ratio < 100 else f"{row.ratio:.0f}"
             lines.append(f"  {label:<{name_w}} {_cell(row.qdsim_mean, row.qdsim_ci, row.scale):>15} {_cell(row.reference_mean, row.reference_ci, row.scale):>15} {ratio:>5} {row.verdict:>8}")
-        agree = sum(r.verdict == "agree" for r in side.rows)
-        judged = sum(r.verdict != "n/a" for r in side.rows)
-        lines.append(f"  {agree} of {judged} metrics agree within their tolerance (docs/validation.md)")
+        count = {v: sum(r.verdict == v for r in side.rows) for v in ("agree", "unclear", "disagree")}
+        lines.append(f"  {count['agree']} agree, {count['unclear']} unclear, {count['disagree']} disagree (tolerances: docs/validation.md)")
         if side.notes:
             lines.append(f"  not exact in {side.title} ({len(side.notes)}; each in the scripts' header):")
             lines += _wrap_items(side.notes, width)
         speed = _speed(validation.qdsim_wall_s, side)
         if speed["engine_cpu_s"] is not None and speed["qdsim_wall_s"]:
             lines.append(f"  speed per run: qdsim {speed['qdsim_wall_s']:.3g} s, {side.title} {speed['engine_cpu_s']:.3g} s CPU ({speed['engine_cpu_s'] / speed['qdsim_wall_s']:.1f}x)")
-        lines += [f"  qdsim's runs: {validation.qdsim_out}/", f"  {side.title}'s runs: {side.out}/, its scripts in {store.SCRIPTS}/", ""]
+        lines += [f"  qdsim's runs: {validation.qdsim_out}/", f"  {side.title}'s runs: {side.out}/", f"  {side.title}'s scripts: {side.out}/{store.SCRIPTS}/", ""]
     return [line if len(line) <= width else line[: width - 1] + "…" for line in lines]
 
 

@@ -239,10 +239,15 @@ class _Translation:
         if q.get("weights"):
             raise Unsupported(f"{key}.weights", q["weights"], "no weights: ns-2's DRR gives every queue one quantum")
         lines = [f"$q set quantum_ {q.get('quantum_bytes', 1500)}", "$q set mask_ 0"]
-        if classifier == "per_flow":
+        if classifier in ("per_flow", "per_user"):
             sources = sorted({self.node[f["src"]] for f in self.config["flows"]})
-            senders = [f["src"] for f in self.config["flows"]]
-            if len(set(senders)) != len(senders):
+            if classifier == "per_user":
+                users: dict[int, set[str]] = {}
+                for index, f in enumerate(self.config["flows"]):
+                    users.setdefault(f.get("user", index), set()).add(f["src"])
+                if any(len(hosts) > 1 for hosts in users.values()) or len(sources) != len(users):
+                    raise Unsupported(f"{key}.classifier", classifier, "per_flow or hashed, or per_user where each user sends from hosts of its own, one each (ns-2's DRR queues per source address)")
+            elif len(sources) != len(self.config["flows"]):
                 self.note(f"{key}.classifier: per_flow -> ns-2's DRR queues per source address; flows from one host share a queue")
             buckets = _distinct_buckets(sources)
             if len({ns2_drr_hash(a) for a in sources}) < len(sources):
@@ -252,7 +257,7 @@ class _Translation:
             lines.append(f"$q set buckets_ {q.get('buckets', 1024)}")
             self.note(f"{key}.classifier: hashed -> ns-2's DRR::hash of the source address, which spreads consecutive addresses nearly one to one (qdsim hashes flows at random)")
         else:
-            raise Unsupported(f"{key}.classifier", classifier, "per_flow or hashed (ns-2's DRR classifies by source address)")
+            raise Unsupported(f"{key}.classifier", classifier, "per_flow, per_user or hashed (ns-2's DRR classifies by source address)")
         if q.get("limit_bytes") is not None:
             lines.append(f"$q set blimit_ {q['limit_bytes']}")
         elif q.get("limit_pkts") is not None:

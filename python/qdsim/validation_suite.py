@@ -1,0 +1,355 @@
+"""``qdsim validate --suite``: the validation suite, and the page it writes (docs/validation.md).
+
+The suite is two lists. :data:`SCENARIOS` are the five papers' set-ups that a reference engine
+can run — their DropTail, RED and DRR baselines, the TCP variants on a dumbbell, an incast,
+Poisson short flows — each validated as ``qdsim validate FILE --set ...`` would. :data:`LAWS`
+are analytic laws (Mathis, RFC 3649, RFC 9438, M/M/1/K, max-min with DRR's byte bound), each
+an experiment file in ``experiments/validation/`` run in qdsim and in every engine that can,
+and held against the law's prediction. Every tolerance is stated before the runs, in
+:data:`qdsim.validate.TOLERANCES` and here (:attr:`Law.tolerance`).
+
+A disagreement is reported, never tuned away: :data:`CAUSES` holds, for each disagreement
+found, what the engine does differently, found by changing one setting at a time on one
+side; a disagreement without a stated cause says so on the page.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import store
+from .engines import ENGINES
+from .errors import SpecError
+from .packaged import EXPERIMENT_FILES
+from .spec import load
+from .validate import Row, Validation, validate
+
+__all__ = ["CAUSES", "LAWS", "SCENARIOS", "Law", "Scenario", "run_suite"]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One paper set-up of the suite: an experiment file with overrides, the engines that can
+    run it, and the overrides that shorten it for ``--quick``."""
+
+    id: str
+    title: str
+    file: str
+    sets: tuple[str, ...] = ()
+    engines: tuple[str, ...] = ("ns2", "ns3")
+    quick: tuple[str, ...] = ("experiment.duration=6s", "experiment.warmup=2s")
+    seeds: int = 3
+
+
+@dataclass(frozen=True)
+class Law:
+    """An analytic law: an experiment file (with overrides), the engines that run it, the
+    metric it predicts — ``(table, row, column)`` of the results — the prediction, and the
+    relative tolerance stated before the run."""
+
+    id: str
+    title: str
+    file: str
+    sets: tuple[str, ...]
+    engines: tuple[str, ...]
+    metric: tuple[str, str | None, str]
+    predicted: float
+    tolerance: float
+    formula: str
+    seeds: int = 3
+    quick: tuple[str, ...] = field(default_factory=tuple)
+
+
+_FIFO_200 = 'topology.qdisc={kind="fifo", limit="200pkt"}'
+_RED_DC = 'topology.qdisc={kind="ared", gentle=false, w_q=1.0, link_rate="1Gbps", mean_pktsize="1000B", min_th=25, max_th=51, limit="200pkt"}'
+_CODEL_DC = 'topology.qdisc={kind="codel", target="300us", interval="750us", mtu="1000B", limit="200pkt"}'
+
+#: The papers' set-ups an engine can run.
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario("quickstart", "The quickstart: 4 + 4 NewReno flows, RTT 30 / 110 ms, FIFO 100 (the default profile)", "quickstart.toml", engines=("ns3",)),
+    Scenario(
+        "quickstart-ns2-sack1",
+        "The quickstart with ns-2's Sack1 agents (profile ns2-sack1, window_ 100)",
+        "quickstart.toml",
+        ('flows.0.tcp={profile="ns2-sack1", rwnd="100000B"}', 'flows.1.tcp={profile="ns2-sack1", rwnd="100000B"}'),
+        engines=("ns2",),
+    ),
+    Scenario("codel-incast-droptail", "CoDel-DC Fig. 5: incast, 40 servers x 100 kB, DropTail 200", "codel-dc/fig5.toml", (_FIFO_200,), quick=("experiment.duration=0.5s",)),
+    Scenario("codel-incast-red", "CoDel-DC Fig. 5: incast, 40 servers x 100 kB, RED", "codel-dc/fig5.toml", (_RED_DC,), quick=("experiment.duration=0.5s",)),
+    Scenario("codel-incast-codel", "CoDel-DC Fig. 5: incast, 40 servers x 100 kB, CoDel", "codel-dc/fig5.toml", (_CODEL_DC,), ("ns3",), quick=("experiment.duration=0.5s",)),
+    Scenario("codel-short-droptail", "CoDel-DC Fig. 11: Poisson short flows at 50 % load, DropTail 200", "codel-dc/fig11.toml", (_FIFO_200,), quick=("experiment.duration=0.5s",)),
+    Scenario("codel-short-red", "CoDel-DC Fig. 11: Poisson short flows at 50 % load, RED", "codel-dc/fig11.toml", (_RED_DC,), quick=("experiment.duration=0.5s",)),
+    Scenario("codel-short-codel", "CoDel-DC Fig. 11: Poisson short flows at 50 % load, CoDel", "codel-dc/fig11.toml", (_CODEL_DC,), ("ns3",), quick=("experiment.duration=0.5s",)),
+    Scenario(
+        "auge-newreno-20",
+        "Augé-Roberts Fig. 3: one NewReno flow + Poisson background, FIFO 20",
+        "auge-buffer-sizing/fig3.toml",
+        ('topology.qdisc={kind="fifo", limit="20pkt"}',),
+        ("ns2",),
+        quick=("experiment.duration=20s", "experiment.warmup=5s"),
+    ),
+    Scenario(
+        "auge-newreno-100",
+        "Augé-Roberts Fig. 3: one NewReno flow + Poisson background, FIFO 100",
+        "auge-buffer-sizing/fig3.toml",
+        ('topology.qdisc={kind="fifo", limit="100pkt"}',),
+        ("ns2",),
+        quick=("experiment.duration=20s", "experiment.warmup=5s"),
+    ),
+    Scenario(
+        "auge-hstcp-20",
+        "Augé-Roberts Fig. 6: one HighSpeed flow + background, FIFO 20",
+        "auge-buffer-sizing/fig6a.toml",
+        ('topology.qdisc={kind="fifo", limit="20pkt"}',),
+        ("ns2",),
+        quick=("experiment.duration=20s", "experiment.warmup=5s"),
+    ),
+    Scenario(
+        "kantawala-droptail",
+        "Kantawala-Turner Fig. 4(a): 100 flows, RTT 40-200 ms, Tail-Drop 1000",
+        "kantawala-discard/fig4ab.toml",
+        ('topology.qdisc={kind="fifo", limit="1000pkt"}',),
+        ("ns2",),
+        quick=("experiment.duration=10s", "experiment.warmup=2s"),
+    ),
+    Scenario(
+        "kantawala-red",
+        "Kantawala-Turner Fig. 4(a): 100 flows, RTT 40-200 ms, RED 1000",
+        "kantawala-discard/fig4ab.toml",
+        ('topology.qdisc={kind="red", min_th=101, max_th=304, w_q=0.00002464, max_p=0.1, mean_pktsize="1540B", limit="1000pkt"}',),
+        ("ns2",),
+        quick=("experiment.duration=10s", "experiment.warmup=2s"),
+    ),
+    Scenario(
+        "kantawala-drr",
+        "Kantawala-Turner Fig. 4(a): 100 flows, ns-2's DRR (longest queue drop) 1000",
+        "kantawala-discard/fig4ab.toml",
+        ('topology.qdisc={kind="drr", quantum="1540B", buffer="ns2_lqd", limit="1000pkt"}',),
+        ("ns2",),
+        quick=("experiment.duration=10s", "experiment.warmup=2s"),
+    ),
+    Scenario(
+        "menth-drr-20",
+        "Menth-Mehl-Veith Fig. 3(a): heavy and light users, DRR shared buffer 20",
+        "menth-lds/fig3a.toml",
+        ("topology.qdisc.limit=20pkt",),
+        ("ns2",),
+        quick=("experiment.duration=10s", "experiment.warmup=2s"),
+    ),
+)
+
+_RTT = 0.1  # the law files' base RTT, s (two 50 ms bottleneck delays; access links add none)
+
+
+def _mathis(p: float) -> float:
+    """Mathis et al.: MSS/RTT·sqrt(3/(2p)) in bit/s (1000 B payload)."""
+    return 1000 * 8 / _RTT * math.sqrt(1.5 / p)
+
+
+def _hstcp(p: float) -> float:
+    """RFC 3649: w = 0.12/p^0.835 segments, as bit/s (1000 B payload)."""
+    return 0.12 / p**0.835 * 1000 * 8 / _RTT
+
+
+def _cubic(p: float) -> float:
+    """RFC 9438 §5.1 average window (C = 0.4, β = 0.7), as bit/s (1448 B payload)."""
+    w = (0.4 * 3.7 / (4 * 0.3)) ** 0.25 * (_RTT / p) ** 0.75
+    return w * 1448 * 8 / _RTT
+
+
+def _mm1k(rho: float, places: int) -> float:
+    return (1 - rho) * rho**places / (1 - rho ** (places + 1))
+
+
+#: The analytic laws, each with its tolerance stated here, before any run.
+LAWS: tuple[Law, ...] = (
+    *(
+        Law(
+            f"mathis-{p}",
+            f"Mathis: Reno at p = {p:g}",
+            "validation/mathis.toml",
+            (f"topology.loss={p}",),
+            ("ns2", "ns3"),
+            ("groups", "reno", "goodput_bps"),
+            _mathis(p),
+            0.25,
+            "MSS/RTT sqrt(3/(2p))",
+            quick=("experiment.duration=60s",),
+        )
+        for p in (0.001, 0.005, 0.01, 0.02)
+    ),
+    *(
+        Law(
+            f"hstcp-{p}",
+            f"RFC 3649: HighSpeed at p = {p:g}",
+            "validation/highspeed.toml",
+            (f"topology.loss={p}",),
+            ("ns2", "ns3"),
+            ("groups", "hstcp", "goodput_bps"),
+            _hstcp(p),
+            0.25,
+            "0.12/p^0.835 segments per RTT",
+            quick=("experiment.duration=120s", "experiment.warmup=20s"),
+        )
+        for p in (0.0001, 0.0003)
+    ),
+    *(
+        Law(
+            f"cubic-{p}",
+            f"RFC 9438: CUBIC at p = {p:g}",
+            "validation/cubic.toml",
+            (f"topology.loss={p}",),
+            ("ns3",),
+            ("groups", "cubic", "goodput_bps"),
+            _cubic(p),
+            0.25,
+            "(C(3+b)/(4(1-b)))^(1/4) (RTT/p)^(3/4) segments per RTT",
+            quick=("experiment.duration=60s",),
+        )
+        for p in (0.0001, 0.001)
+    ),
+    Law(
+        "mm1k",
+        "M/M/1/K: Poisson packets, rho 0.9, 10-packet FIFO",
+        "validation/mm1k.toml",
+        (),
+        ("ns3",),
+        ("links", "bottleneck", "loss_rate"),
+        _mm1k(0.9, 11),
+        0.15,
+        "(1-rho) rho^K / (1-rho^(K+1)), K = 11",
+        quick=("experiment.duration=30s",),
+    ),
+    *(
+        Law(
+            f"maxmin-{g}",
+            f"Max-min under DRR: {g} gets {share} Mb/s",
+            "validation/maxmin.toml",
+            (),
+            ("ns2",),
+            ("groups", g, "goodput_bps"),
+            share * 1e6 * (size - 40) / size,
+            0.05,
+            "min(rate, fair share), bytes on the wire",
+            quick=("experiment.duration=5s", "experiment.warmup=1s"),
+        )
+        for g, share, size in (("udp2", 2, 1500), ("udp6", 4, 500), ("udp8", 4, 1500))
+    ),
+)
+
+#: What an engine does differently, for each disagreement found: ``(scenario or law id,
+#: engine, metric pattern)`` → the cause, found by changing one setting at a time on one side.
+CAUSES: dict[tuple[str, str, str], str] = {}
+
+
+def cause(scenario: str, engine: str, metric: str) -> str | None:
+    """Returns the stated cause of a disagreement, None if none is stated yet."""
+    for (sid, eng, pattern), text in CAUSES.items():
+        if fnmatch.fnmatchcase(scenario, sid) and eng in (engine, "*") and fnmatch.fnmatchcase(metric, pattern):
+            return text
+    return None
+
+
+def _raw(file: str, sets: tuple[str, ...]) -> dict[str, Any]:
+    raw, _ = load(EXPERIMENT_FILES / file, list(sets))
+    return raw
+
+
+def _law_values(validation: Validation, law: Law) -> dict[str, list[float] | None]:
+    """Returns each side's per-seed values of the law's metric."""
+    table, row, column = law.metric
+    key = {"groups": "group", "links": "name", "points": None}[table]
+
+    def values(directory: Path | None) -> list[float] | None:
+        if directory is None:
+            return None
+        out = [r[column] for r in store.read_rows(directory, table) if key is None or r.get(key) == row]
+        return [float(v) for v in out] if out and all(v is not None for v in out) else None
+
+    sides = {"qdsim": values(validation.qdsim_out)}
+    for side in validation.sides:
+        sides[side.name] = None if side.refused else values(side.out)
+    return sides
+
+
+def run_suite(engine_names: list[str], jobs: int | None = None, quick: bool = False, note: Callable[[str], None] | None = None, out: Path | None = None, page: Path | None = None) -> dict[str, Any]:
+    """Runs the suite with the engines named (those installed) and writes its page.
+
+    Full runs write ``docs/validation.md`` (or ``page``) and keep their results under
+    ``results/validation/``; ``quick`` runs (a few simulated seconds each, what CI runs)
+    write ``results/validation-quick/validation.md``. Returns a report: the page, and how
+    many comparisons agree of those judged."""
+    available = [n for n in engine_names if ENGINES[n].missing() is None]
+    for name in engine_names:
+        if name not in available and note:
+            note(f"{ENGINES[name].title} left out: {ENGINES[name].missing()}")
+    if not available:
+        raise SpecError("--engine", ",".join(engine_names), "an installed engine (`make engines`)")
+    root = out or Path("results") / ("validation-quick" if quick else "validation")
+    page = page or (root / "validation.md" if quick else Path("docs") / "validation.md")
+    started = time.perf_counter()
+    scenario_results: list[tuple[Scenario, Validation]] = []
+    for sc in SCENARIOS:
+        names = [n for n in available if n in sc.engines]
+        if not names:
+            continue
+        if note:
+            note(f"suite: {sc.id} ({', '.join(names)})")
+        raw = _raw(sc.file, sc.sets + (sc.quick if quick else ()))
+        scenario_results.append((sc, validate(raw, root / sc.id, names, seeds=sc.seeds, jobs=jobs, note=note)))
+    law_results: list[tuple[Law, Validation]] = []
+    for law in LAWS:
+        names = [n for n in available if n in law.engines]
+        if note:
+            note(f"suite: law {law.id} ({', '.join(names) or 'qdsim only'})")
+        raw = _raw(law.file, law.sets + (law.quick if quick else ()))
+        law_results.append((law, validate(raw, root / law.id, names, seeds=law.seeds, jobs=jobs, note=note) if names else _qdsim_only(raw, root / law.id, law, jobs)))
+    from .validation_page import write_page
+
+    counts = write_page(page, scenario_results, law_results, quick=quick, engines=available, elapsed_s=time.perf_counter() - started)
+    return {"page": str(page), **counts}
+
+
+def _qdsim_only(raw: dict[str, Any], out: Path, law: Law, jobs: int | None) -> Validation:
+    from .sweep import run_sweep
+    from .validate import validation_raw
+
+    vraw = validation_raw(raw, law.seeds)
+    run_sweep(vraw, out / "qdsim", jobs=jobs)
+    wall = [r["wall_s"] for r in store.read_rows(out / "qdsim", "points")]
+    return Validation(experiment=str(raw["experiment"]["name"]), out=out, seeds=law.seeds, qdsim_out=out / "qdsim", qdsim_wall_s=wall, sides=[])
+
+
+def law_rows(law: Law, validation: Validation) -> list[dict[str, Any]]:
+    """Returns, per simulator, the law's prediction, the simulator's mean and CI, and the verdict."""
+    rows = []
+    for name, values in _law_values(validation, law).items():
+        if values is None:
+            continue
+        mean = statistics.fmean(values)
+        ci = None if len(values) < 2 else _ci(values)
+        verdict = "agree" if abs(mean - law.predicted) <= law.tolerance * abs(law.predicted) else "disagree"
+        rows.append({"simulator": name, "mean": mean, "ci": ci, "predicted": law.predicted, "ratio": mean / law.predicted if law.predicted else None, "verdict": verdict})
+    return rows
+
+
+def _ci(values: list[float]) -> float:
+    from .stats import mean_ci
+
+    return mean_ci(values)[1]
+
+
+def scenario_rows(validation: Validation) -> list[tuple[str, dict[str, Row]]]:
+    """Returns the scenario's metrics in order, each with its row per engine."""
+    order: dict[str, dict[str, Row]] = {}
+    for side in validation.sides:
+        for row in side.rows:
+            order.setdefault(row.metric, {})[side.name] = row
+    return list(order.items())
