@@ -67,8 +67,13 @@ class Law:
     quick: tuple[str, ...] = field(default_factory=tuple)
 
 
+#: The quick runs (CI): a few simulated seconds, each as the scenario's time scale allows.
+_Q_DC = ("experiment.duration=0.5s",)
+_Q_AUGE = ("experiment.duration=20s", "experiment.warmup=5s")
+_Q_10S = ("experiment.duration=10s", "experiment.warmup=2s")
 _FIFO_200 = 'topology.qdisc={kind="fifo", limit="200pkt"}'
 _RED_DC = 'topology.qdisc={kind="ared", gentle=false, w_q=1.0, link_rate="1Gbps", mean_pktsize="1000B", min_th=25, max_th=51, limit="200pkt"}'
+_RED_KT = 'topology.qdisc={kind="red", min_th=101, max_th=304, w_q=0.00002464, max_p=0.1, mean_pktsize="1540B", limit="1000pkt"}'
 _CODEL_DC = 'topology.qdisc={kind="codel", target="300us", interval="750us", mtu="1000B", limit="200pkt"}'
 
 #: The papers' set-ups an engine can run.
@@ -81,19 +86,19 @@ SCENARIOS: tuple[Scenario, ...] = (
         ('flows.0.tcp={profile="ns2-sack1", rwnd="100000B"}', 'flows.1.tcp={profile="ns2-sack1", rwnd="100000B"}'),
         engines=("ns2",),
     ),
-    Scenario("codel-incast-droptail", "CoDel-DC Fig. 5: incast, 40 servers x 100 kB, DropTail 200", "codel-dc/fig5.toml", (_FIFO_200,), quick=("experiment.duration=0.5s",)),
-    Scenario("codel-incast-red", "CoDel-DC Fig. 5: incast, 40 servers x 100 kB, RED", "codel-dc/fig5.toml", (_RED_DC,), quick=("experiment.duration=0.5s",)),
-    Scenario("codel-incast-codel", "CoDel-DC Fig. 5: incast, 40 servers x 100 kB, CoDel", "codel-dc/fig5.toml", (_CODEL_DC,), ("ns3",), quick=("experiment.duration=0.5s",)),
-    Scenario("codel-short-droptail", "CoDel-DC Fig. 11: Poisson short flows at 50 % load, DropTail 200", "codel-dc/fig11.toml", (_FIFO_200,), quick=("experiment.duration=0.5s",)),
-    Scenario("codel-short-red", "CoDel-DC Fig. 11: Poisson short flows at 50 % load, RED", "codel-dc/fig11.toml", (_RED_DC,), quick=("experiment.duration=0.5s",)),
-    Scenario("codel-short-codel", "CoDel-DC Fig. 11: Poisson short flows at 50 % load, CoDel", "codel-dc/fig11.toml", (_CODEL_DC,), ("ns3",), quick=("experiment.duration=0.5s",)),
+    Scenario("codel-incast-droptail", "CoDel-DC Fig. 5: incast, 40 servers x 100 kB, DropTail 200", "codel-dc/fig5.toml", (_FIFO_200,), quick=_Q_DC),
+    Scenario("codel-incast-red", "CoDel-DC Fig. 5: incast, 40 servers x 100 kB, RED", "codel-dc/fig5.toml", (_RED_DC,), quick=_Q_DC),
+    Scenario("codel-incast-codel", "CoDel-DC Fig. 5: incast, 40 servers x 100 kB, CoDel", "codel-dc/fig5.toml", (_CODEL_DC,), ("ns3",), quick=_Q_DC),
+    Scenario("codel-short-droptail", "CoDel-DC Fig. 11: Poisson short flows at 50 % load, DropTail 200", "codel-dc/fig11.toml", (_FIFO_200,), quick=_Q_DC),
+    Scenario("codel-short-red", "CoDel-DC Fig. 11: Poisson short flows at 50 % load, RED", "codel-dc/fig11.toml", (_RED_DC,), quick=_Q_DC),
+    Scenario("codel-short-codel", "CoDel-DC Fig. 11: Poisson short flows at 50 % load, CoDel", "codel-dc/fig11.toml", (_CODEL_DC,), ("ns3",), quick=_Q_DC),
     Scenario(
         "auge-newreno-20",
         "Augé-Roberts Fig. 3: one NewReno flow + Poisson background, FIFO 20",
         "auge-buffer-sizing/fig3.toml",
         ('topology.qdisc={kind="fifo", limit="20pkt"}',),
         ("ns2",),
-        quick=("experiment.duration=20s", "experiment.warmup=5s"),
+        quick=_Q_AUGE,
     ),
     Scenario(
         "auge-newreno-100",
@@ -101,7 +106,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "auge-buffer-sizing/fig3.toml",
         ('topology.qdisc={kind="fifo", limit="100pkt"}',),
         ("ns2",),
-        quick=("experiment.duration=20s", "experiment.warmup=5s"),
+        quick=_Q_AUGE,
     ),
     Scenario(
         "auge-hstcp-20",
@@ -109,7 +114,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "auge-buffer-sizing/fig6a.toml",
         ('topology.qdisc={kind="fifo", limit="20pkt"}',),
         ("ns2",),
-        quick=("experiment.duration=20s", "experiment.warmup=5s"),
+        quick=_Q_AUGE,
     ),
     Scenario(
         "kantawala-droptail",
@@ -117,7 +122,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "kantawala-discard/fig4ab.toml",
         ('topology.qdisc={kind="fifo", limit="1000pkt"}',),
         ("ns2",),
-        quick=("experiment.duration=10s", "experiment.warmup=2s"),
+        quick=_Q_10S,
     ),
     Scenario(
         "kantawala-red",
@@ -125,7 +130,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "kantawala-discard/fig4ab.toml",
         ('topology.qdisc={kind="red", min_th=101, max_th=304, w_q=0.00002464, max_p=0.1, mean_pktsize="1540B", limit="1000pkt"}',),
         ("ns2",),
-        quick=("experiment.duration=10s", "experiment.warmup=2s"),
+        quick=_Q_10S,
     ),
     Scenario(
         "kantawala-drr",
@@ -133,7 +138,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "kantawala-discard/fig4ab.toml",
         ('topology.qdisc={kind="drr", quantum="1540B", buffer="ns2_lqd", limit="1000pkt"}',),
         ("ns2",),
-        quick=("experiment.duration=10s", "experiment.warmup=2s"),
+        quick=_Q_10S,
     ),
     Scenario(
         "menth-drr-20",
@@ -141,7 +146,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "menth-lds/fig3a.toml",
         ("topology.qdisc.limit=20pkt",),
         ("ns2",),
-        quick=("experiment.duration=10s", "experiment.warmup=2s"),
+        quick=_Q_10S,
     ),
 )
 
