@@ -373,18 +373,23 @@ def _row(table: str, ident: str | None, column: str, q: list[float] | None, r: l
 
 def compare_sides(qdsim_dir: Path, engine_dir: Path) -> list[Row]:
     """Returns the compared metrics of two results directories of one scenario over seeds:
-    Jain's index, every group's goodput, share of fair, completion times and counters, and
+    Jain's index (of two or more saturated TCP flows), every group's goodput, share of fair, completion times and counters, and
     the bottleneck and every link that drops on either side: utilisation, drops, loss rate,
     mean queue and sojourn."""
     rows: list[Row] = []
     qp, rp = store.read_rows(qdsim_dir, "points"), store.read_rows(engine_dir, "points")
-    if len({f["id"] for f in store.read_rows(qdsim_dir, "flows")}) > 1:
+    flows = store.read_rows(qdsim_dir, "flows")
+    saturated = {f["id"] for f in flows if f["kind"] == "tcp" and f["size_bytes"] is None}
+    tcp_groups = {f["group"] for f in flows if f["kind"] in ("tcp", "short_flows", "on_off")}
+    if len(saturated) > 1:
         rows.append(_row("points", None, "jain_index", _values(qp, None, None, "jain_index"), _values(rp, None, None, "jain_index")))
     qg, rg = store.read_rows(qdsim_dir, "groups"), store.read_rows(engine_dir, "groups")
     for group in sorted({g["group"] for g in qg}):
         transfers = any((g.get("transfers_completed") or 0) + (g.get("unfinished_transfers") or 0) for g in qg if g["group"] == group)
         for column in _GROUP_METRICS:
             if column in ("mean_fct_s", "transfers_completed", "unfinished_transfers") and not transfers:
+                continue
+            if column in ("retransmits", "timeouts") and group not in tcp_groups:
                 continue
             rows.append(_row("groups", group, column, _values(qg, "group", group, column), _values(rg, "group", group, column)))
     ql, rl = store.read_rows(qdsim_dir, "links"), store.read_rows(engine_dir, "links")

@@ -119,6 +119,7 @@ class _Translation:
         self.emit(
             "set ns [new Simulator]",
             '$ns at 0 "set qd_started 1"',
+            '$ns at 1.0 "qd_poll"',
             "global defaultRNG",
             f"$defaultRNG seed {self.seed % 2147483646 + 1}",
             f"set nflows {len(cfg['flows'])}",
@@ -403,7 +404,7 @@ class _Translation:
                 f"$app({i}) set idle_time_ {mean_gap!r}",
                 f"$app({i}) set rate_ {_POISSON_RATE}",
             )
-            self.note(f"flows[{i}]: Poisson packets -> ns-2's Exponential on-off source with no bursts (gaps exponential plus size*8/{_POISSON_RATE} s)")
+            self.note(f"poisson_packets -> ns-2's Exponential on-off source with no bursts (gaps exponential plus size*8/{_POISSON_RATE} s)")
         self.emit(f"$app({i}) attach-agent $udp({i})", f'$ns at $start({i}) "$app({i}) start"')
         stop = source.get("stop_ns")
         if stop is not None:

@@ -27,6 +27,27 @@ Application/QdsimRx instproc expect {bytes done} {
 	lappend expect_ [list $bytes $done]
 }
 
+# ns-2 counts bytes in C ints (TcpSink bytes_, QueueMonitor bdepartures_): 2^31 bytes pass
+# a 10 Gb/s link in 1.7 s. qd_wide accumulates a counter's changes modulo 2^32, and qd_poll
+# reads every such counter each second of simulated time, so none wraps unseen.
+proc qd_wide {key raw} {
+	global qd_last qd_acc
+	if {![info exists qd_last($key)]} {
+		set qd_last($key) 0
+		set qd_acc($key) 0
+	}
+	set qd_acc($key) [expr {$qd_acc($key) + (($raw - $qd_last($key)) & 0xFFFFFFFF)}]
+	set qd_last($key) $raw
+	return $qd_acc($key)
+}
+proc qd_poll {} {
+	global ns nconn sinka qm nlinks udp_sink
+	for {set c 0} {$c < $nconn} {incr c} { qd_wide s$c [$sinka($c) set bytes_] }
+	for {set j 0} {$j < $nlinks} {incr j} { qd_wide b$j [$qm($j) set bdepartures_] }
+	foreach f [array names udp_sink] { qd_wide u$f [$udp_sink($f) set bytes_] }
+	$ns at [expr {[$ns now] + 1.0}] "qd_poll"
+}
+
 # Set at time 0, once ns-2 has reset every agent made before the run.
 set qd_started 0
 
@@ -121,7 +142,7 @@ proc qd_tcp_counters {f} {
 	set fast 0
 	if {[info exists conns($f)]} {
 		foreach c $conns($f) {
-			set got [expr {[$sinka($c) set bytes_] - $syn($c)}]
+			set got [expr {[qd_wide s$c [$sinka($c) set bytes_]] - $syn($c)}]
 			if {$got < 0} { set got 0 }
 			set bytes [expr {wide($got) / $wire($c) * $pay($c)}]
 			if {$asked($c) > 0 && $bytes > $asked($c)} { set bytes $asked($c) }
@@ -139,7 +160,7 @@ proc qd_udp_counters {f} {
 	global udp_sink
 	set s $udp_sink($f)
 	# qdsim counts a datagram's bytes beyond its 40 bytes of headers as delivered.
-	return "delivered_bytes=[expr {[$s set bytes_] - 40 * [$s set npkts_]}]"
+	return "delivered_bytes=[expr {[qd_wide u$f [$s set bytes_]] - 40 * [$s set npkts_]}]"
 }
 
 proc qd_snap {phase} {
@@ -163,7 +184,7 @@ proc qd_snap {phase} {
 		set delay [expr {$n > 0 ? [$qs($j) mean] * $n : 0.0}]
 		set by ""
 		if {$linkreason($j) != ""} { set by " drop_$linkreason($j)=$drops" }
-		puts "snap $phase link $j arrivals=[$m set parrivals_] tx_pkts=[$m set pdepartures_] tx_bytes=[$m set bdepartures_] drops=$drops$by queue_pkt_s=[$qi($j) set sum_] queue_byte_s=[$qb($j) set sum_] delay_sum_s=$delay delay_n=$n"
+		puts "snap $phase link $j arrivals=[$m set parrivals_] tx_pkts=[$m set pdepartures_] tx_bytes=[qd_wide b$j [$m set bdepartures_]] drops=$drops$by queue_pkt_s=[$qi($j) set sum_] queue_byte_s=[$qb($j) set sum_] delay_sum_s=$delay delay_n=$n"
 	}
 }
 
