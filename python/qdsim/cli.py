@@ -259,7 +259,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise SpecError("--jobs", args.jobs, "at least 1 run at once")
     names = _engine_names(args.engine)
     if args.suite:
-        from .validation_suite import run_suite
+        from .validation_page import run_suite
 
         if args.spec is not None:
             raise SpecError("SPEC", args.spec, "no experiment file with --suite (the suite names its own)")

@@ -1,20 +1,25 @@
-"""The page ``qdsim validate --suite`` writes: docs/validation.md, every comparison of the suite
-with its verdict and, for each disagreement, its cause (:data:`qdsim.validation_suite.CAUSES`)."""
+"""``qdsim validate --suite``: running the suite of :mod:`qdsim.validation_suite` and the page it
+writes, docs/validation.md — every comparison with its verdict and, for each disagreement, its
+cause (:data:`qdsim.validation_suite.CAUSES`)."""
 
 from __future__ import annotations
 
 import datetime
 import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from . import store
 from .engines import ENGINES
-from .validate import TOLERANCES, Row, Validation, _cell, _number
-from .validation_suite import Law, Scenario, cause, law_rows, scenario_rows
+from .errors import SpecError
+from .sweep import run_sweep
+from .validate import TOLERANCES, Row, Validation, _cell, _number, validate, validation_raw
+from .validation_suite import LAWS, SCENARIOS, Law, Scenario, cause, law_rows, raw_of, scenario_rows
 from .version import __version__
 
-__all__ = ["write_page"]
+__all__ = ["run_suite", "write_page"]
 
 
 def _commit() -> str:
@@ -169,3 +174,48 @@ def write_page(page: Path, scenarios: list[tuple[Scenario, Validation]], laws: l
     store.write_json(page.with_suffix(".json"), {"agree": agree, "judged": judged, "unexplained": unexplained, "laws_agree": la, "laws_judged": lj}) if quick else None
     page.write_text(text.rstrip() + "\n", encoding="utf-8")
     return {"agree": agree, "judged": judged, "unexplained": unexplained, "laws_agree": la, "laws_judged": lj}
+
+
+def run_suite(engine_names: list[str], jobs: int | None = None, quick: bool = False, note: Callable[[str], None] | None = None, out: Path | None = None, page: Path | None = None) -> dict[str, Any]:
+    """Runs the suite (:mod:`qdsim.validation_suite`) with the engines named (those
+    installed) and writes its page.
+
+    Full runs write ``docs/validation.md`` (or ``page``) and keep their results under
+    ``results/validation/``; ``quick`` runs (a few simulated seconds each, what CI runs)
+    write ``results/validation-quick/validation.md``. Returns a report: the page, and how
+    many comparisons agree of those judged."""
+    available = [n for n in engine_names if ENGINES[n].missing() is None]
+    for name in engine_names:
+        if name not in available and note:
+            note(f"{ENGINES[name].title} left out: {ENGINES[name].missing()}")
+    if not available:
+        raise SpecError("--engine", ",".join(engine_names), "an installed engine (`make engines`)")
+    root = out or Path("results") / ("validation-quick" if quick else "validation")
+    page = page or (root / "validation.md" if quick else Path("docs") / "validation.md")
+    started = time.perf_counter()
+    scenario_results: list[tuple[Scenario, Validation]] = []
+    for sc in SCENARIOS:
+        names = [n for n in available if n in sc.engines]
+        if not names:
+            continue
+        if note:
+            note(f"suite: {sc.id} ({', '.join(names)})")
+        raw = raw_of(sc.file, sc.sets + (sc.quick if quick else ()))
+        scenario_results.append((sc, validate(raw, root / sc.id, names, seeds=sc.seeds, jobs=jobs, note=note)))
+    law_results: list[tuple[Law, Validation]] = []
+    for law in LAWS:
+        names = [n for n in available if n in law.engines]
+        if note:
+            note(f"suite: law {law.id} ({', '.join(names) or 'qdsim only'})")
+        raw = raw_of(law.file, law.sets + (law.quick if quick else ()))
+        law_results.append((law, validate(raw, root / law.id, names, seeds=law.seeds, jobs=jobs, note=note) if names else _qdsim_only(raw, root / law.id, law, jobs)))
+    counts = write_page(page, scenario_results, law_results, quick=quick, engines=available, elapsed_s=time.perf_counter() - started)
+    return {"page": str(page), **counts}
+
+
+def _qdsim_only(raw: dict[str, Any], out: Path, law: Law, jobs: int | None) -> Validation:
+    """A law no engine runs: qdsim's runs alone."""
+    vraw = validation_raw(raw, law.seeds)
+    run_sweep(vraw, out / "qdsim", jobs=jobs)
+    wall = [r["wall_s"] for r in store.read_rows(out / "qdsim", "points")]
+    return Validation(experiment=str(raw["experiment"]["name"]), out=out, seeds=law.seeds, qdsim_out=out / "qdsim", qdsim_wall_s=wall, sides=[])

@@ -1,4 +1,4 @@
-"""``qdsim validate --suite``: the validation suite, and the page it writes (docs/validation.md).
+"""The validation suite of ``qdsim validate --suite`` (run by :mod:`qdsim.validation_page`).
 
 The suite is two lists. :data:`SCENARIOS` are the five papers' set-ups that a reference engine
 can run — their DropTail, RED and DRR baselines, the TCP variants on a dumbbell, an incast,
@@ -18,20 +18,16 @@ from __future__ import annotations
 import fnmatch
 import math
 import statistics
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import store
-from .engines import ENGINES
-from .errors import SpecError
 from .packaged import EXPERIMENT_FILES
 from .spec import load
-from .validate import Row, Validation, validate
+from .validate import Row, Validation
 
-__all__ = ["CAUSES", "LAWS", "SCENARIOS", "Law", "Scenario", "run_suite"]
+__all__ = ["CAUSES", "LAWS", "SCENARIOS", "Law", "Scenario", "cause", "law_rows", "raw_of", "scenario_rows"]
 
 
 @dataclass(frozen=True)
@@ -262,7 +258,8 @@ def cause(scenario: str, engine: str, metric: str) -> str | None:
     return None
 
 
-def _raw(file: str, sets: tuple[str, ...]) -> dict[str, Any]:
+def raw_of(file: str, sets: tuple[str, ...]) -> dict[str, Any]:
+    """Returns the experiment file ``file`` (under the packaged experiments) with ``sets`` applied."""
     raw, _ = load(EXPERIMENT_FILES / file, list(sets))
     return raw
 
@@ -282,54 +279,6 @@ def _law_values(validation: Validation, law: Law) -> dict[str, list[float] | Non
     for side in validation.sides:
         sides[side.name] = None if side.refused else values(side.out)
     return sides
-
-
-def run_suite(engine_names: list[str], jobs: int | None = None, quick: bool = False, note: Callable[[str], None] | None = None, out: Path | None = None, page: Path | None = None) -> dict[str, Any]:
-    """Runs the suite with the engines named (those installed) and writes its page.
-
-    Full runs write ``docs/validation.md`` (or ``page``) and keep their results under
-    ``results/validation/``; ``quick`` runs (a few simulated seconds each, what CI runs)
-    write ``results/validation-quick/validation.md``. Returns a report: the page, and how
-    many comparisons agree of those judged."""
-    available = [n for n in engine_names if ENGINES[n].missing() is None]
-    for name in engine_names:
-        if name not in available and note:
-            note(f"{ENGINES[name].title} left out: {ENGINES[name].missing()}")
-    if not available:
-        raise SpecError("--engine", ",".join(engine_names), "an installed engine (`make engines`)")
-    root = out or Path("results") / ("validation-quick" if quick else "validation")
-    page = page or (root / "validation.md" if quick else Path("docs") / "validation.md")
-    started = time.perf_counter()
-    scenario_results: list[tuple[Scenario, Validation]] = []
-    for sc in SCENARIOS:
-        names = [n for n in available if n in sc.engines]
-        if not names:
-            continue
-        if note:
-            note(f"suite: {sc.id} ({', '.join(names)})")
-        raw = _raw(sc.file, sc.sets + (sc.quick if quick else ()))
-        scenario_results.append((sc, validate(raw, root / sc.id, names, seeds=sc.seeds, jobs=jobs, note=note)))
-    law_results: list[tuple[Law, Validation]] = []
-    for law in LAWS:
-        names = [n for n in available if n in law.engines]
-        if note:
-            note(f"suite: law {law.id} ({', '.join(names) or 'qdsim only'})")
-        raw = _raw(law.file, law.sets + (law.quick if quick else ()))
-        law_results.append((law, validate(raw, root / law.id, names, seeds=law.seeds, jobs=jobs, note=note) if names else _qdsim_only(raw, root / law.id, law, jobs)))
-    from .validation_page import write_page
-
-    counts = write_page(page, scenario_results, law_results, quick=quick, engines=available, elapsed_s=time.perf_counter() - started)
-    return {"page": str(page), **counts}
-
-
-def _qdsim_only(raw: dict[str, Any], out: Path, law: Law, jobs: int | None) -> Validation:
-    from .sweep import run_sweep
-    from .validate import validation_raw
-
-    vraw = validation_raw(raw, law.seeds)
-    run_sweep(vraw, out / "qdsim", jobs=jobs)
-    wall = [r["wall_s"] for r in store.read_rows(out / "qdsim", "points")]
-    return Validation(experiment=str(raw["experiment"]["name"]), out=out, seeds=law.seeds, qdsim_out=out / "qdsim", qdsim_wall_s=wall, sides=[])
 
 
 def law_rows(law: Law, validation: Validation) -> list[dict[str, Any]]:

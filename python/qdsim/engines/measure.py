@@ -206,7 +206,9 @@ def _links(config: dict[str, Any], out: Output, window_s: float) -> list[dict[st
             return _window(out, "link", j, key)
 
         arrivals, drops, tx_bytes = w("arrivals"), w("drops"), w("tx_bytes")
+        # Reasons with drops in the window only, as the core reports them.
         by_reason = {key[len("drop_") :]: _int(w(key)) for key in out.links["end"].get(j, {}) if key.startswith("drop_")}
+        by_reason = {reason: n for reason, n in by_reason.items() if n}
         queue_pkt_s, queue_byte_s = w("queue_pkt_s"), w("queue_byte_s")
         delay_sum, delay_n = w("delay_sum_s"), w("delay_n")
         rows.append(
