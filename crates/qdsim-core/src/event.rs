@@ -2,7 +2,11 @@
 //!
 //! Two events at the same time fire in the order they were scheduled, because each gets the
 //! next value of a monotone sequence counter. That is what makes a run a pure function of its
-//! configuration and seed. Events are small `Copy` values (a target and a kind), never boxed
+//! configuration and seed. An event may also take a sequence number reserved earlier
+//! ([`EventQueue::reserve_seq`]): it then fires among equal-time events as if it had been
+//! scheduled when the number was reserved — how a packet's arrival, scheduled by qdsim only
+//! once the packet heads its link's delay line, keeps the place ns-2 gives it (ns-2 schedules
+//! every arrival when the packet's transmission starts, `LinkDelay::recv`). Events are small `Copy` values (a target and a kind), never boxed
 //! closures, so scheduling allocates nothing once the heap has grown.
 //!
 //! Timers are cancelled lazily: the owner keeps a generation number, puts it in the event,
@@ -100,8 +104,30 @@ impl EventQueue {
     /// # Panics
     /// If `time` is before the current time: scheduling into the past is a simulator bug.
     pub fn schedule(&mut self, time: Time, event: Event) {
-        assert!(time >= self.now, "event {event:?} scheduled at {time} before now {}", self.now);
+        let seq = self.reserve_seq();
+        self.schedule_reserved(time, seq, event);
+    }
+
+    /// Returns the next sequence number, for an event scheduled later with
+    /// [`EventQueue::schedule_reserved`].
+    ///
+    /// # Panics
+    /// If more than 2^40 numbers were taken in one run.
+    pub fn reserve_seq(&mut self) -> u64 {
         assert!(self.next_seq < MAX_SEQ, "more than 2^40 events scheduled in one run");
+        self.next_seq += 1;
+        self.next_seq - 1
+    }
+
+    /// Schedules `event` at `time` with the sequence number `seq` from
+    /// [`EventQueue::reserve_seq`]: among events at `time` it fires as if scheduled when `seq`
+    /// was reserved.
+    ///
+    /// # Panics
+    /// If `time` is before the current time: scheduling into the past is a simulator bug.
+    pub fn schedule_reserved(&mut self, time: Time, seq: u64, event: Event) {
+        assert!(time >= self.now, "event {event:?} scheduled at {time} before now {}", self.now);
+        debug_assert!(seq < self.next_seq, "sequence number {seq} was never reserved");
         let slot = match self.free_slots.pop() {
             Some(s) => {
                 self.slots[s as usize] = event;
@@ -113,9 +139,8 @@ impl EventQueue {
                 (self.slots.len() - 1) as u32
             }
         };
-        let key = (u128::from(time.as_ns()) << 64) | (u128::from(self.next_seq) << SLOT_BITS) | u128::from(slot);
+        let key = (u128::from(time.as_ns()) << 64) | (u128::from(seq) << SLOT_BITS) | u128::from(slot);
         self.heap.push(Reverse(key));
-        self.next_seq += 1;
     }
 
     /// Removes and returns the earliest event and advances the clock to its time.
@@ -201,6 +226,16 @@ mod tests {
             }
             proptest::prop_assert!(q.is_empty());
         }
+    }
+
+    #[test]
+    fn a_reserved_number_keeps_its_place_among_equal_times() {
+        let mut q = EventQueue::new();
+        let early = q.reserve_seq();
+        q.schedule(Time(7), Event::TxDone(1));
+        q.schedule_reserved(Time(7), early, Event::Arrival(2));
+        assert_eq!(q.pop(), Some((Time(7), Event::Arrival(2))));
+        assert_eq!(q.pop(), Some((Time(7), Event::TxDone(1))));
     }
 
     #[test]

@@ -61,10 +61,11 @@ pub struct Link {
     loss_rng: StreamRng,
     /// The qdisc and its books.
     pub port: Port,
-    /// The packet being serialised, if any.
-    transmitting: Option<Packet>,
-    /// Packets propagating, with their arrival times (non-decreasing).
-    delay_line: VecDeque<(Time, Packet)>,
+    /// The packet being serialised, if any, with the event sequence number its arrival takes.
+    transmitting: Option<(Packet, u64)>,
+    /// Packets propagating, with their arrival times (non-decreasing) and the sequence
+    /// numbers of their arrival events.
+    delay_line: VecDeque<(Time, Packet, u64)>,
     /// Counters since the start of the run.
     pub counters: LinkCounters,
     /// Counters at the start of the measurement window.
@@ -76,8 +77,9 @@ pub struct Link {
 pub enum TxOutcome {
     /// Lost on the wire.
     Lost,
-    /// Entered an empty delay line: its arrival at this time must be scheduled.
-    NewHead(Time),
+    /// Entered an empty delay line: its arrival at this time must be scheduled, with this
+    /// sequence number.
+    NewHead(Time, u64),
     /// Entered behind other propagating packets.
     Queued,
 }
@@ -115,14 +117,17 @@ impl Link {
 
     /// Starts sending the port's next packet at `now`, if the transmitter is free; returns
     /// when the transmission ends (`None`: busy, or nothing to send) and the packets the
-    /// qdisc dropped on the way.
-    pub fn start_tx(&mut self, now: Time) -> (Option<Time>, Drops<'_>) {
+    /// qdisc dropped on the way. `arrival_seq` gives the event sequence number the packet's
+    /// arrival will take (taken only when a transmission starts): reserved now, before the
+    /// end of the transmission is scheduled, it orders the arrival among equal-time events as
+    /// ns-2 does, which schedules both when a transmission starts, the arrival first.
+    pub fn start_tx(&mut self, now: Time, arrival_seq: impl FnOnce() -> u64) -> (Option<Time>, Drops<'_>) {
         if self.transmitting.is_some() {
             return (None, &[]);
         }
         let (pkt, drops) = self.port.dequeue(now);
         let done = pkt.map(|p| {
-            self.transmitting = Some(p);
+            self.transmitting = Some((p, arrival_seq()));
             now + self.rate.tx_time(p.size_bytes)
         });
         (done, drops)
@@ -133,7 +138,7 @@ impl Link {
     /// delay line; the return says whether it became the line's head (so its arrival must be
     /// scheduled).
     pub fn finish_tx(&mut self, now: Time) -> Option<(Packet, TxOutcome)> {
-        let pkt = self.transmitting.take()?;
+        let (pkt, seq) = self.transmitting.take()?;
         self.counters.tx_pkts += 1;
         self.counters.tx_bytes += pkt.size_bytes as u64;
         // The coin is only tossed on lossy links, so adding loss to one link does not
@@ -143,21 +148,21 @@ impl Link {
             self.counters.wire_loss_bytes += pkt.size_bytes as u64;
             return Some((pkt, TxOutcome::Lost));
         }
-        self.delay_line.push_back((now + self.delay, pkt));
+        self.delay_line.push_back((now + self.delay, pkt, seq));
         let head = self.delay_line.len() == 1;
-        Some((pkt, if head { TxOutcome::NewHead(now + self.delay) } else { TxOutcome::Queued }))
+        Some((pkt, if head { TxOutcome::NewHead(now + self.delay, seq) } else { TxOutcome::Queued }))
     }
 
     /// Hands over the head of the delay line, arriving at `now`; returns it with the arrival
-    /// time of the next head, whose event must be scheduled.
+    /// time and sequence number of the next head, whose event must be scheduled.
     ///
     /// # Panics
     /// An empty delay line (an arrival event without a packet: a simulator bug).
-    pub fn deliver_head(&mut self, now: Time) -> (Packet, Option<Time>) {
-        let (t, pkt) = self.delay_line.pop_front().expect("arrival event with an empty delay line");
+    pub fn deliver_head(&mut self, now: Time) -> (Packet, Option<(Time, u64)>) {
+        let (t, pkt, _) = self.delay_line.pop_front().expect("arrival event with an empty delay line");
         debug_assert_eq!(t, now);
         self.counters.delivered += 1;
-        (pkt, self.delay_line.front().map(|&(next, _)| next))
+        (pkt, self.delay_line.front().map(|&(next, _, seq)| (next, seq)))
     }
 
     /// Starts the measurement window at `now`: snapshots the counters, the port's included.
@@ -174,7 +179,7 @@ impl Link {
     /// Returns the data (non-ACK) packets inside the link: queued, on the transmitter or
     /// propagating.
     pub fn data_pkts_inside(&self) -> u64 {
-        let on_link = self.transmitting.iter().chain(self.delay_line.iter().map(|(_, p)| p));
+        let on_link = self.transmitting.iter().map(|(p, _)| p).chain(self.delay_line.iter().map(|(_, p, _)| p));
         self.port.data_pkts_queued() + on_link.filter(|p| p.kind != PacketKind::Ack).count() as u64
     }
 

@@ -285,7 +285,8 @@ impl Sim {
 
     /// Starts link `l`'s next transmission, if it is free and has a packet.
     fn start_tx(&mut self, l: u32, now: Time) {
-        let (done, drops) = self.links[l as usize].start_tx(now);
+        let q = &mut self.q;
+        let (done, drops) = self.links[l as usize].start_tx(now, || q.reserve_seq());
         if let Some(done) = done {
             self.q.schedule(done, Event::TxDone(l));
         }
@@ -310,7 +311,11 @@ impl Sim {
             }
             match outcome {
                 TxOutcome::Lost => note_drop(&mut self.flows, &pkt),
-                TxOutcome::NewHead(at) => self.q.schedule(at, Event::Arrival(l)),
+                // A link without propagation delay: the packet arrives as its transmission
+                // ends, before the next starts — ns-2's order, whose arrival event (scheduled at
+                // the transmission's start, just before the transmitter's) fires first.
+                TxOutcome::NewHead(at, _) if at == now => self.on_arrival(l, now),
+                TxOutcome::NewHead(at, seq) => self.q.schedule_reserved(at, seq, Event::Arrival(l)),
                 TxOutcome::Queued => {}
             }
         }
@@ -321,8 +326,8 @@ impl Sim {
         let link = &mut self.links[l as usize];
         let (pkt, next) = link.deliver_head(now);
         let to = link.to;
-        if let Some(next) = next {
-            self.q.schedule(next, Event::Arrival(l));
+        if let Some((next, seq)) = next {
+            self.q.schedule_reserved(next, seq, Event::Arrival(l));
         }
         if pkt.dst == to {
             self.deliver(pkt, now);
