@@ -17,7 +17,7 @@ use crate::qdisc::QdiscParams;
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FqParams {
-    /// `per_flow`, `per_user` or `hashed`. Default `per_flow`.
+    /// `per_flow`, `per_user`, `hashed` or `ns2_hash`. Default `per_flow`.
     pub classifier: String,
     /// Buckets of the `hashed` classifier. Default 1024 (Linux `sfq` `divisor`).
     pub buckets: i64,
@@ -132,8 +132,8 @@ impl QdiscParams for FqParams {
     /// quantum < 1 byte, a negative `d_max`, a zero limit, per-queue limits < 1 byte, or a
     /// key the buffer policy needs but is missing.
     fn validate(&self) -> Result<(), ConfigError> {
-        if !matches!(self.classifier.as_str(), "per_flow" | "per_user" | "hashed") {
-            return Err(ConfigError::new("classifier", &self.classifier, "per_flow, per_user or hashed"));
+        if !matches!(self.classifier.as_str(), "per_flow" | "per_user" | "hashed" | "ns2_hash") {
+            return Err(ConfigError::new("classifier", &self.classifier, "per_flow, per_user, hashed or ns2_hash"));
         }
         if self.buckets < 1 || self.buckets > MAX_QUEUES as i64 {
             return Err(ConfigError::new("buckets", self.buckets, "between 1 and 65536"));
@@ -187,6 +187,7 @@ impl FqParams {
         match self.classifier.as_str() {
             "per_user" => Classifier::PerUser,
             "hashed" => Classifier::Hashed { buckets: self.buckets.clamp(1, MAX_QUEUES as i64) as u32, salt: None },
+            "ns2_hash" => Classifier::Ns2Hash { buckets: self.buckets.clamp(1, MAX_QUEUES as i64) as u32 },
             _ => Classifier::PerFlow,
         }
     }
@@ -198,9 +199,9 @@ fn common_params(with_quantum: bool, with_d_max: bool) -> Vec<ParamInfo> {
             name: "classifier",
             unit: "name",
             default: "per_flow",
-            help: "queue per flow (per_flow), per user id (per_user) or hashed buckets (hashed)",
+            help: "queue per flow (per_flow), per user id (per_user), hashed buckets (hashed), or ns-2 Queue/DRR's hash of the source address (ns2_hash)",
         },
-        ParamInfo { name: "buckets", unit: "int", default: "1024", help: "number of queues of the hashed classifier" },
+        ParamInfo { name: "buckets", unit: "int", default: "1024", help: "number of queues of the hashed and ns2_hash classifiers" },
         ParamInfo {
             name: "weights",
             unit: "list",
