@@ -165,7 +165,8 @@ pub struct TcpProfileEntry {
 }
 
 /// Defaults that say the field is absent (not set, or derived from something else).
-pub const ABSENT: [&str; 6] = ["none", "none (required)", "auto", "the link's rate", "(required)", "end of run"];
+pub const ABSENT: [&str; 7] =
+    ["none", "none (required)", "auto", "the link's rate", "(required)", "end of run", "the profile's"];
 
 /// Splits `"15ms"` into `(15.0, "ms")`.
 fn split(text: &str) -> (f64, &str) {

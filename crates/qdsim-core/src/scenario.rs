@@ -10,8 +10,8 @@
 use crate::config::{FlowConfig, LinkConfig, RunConfig, SamplingConfig, SourceConfig};
 use crate::qdisc::{FifoParams, QdiscConfig};
 use crate::tcp::{
-    CcKind, InitialWindow, LimitedTransmit, PrrBound, RecoveryKind, ReductionBase, RescueRetransmit, RtoFormula,
-    RtoRestart, TcpConfig, WireFormat,
+    CcKind, InitialWindow, LimitedTransmit, PrrBound, RecoverCheck, RecoveryExit, RecoveryKind, ReductionBase,
+    RescueRetransmit, RtoFormula, RtoRestart, SynLoss, TcpConfig, TimeoutSsthresh, WindowArithmetic, WireFormat,
 };
 
 /// A TCP without the profiles' stack details, for tests of physics (the Mathis law, response
@@ -47,6 +47,11 @@ pub fn plain_tcp(sack: bool) -> TcpConfig {
         rescue_retransmit: RescueRetransmit::Rfc6675,
         reduction_base: ReductionBase::Flightsize,
         limited_transmit: LimitedTransmit::Off,
+        recover_check: RecoverCheck::Rfc,
+        recovery_exit: RecoveryExit::Flightsize,
+        window_arithmetic: WindowArithmetic::Segments,
+        syn_loss: SynLoss::Rfc,
+        timeout_ssthresh: TimeoutSsthresh::NewEpisode,
         hystart: false,
         idle_restart: true,
         timestamps: false,

@@ -191,6 +191,80 @@ pub enum RtoRestart {
     FirstPartialAck,
 }
 
+/// When duplicate ACKs may start another fast retransmit after a recovery or a timeout:
+/// only once the cumulative ACK reaches the data outstanding then (`recover`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoverCheck {
+    /// RFC 6582 §3.2 and RFC 6675 §5.1: NewReno and SACK once `snd_una` reaches `recover`
+    /// (Tahoe, whose go-back-N draws echoes of the resent segments, once it is past it);
+    /// Reno (RFC 5681) never checks.
+    Rfc,
+    /// ns-2.35's `bugFix_ true` (every agent: `tcp-reno.cc`, `tcp-newreno.cc`,
+    /// `tcp-sack1.cc` `dupack_action`): Reno, NewReno, SACK and Tahoe alike, only once the
+    /// cumulative ACK is past `recover` (`highest_ack_ > recover_`).
+    Ns2,
+}
+
+/// How the congestion window counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowArithmetic {
+    /// Whole segments and a growth counter (Linux `snd_cwnd`, `snd_cwnd_cnt`): one segment
+    /// per `cwnd` ACKed segments, a decrease to whole segments.
+    Segments,
+    /// ns-2.35's double `cwnd_`: `+1` per ACK in slow start, `+1/cwnd_` per ACK after (so the
+    /// next whole segment takes fewer ACKs than the window), a decrease to the exact half,
+    /// what is sent its integer part (`TcpAgent::opencwnd`, `slowdown`, `window()`); during a
+    /// Reno or NewReno recovery the duplicate ACKs' inflation kept apart (`dupwnd_`) and
+    /// the window opened on the ACK that ends it.
+    Ns2,
+}
+
+/// The window when NewReno's fast recovery ends (a full ACK, without PRR).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryExit {
+    /// RFC 6582 §3.2 step 3 option 1: `min(ssthresh, max(FlightSize, SMSS) + SMSS)`.
+    Flightsize,
+    /// RFC 6582 option 2, ns-2 (`exit_recovery_fix_ 0`: the inflation dropped, `cwnd_` =
+    /// ssthresh) and ns-3 (`TcpClassicRecovery::ExitRecovery`): `cwnd = ssthresh`.
+    Ssthresh,
+}
+
+/// What a sender does once a handshake whose SYN was retransmitted completes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SynLoss {
+    /// RFC 6298 §5.7 and RFC 5681 §3.1 (Linux's `TCP_TIMEOUT_FALLBACK`, its one-segment
+    /// window): no RTT sample, the backoff cleared, the RTO at least 3 s until the first
+    /// sample, and a window of one segment.
+    Rfc,
+    /// ns-2.35: no sample, the RTO as the SYN's timeouts backed it off until the first RTT
+    /// sample of data ends the backoff (`TcpAgent::newack`), no floor; a window of one
+    /// segment (`TcpAgent::timeout` sets `wnd_init_ = 1`).
+    Ns2,
+    /// ns-3: the SYN-ACK's timestamp gives an RTT sample; without timestamps the RTO is the
+    /// estimator's, unbacked (`SendEmptyPacket` recomputes it for the handshake's ACK); the
+    /// initial window (`ProcessSynSent`).
+    Ns3,
+}
+
+/// Which retransmission timeouts lower the slow-start threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutSsthresh {
+    /// A timeout that starts a new congestion episode (RFC 5681 §3.1; Linux `tcp_enter_loss`):
+    /// not one during fast recovery, nor a repeated timeout of the same data.
+    NewEpisode,
+    /// Every timeout but a repeated one of the same data, fast recovery included (ns-3
+    /// `ReTxTimeout`: unless in CA_LOSS with the head already retransmitted).
+    NotRepeated,
+    /// Every timeout with data outstanding (ns-2.35 `TcpAgent::timeout`:
+    /// `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART)`).
+    Every,
+}
+
 /// Parameters of one TCP connection (sender and receiver).
 ///
 /// Deserializing fills every field absent from the input from the default profile
@@ -260,6 +334,16 @@ pub struct TcpConfig {
     pub reduction_base: ReductionBase,
     /// Sending new data on duplicate ACKs before recovery.
     pub limited_transmit: LimitedTransmit,
+    /// When duplicate ACKs may start another fast retransmit after a recovery or timeout.
+    pub recover_check: RecoverCheck,
+    /// The window when NewReno's fast recovery ends.
+    pub recovery_exit: RecoveryExit,
+    /// How the congestion window counts.
+    pub window_arithmetic: WindowArithmetic,
+    /// The RTO and window after a handshake whose SYN was retransmitted.
+    pub syn_loss: SynLoss,
+    /// Which timeouts lower ssthresh.
+    pub timeout_ssthresh: TimeoutSsthresh,
     /// HyStart++ (RFC 9406 §4.2): leave slow start when a round's minimum RTT rises by
     /// `clamp(lastRoundMinRTT / 8, 4 ms, 16 ms)` over the previous round's.
     pub hystart: bool,
@@ -396,6 +480,25 @@ impl TcpConfig {
         }
         if self.delayed_ack && self.delayed_ack_timeout_ns == 0 {
             return Err(ConfigError::new("delayed_ack_timeout_ns", 0, "> 0"));
+        }
+        if self.window_arithmetic == WindowArithmetic::Ns2 {
+            if !matches!(self.cc, CcKind::Tahoe | CcKind::Reno | CcKind::Newreno | CcKind::HighspeedNs2) {
+                return Err(ConfigError::new(
+                    "window_arithmetic",
+                    "ns2",
+                    format!("\"segments\" with cc = {} (ns-2's arithmetic is for its agents: tahoe, reno, newreno, highspeed_ns2)", self.cc.name()),
+                ));
+            }
+            if self.byte_counting
+                || (self.sack && self.recovery != RecoveryKind::Ns2Sack1)
+                || (!self.sack && self.recovery == RecoveryKind::Prr)
+            {
+                return Err(ConfigError::new(
+                    "window_arithmetic",
+                    "ns2",
+                    "\"segments\" with byte_counting, PRR or a SACK recovery other than ns2_sack1 (ns-2's agents have none of them)",
+                ));
+            }
         }
         if !self.sack && matches!(self.recovery, RecoveryKind::RateHalving | RecoveryKind::Ns2Sack1) {
             let name = if self.recovery == RecoveryKind::RateHalving { "rate_halving" } else { "ns2_sack1" };

@@ -111,6 +111,31 @@ pub const OPTIONS: &[TcpOption] = &[
         &["off", "rfc3042", "pipe"],
         "new data on duplicate ACKs before recovery: none, RFC 3042, one per SACKed segment",
     ),
+    choice(
+        "recover_check",
+        &["rfc", "ns2"],
+        "when duplicate ACKs may start another recovery: rfc = NewReno/SACK once the ACK reaches recover, Reno always; ns2 = every agent once past it (bugFix_)",
+    ),
+    choice(
+        "recovery_exit",
+        &["flightsize", "ssthresh"],
+        "cwnd when NewReno's recovery ends: min(ssthresh, FlightSize + 1) (RFC 6582 option 1), or ssthresh (ns-2, ns-3)",
+    ),
+    choice(
+        "window_arithmetic",
+        &["segments", "ns2"],
+        "segments and a counter (Linux), or ns-2's double cwnd_: +1/cwnd_ per ACK, exact halves, inflation apart",
+    ),
+    choice(
+        "syn_loss",
+        &["rfc", "ns2", "ns3"],
+        "after a retransmitted SYN: rfc = RTO >= 3 s, cwnd 1 (RFC 6298 5.7); ns2 = RTO backed off, cwnd 1; ns3 = a TS sample or the unbacked RTO, IW",
+    ),
+    choice(
+        "timeout_ssthresh",
+        &["new_episode", "not_repeated", "every"],
+        "timeouts that lower ssthresh: not in recovery nor repeated (RFC 5681), all but a repeated one (ns-3), all (ns-2)",
+    ),
     flag("hystart", "hystart", "HyStart++ delay-increase exit from slow start (RFC 9406)"),
     flag("idle_restart", "idle_restart", "RFC 5681 4.1: restart from min(IW, cwnd) after idling longer than the RTO"),
     flag("timestamps", "timestamps", "RFC 7323 RTT measurement: the ACK of a retransmission is a sample"),

@@ -25,7 +25,17 @@ pub struct Profile {
     pub name: &'static str,
     /// The stack it follows and what of it is not modelled.
     pub summary: &'static str,
-    /// Every option's value and source.
+    /// The congestion control a flow group of the profile runs unless it names one (the
+    /// group's `cc`), with its source: the stack's default, or the agent a profile names.
+    pub cc: TcpProfileEntry,
+    /// The hosts' processing jitter (`[topology] host_jitter`) of a file that sets none, for
+    /// the endpoints of this profile's flows: exact timing (`0s`) for a stack as a simulator
+    /// runs it, a real host's variability for a stack on real hosts; with its source.
+    pub host_jitter: TcpProfileEntry,
+    /// The profile whose table this one changes (ns-2's agents share `ns-default.tcl`):
+    /// `entries` then lists only what differs. `None`: `entries` is the whole table.
+    pub base: Option<&'static Profile>,
+    /// Every option's value and source (the differences from `base`, with one).
     pub entries: &'static [TcpProfileEntry],
 }
 
@@ -37,10 +47,13 @@ const fn e(option: &'static str, value: &'static str, source: &'static str) -> T
 }
 
 /// Every profile, the default first.
-pub const PROFILES: &[Profile] = &[NS3, NS2_SACK1, LINUX_26, RFC];
+pub const PROFILES: &[Profile] = &[NS3, NS2_RENO, NS2_NEWRENO, NS2_SACK1, LINUX_26, RFC];
 
 const NS3: Profile = Profile {
     name: "ns3",
+    cc: e("cc", "cubic", "ns3:src/internet/model/tcp-l4-protocol.cc:72-76 (SocketType TcpCubic, also in ns-3.37)"),
+    host_jitter: e("host_jitter", "0s", "ns-3 runs exactly timed: a packet leaves its NetDevice the moment the stack hands it down (no processing delay is modelled)"),
+    base: None,
     summary: "ns-3.44 TcpSocketBase with TcpNewReno (qdsim's default cc; ns-3.44's default SocketType is TcpCubic) \
               and the default TcpPrrRecovery. Not modelled: DataRetries (6 retransmissions abort a connection), \
               the backoff collapsing on the next ACK, DoRecovery run twice on a partial ACK that carries new SACK \
@@ -70,7 +83,12 @@ const NS3: Profile = Profile {
         e("rescue_retransmit", "partial_ack", "ns3:src/internet/model/tcp-socket-base.cc:2099-2104 (DoRetransmit on a partial ACK); tcp-tx-buffer.cc:1035-1050 (NextSeg without rule 4)"),
         e("reduction_base", "pipe", "ns3:src/internet/model/tcp-socket-base.cc:1710-1717 (GetSsThresh(BytesInFlight()) after MarkHeadAsLost); tcp-prr-recovery.cc:63 (RecoverFS = bytes in flight)"),
         e("limited_transmit", "pipe", "ns3:src/internet/model/tcp-socket-base.cc:1822-1842, 3385-3540 (SACKed bytes leave BytesInFlight in DISORDER; the LimitedTransmit attribute, 182-186, applies without SACK)"),
-        e("hystart", "false", "TcpNewReno has no HyStart (ns3:src/internet/model/tcp-congestion-ops.cc:152-225)"),
+        e("recover_check", "rfc", "ns3:src/internet/model/tcp-socket-base.cc:1809-1810 (EnterRecovery once m_highRxAckMark >= m_recover)"),
+        e("recovery_exit", "ssthresh", "ns3:src/internet/model/tcp-classic-recovery.cc (ExitRecovery: cWnd = ssThresh; PRR's exit is the same)"),
+        e("window_arithmetic", "segments", "derived: ns3:src/internet/model/tcp-congestion-ops.cc:177-186 counts bytes (max(1, SMSS^2/cWnd) per ACK), which in whole segments is one per window of ACKs, as a counter"),
+        e("syn_loss", "ns3", "ns3:src/internet/model/tcp-socket-base.cc:2860-2873 (the SYN's timer m_cnTimeout doubled into m_rto), 1415-1422 (ProcessSynSent: the initial window, EstimateRtt from the TS echo)"),
+        e("timeout_ssthresh", "not_repeated", "ns3:src/internet/model/tcp-socket-base.cc:3939-3943 (ReTxTimeout: GetSsThresh unless in CA_LOSS with the head retransmitted)"),
+        e("hystart", "false", "no HyStart++ in ns-3 (TcpNewReno has none, ns3:src/internet/model/tcp-congestion-ops.cc:152-225; TcpCubic's HyStart attribute is classic HyStart, not modelled)"),
         e("idle_restart", "false", "derived: TcpSocketBase has no restart after idle (no idle test in ns3:src/internet/model/tcp-socket-base.cc)"),
         e("timestamps", "true", "ns3:src/internet/model/tcp-socket-base.cc:137-141 (Timestamp)"),
         e("byte_counting", "false", "ns3:src/internet/model/tcp-congestion-ops.cc:152-164, 177-186 (NewReno: +1 SMSS per ACK in slow start, max(1, SMSS^2/cwnd) per ACK after)"),
@@ -79,8 +97,64 @@ const NS3: Profile = Profile {
     ],
 };
 
+/// ns-2's timing, every agent's: `overhead_ 0`.
+const NS2_TIMING: TcpProfileEntry = e(
+    "host_jitter",
+    "0s",
+    "ns2:tcl/lib/ns-default.tcl:932 (Agent/TCP overhead_ 0: every packet leaves at once, exactly timed)",
+);
+
+/// What ns-2's one-way agents without SACK change of [`NS2_SACK1`]'s table (the rest is
+/// `ns-default.tcl`'s, shared by every agent).
+macro_rules! ns2_without_sack {
+    ($($extra:expr),* $(,)?) => {
+        &[
+            e("sack", "false", "ns2:tcp/tcp-sink.cc:358-381 (Agent/TCPSink ACKs cumulatively, no SACK blocks; Reno and Newreno keep no scoreboard)"),
+            e("recovery", "rfc6675", "unused (sack false): the agent's own fast recovery"),
+            e("prr_bound", "crb", "unused (sack false)"),
+            e("prr_dupack_segment", "false", "unused (sack false)"),
+            e("rescue_retransmit", "off", "unused (sack false)"),
+            $($extra),*
+        ]
+    };
+}
+
+const NS2_RENO: Profile = Profile {
+    name: "ns2-reno",
+    summary:
+        "ns-2.35 Agent/TCP/Reno with Agent/TCPSink (no SACK), defaults of ns-default.tcl (the rest as ns2-sack1). \
+              Not modelled: as ns2-sack1",
+    cc: e("cc", "reno", "ns2:tcp/tcp-reno.cc (RenoTcpAgent: any new ACK ends fast recovery)"),
+    host_jitter: NS2_TIMING,
+    base: Some(&NS2_SACK1),
+    entries: ns2_without_sack![
+        e("rto_restart", "every_ack", "ns2:tcp/tcp.cc:1352-1401 (newack: newtimer on every new ACK)"),
+        e(
+            "fast_retransmit_restarts_rto",
+            "true",
+            "ns2:tcp/tcp-reno.cc:214 (reset_rtx_timer(1,0) at the fast retransmit)"
+        ),
+    ],
+};
+
+const NS2_NEWRENO: Profile = Profile {
+    name: "ns2-newreno",
+    summary: "ns-2.35 Agent/TCP/Newreno with Agent/TCPSink (no SACK), defaults of ns-default.tcl (the rest as ns2-sack1). \
+              Not modelled: as ns2-sack1; newreno_changes_ 0 (no ssthresh estimate from the first ACKs) is the default",
+    cc: e("cc", "newreno", "ns2:tcp/tcp-newreno.cc (NewRenoTcpAgent: partial ACKs keep fast recovery)"),
+    host_jitter: NS2_TIMING,
+    base: Some(&NS2_SACK1),
+    entries: ns2_without_sack![
+        e("rto_restart", "first_partial_ack", "ns2:tcl/lib/ns-default.tcl:1080 (newreno_changes1_ 1); tcp-newreno.cc:91-104 (partialnewack_helper: newtimer on the first partial ACK only)"),
+        e("fast_retransmit_restarts_rto", "true", "ns2:tcp/tcp-newreno.cc:168 (reset_rtx_timer(1,0) at the fast retransmit)"),
+    ],
+};
+
 const NS2_SACK1: Profile = Profile {
     name: "ns2-sack1",
+    cc: e("cc", "newreno", "ns2:tcp/tcp-sack1.cc (Sack1 grows and halves as Reno; qdsim's reno and newreno share that AIMD, and under SACK neither recovery is used)"),
+    host_jitter: NS2_TIMING,
+    base: None,
     summary: "ns-2.35 Agent/TCP/Sack1 with Agent/TCPSink/Sack1, defaults of ns-default.tcl. Not modelled: \
               the half segment of an odd halved window beyond the AIMD counter, boot_time_ is drawn per flow, \
               the window (window_) in packets is rwnd in bytes (window_ x packetSize_)",
@@ -109,6 +183,11 @@ const NS2_SACK1: Profile = Profile {
         e("rescue_retransmit", "off", "ns2:tcp/tcp-sack1.cc:206-226 (partial_ack_ false: nothing forced out; no rule 4)"),
         e("reduction_base", "cwnd", "ns2:tcp/tcp.cc:1241-1345 (slowdown: half of min(cwnd_, window_)); tcp-sack1.cc:345"),
         e("limited_transmit", "rfc3042", "ns2:tcl/lib/ns-default.tcl:987-988 (singledup_ 1); tcp-sack1.cc:144-166; tcp.cc:1576-1588 (send_one: t_seqno_ <= highest_ack_ + cwnd_ + dupacks_)"),
+        e("recover_check", "ns2", "ns2:tcl/lib/ns-default.tcl:939 (bugFix_ true); tcp-sack1.cc:276-280, tcp-reno.cc:173-176, tcp-newreno.cc:116-120 (dupack_action: a fast retransmit only once highest_ack_ > recover_)"),
+        e("recovery_exit", "ssthresh", "ns2:tcl/lib/ns-default.tcl:1084 (exit_recovery_fix_ 0); tcp-newreno.cc:224-237 (dupwnd_ = 0: cwnd_ is the halved window)"),
+        e("window_arithmetic", "ns2", "ns2:tcp/tcp.cc:1119-1146 (opencwnd: the double cwnd_ +1 per ACK, then +increase_num_/cwnd_), 1241-1330 (slowdown: cwnd_ = halfwin, unrounded), tcp-reno.cc (window() = int(cwnd_) + dupwnd_), tcp-newreno.cc:61-79 (partialnewack)"),
+        e("syn_loss", "ns2", "ns2:tcp/tcp.cc:1885-1892 (timeout: wnd_init_ = 1 when the first packet is lost), 965-973 (reset_rtx_timer backs off, rtt_active_ = 0: no sample), 1809-1811 (cwnd_ = initial_window() on the SYN's ACK); no 3 s floor"),
+        e("timeout_ssthresh", "every", "ns2:tcp/tcp.cc:1910-1913 (timeout: slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) whatever the state)"),
         e("hystart", "false", "none in ns-2.35"),
         e("idle_restart", "false", "ns2:tcp/tcp.cc:965-1005 (newtimer cancels the timer once everything is ACKed: the one-way agents keep their window)"),
         e("timestamps", "false", "ns2:tcl/lib/ns-default.tcl:946 (timestamps_ false)"),
@@ -120,6 +199,9 @@ const NS2_SACK1: Profile = Profile {
 
 const LINUX_26: Profile = Profile {
     name: "linux-2.6",
+    cc: e("cc", "newreno", "qdsim's choice as before: Reno AIMD (lx:net/ipv4/tcp_cong.c tcp_reno_cong_avoid) under Linux's own recovery; the Kconfig default is cubic (set cc = \"cubic\"), NSC 0.5.3's build is unverified"),
+    host_jitter: e("host_jitter", "0s", "INET runs NSC's stack in OMNeT++'s event loop, exactly timed (inet:src/transport/tcp_nsc/TCP_NSC.cc hands each segment on at the current simulation time)"),
+    base: None,
     summary: "Linux 2.6.26 (NSC 0.5.3, INET's default TCP_NSC stack) with Reno AIMD (set cc = \"cubic\" for the \
               Kconfig default; NSC's build is unverified). Not modelled: F-RTO (tcp_frto 2), DSACK and undo, \
               cached route metrics (IW 3 and ssthresh on later connections), receive-window growth \
@@ -149,6 +231,11 @@ const LINUX_26: Profile = Profile {
         e("rescue_retransmit", "off", "lx:net/ipv4/tcp_output.c:2017-2063 (forward retransmission of holes below the highest SACK only; no rule 4)"),
         e("reduction_base", "cwnd", "lx:net/ipv4/tcp_cong.c:380-393 (tcp_reno_ssthresh: snd_cwnd / 2); tcp_cubic.c:256-273"),
         e("limited_transmit", "pipe", "lx:include/net/tcp.h:759-762 (tcp_packets_in_flight leaves out SACKed segments); tcp_input.c:2500-2517 (cwnd kept in Disorder)"),
+        e("recover_check", "rfc", "lx:net/ipv4/tcp_input.c:2558-2717 (tcp_fastretrans_alert: no new recovery before snd_una reaches high_seq)"),
+        e("recovery_exit", "flightsize", "unused unless sack = false (rate-halving ends its own reduction); then qdsim's choice, RFC 6582 option 1"),
+        e("window_arithmetic", "segments", "lx:include/linux/tcp.h (snd_cwnd and snd_cwnd_cnt, whole segments); net/ipv4/tcp_cong.c (tcp_cong_avoid_ai)"),
+        e("syn_loss", "rfc", "lx:net/ipv4/tcp_input.c:897-944 (tcp_init_metrics: the RTO back to TCP_TIMEOUT_INIT, 3 s, and cwnd 1 after a retransmitted SYN)"),
+        e("timeout_ssthresh", "new_episode", "lx:net/ipv4/tcp_input.c:1717-1730 (tcp_enter_loss: ssthresh only outside Recovery and Loss, or on the first retransmission)"),
         e("hystart", "false", "none in 2.6.26 (lx:net/ipv4/tcp_cubic.c)"),
         e("idle_restart", "true", "lx:net/ipv4/tcp_output.c:62, 128-155 (tcp_slow_start_after_idle 1, tcp_cwnd_restart)"),
         e("timestamps", "true", "lx:net/ipv4/tcp_input.c:76 (tcp_timestamps 1)"),
@@ -160,6 +247,9 @@ const LINUX_26: Profile = Profile {
 
 const RFC: Profile = Profile {
     name: "rfc",
+    cc: e("cc", "newreno", "RFC 6582 (NewReno; with SACK, RFC 6675's recovery)"),
+    host_jitter: e("host_jitter", "10us", "qdsim's choice for real hosts (docs/tcp.md, \"Timing jitter\"): per-packet processing and interrupt moderation vary by microseconds; the RFCs say nothing"),
+    base: None,
     summary: "Standards-track RFCs only (RFC 5681, 6298, 6675, 2018, 3042, 7323, 9293; PRR as RFC 9937 by \
               option). Excluded as not standards track: IW 10 (RFC 6928), ABC (RFC 3465), RFC 6937",
     entries: &[
@@ -203,6 +293,11 @@ const RFC: Profile = Profile {
         e("rescue_retransmit", "rfc6675", "RFC 6675 section 4 (NextSeg rule 4)"),
         e("reduction_base", "flightsize", "RFC 5681 section 3.2 eq. 4; RFC 6675 section 5 (4.2)"),
         e("limited_transmit", "rfc3042", "RFC 3042 section 2; RFC 6675 section 5 step 3"),
+        e("recover_check", "rfc", "RFC 6582 section 3.2 step 2; RFC 6675 section 5.1 (RFC 5681's Reno has no recover)"),
+        e("recovery_exit", "flightsize", "RFC 6582 section 3.2 step 3, option 1"),
+        e("window_arithmetic", "segments", "RFC 5681 section 3.1 (cwnd in bytes, SMSS*SMSS/cwnd per ACK: one SMSS per window of ACKs, as a counter)"),
+        e("syn_loss", "rfc", "RFC 6298 section 5.7; RFC 5681 section 3.1 (one segment after a lost SYN)"),
+        e("timeout_ssthresh", "new_episode", "RFC 5681 section 3.1 eq. 4 (FlightSize at the first timeout; a repeated timeout keeps ssthresh); RFC 6675 section 5.1"),
         e("hystart", "false", "RFC 9406 is optional"),
         e("idle_restart", "true", "RFC 5681 section 4.1 (SHOULD)"),
         e("timestamps", "true", "RFC 7323 section 4"),
@@ -228,12 +323,27 @@ fn core_field(option: &str, text: &str) -> Value {
 }
 
 impl Profile {
-    /// Returns the profile's `TcpConfig` fields (and `cc`, the congestion control's default)
-    /// as JSON.
+    /// Returns every option's entry: `base`'s table with this profile's entries over it, in
+    /// the base's order.
+    pub fn table(&self) -> Vec<TcpProfileEntry> {
+        let Some(base) = self.base else { return self.entries.to_vec() };
+        let mut table = base.table();
+        for entry in self.entries {
+            match table.iter_mut().find(|e| e.option == entry.option) {
+                Some(slot) => *slot = *entry,
+                None => panic!("profile {}: {} is not an option of its base {}", self.name, entry.option, base.name),
+            }
+        }
+        table
+    }
+
+    /// Returns the profile's `TcpConfig` fields (`cc` included) as JSON.
     pub fn fields(&self) -> Map<String, Value> {
         let mut fields = Map::new();
-        fields.insert("cc".into(), serde_json::to_value(CcKind::default()).expect("a unit enum serializes"));
-        for entry in self.entries {
+        let cc = CcKind::ALL.iter().find(|(_, name, _)| *name == self.cc.value).map(|(k, _, _)| *k);
+        let cc = cc.unwrap_or_else(|| panic!("profile {}: unknown cc {}", self.name, self.cc.value));
+        fields.insert("cc".into(), serde_json::to_value(cc).expect("a unit enum serializes"));
+        for entry in &self.table() {
             let field = options::find(entry.option).map_or(entry.option, |o| o.field);
             fields.insert(field.into(), core_field(entry.option, entry.value));
         }
@@ -254,7 +364,7 @@ impl Profile {
             name: self.name,
             summary: self.summary,
             default: self.name == DEFAULT,
-            options: self.entries.to_vec(),
+            options: [self.cc, self.host_jitter].into_iter().chain(self.table()).collect(),
             config: serde_json::to_value(self.config()).expect("a TcpConfig serializes"),
         }
     }
@@ -272,7 +382,7 @@ pub fn option_infos() -> Vec<crate::catalog::TcpOptionInfo> {
     OPTIONS
         .iter()
         .map(|o| {
-            let value = default.entries.iter().find(|e| e.option == o.name).map_or("none", |e| e.value);
+            let value = default.table().iter().find(|e| e.option == o.name).map_or("none", |e| e.value);
             o.with_default(value)
         })
         .collect()
@@ -286,13 +396,13 @@ mod tests {
     #[test]
     fn every_profile_lists_every_option_once_and_is_a_valid_config() {
         for p in PROFILES {
-            let mut listed: Vec<&str> = p.entries.iter().map(|e| e.option).collect();
+            let mut listed: Vec<&str> = p.table().iter().map(|e| e.option).collect();
             let mut options: Vec<&str> = OPTIONS.iter().map(|o| o.name).collect();
             listed.sort();
             options.sort();
             assert_eq!(listed, options, "profile {}", p.name);
             p.config().validate().unwrap_or_else(|e| panic!("profile {}: {e}", p.name));
-            assert!(p.entries.iter().all(|e| !e.source.is_empty()), "profile {}: an entry without a source", p.name);
+            assert!(p.table().iter().all(|e| !e.source.is_empty()), "profile {}: an entry without a source", p.name);
         }
         let mut names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
         names.dedup();

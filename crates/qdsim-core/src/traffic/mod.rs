@@ -15,18 +15,27 @@ pub use poisson::{PacketSizes, PoissonSource};
 use crate::catalog::{AlgorithmInfo, ParamInfo};
 use crate::tcp;
 
+/// Returns the help of the `profile` key, naming every profile (built once).
+fn profile_help() -> &'static str {
+    static HELP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HELP.get_or_init(|| {
+        let names: Vec<&str> = tcp::profiles::PROFILES.iter().map(|p| p.name).collect();
+        let (last, rest) = names.split_last().expect("at least one profile");
+        format!("TCP profile (tcp = {{ profile = ... }}): {} or {last}; the options below override it", rest.join(", "))
+    })
+}
+
 /// Returns every traffic kind with its parameters.
 pub fn catalog() -> Vec<AlgorithmInfo> {
     let tcp_flow = [
         ParamInfo { name: "size", unit: "bytes", default: "none", help: "bytes to transfer; none = saturated" },
-        ParamInfo { name: "cc", unit: "name", default: "newreno", help: "congestion control" },
         ParamInfo {
-            name: "profile",
+            name: "cc",
             unit: "name",
-            default: tcp::profiles::DEFAULT,
-            help:
-                "TCP profile (tcp = { profile = ... }): ns3, ns2-sack1, linux-2.6 or rfc; the options below override it",
+            default: "the profile's",
+            help: "congestion control; without it, the profile's (its stack's default, or the agent it names)",
         },
+        ParamInfo { name: "profile", unit: "name", default: tcp::profiles::DEFAULT, help: profile_help() },
     ];
     vec![
         AlgorithmInfo {

@@ -114,7 +114,7 @@ mod tests {
     #[test]
     fn k_and_the_curve_match_the_rfc_formula() {
         let mut c = Cubic::default();
-        let w = Window { cwnd: 100, cwnd_cnt: 0, ssthresh: 50, cwnd_clamp: 100_000 };
+        let w = Window::new(100, 50, 100_000, false);
         let ss = c.ssthresh_after_loss(&w, 100, Time::ZERO);
         assert_eq!(ss, 70);
         // K = cbrt(100 * 0.3 / 0.4) = cbrt(75) = 4.217 s.
@@ -129,7 +129,7 @@ mod tests {
         // Feed one ACK per segment every RTT and compare with W_cubic(t + RTT).
         let rtt = Duration::from_ms(100);
         let mut c = Cubic { srtt: rtt, ..Cubic::default() };
-        let mut w = Window { cwnd: 100, cwnd_cnt: 0, ssthresh: 1000, cwnd_clamp: 100_000 };
+        let mut w = Window::new(100, 1000, 100_000, false);
         w.ssthresh = c.ssthresh_after_loss(&w, 100, Time::ZERO);
         w.cwnd = w.ssthresh;
         let mut now = Time::ZERO;
@@ -156,10 +156,10 @@ mod tests {
     fn after_a_timeout_growth_restarts_convex_from_the_current_window() {
         let rtt = Duration::from_ms(40);
         let mut c = Cubic { srtt: rtt, ..Cubic::default() };
-        let big = Window { cwnd: 200, cwnd_cnt: 0, ssthresh: 1000, cwnd_clamp: 100_000 };
+        let big = Window::new(200, 1000, 100_000, false);
         c.ssthresh_after_loss(&big, 200, Time::ZERO);
         c.on_timeout(&big, Time::ZERO);
-        let mut w = Window { cwnd: 36, cwnd_cnt: 0, ssthresh: 36, cwnd_clamp: 100_000 };
+        let mut w = Window::new(36, 36, 100_000, false);
         let mut now = Time::ZERO;
         for _ in 0..5 {
             for _ in 0..w.cwnd {
@@ -175,7 +175,7 @@ mod tests {
     #[test]
     fn fast_convergence_lowers_w_max_when_losing_below_the_last_maximum() {
         let mut c = Cubic::default();
-        let w = |cwnd| Window { cwnd, cwnd_cnt: 0, ssthresh: 2, cwnd_clamp: 100_000 };
+        let w = |cwnd| Window::new(cwnd, 2, 100_000, false);
         c.ssthresh_after_loss(&w(100), 100, Time::ZERO);
         c.ssthresh_after_loss(&w(80), 80, Time::ZERO);
         assert!((c.w_max - 80.0 * 1.7 / 2.0).abs() < 1e-9);

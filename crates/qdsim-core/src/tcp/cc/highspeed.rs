@@ -20,8 +20,10 @@
 //!   below Low_Window.
 //! - [`HighSpeedNs2`] (`highspeed_ns2`): the decrease of ns-2's `TcpAgent::slowdown` with
 //!   `windowOption_ 8`, which Augé & Roberts (2006) ran: ssthresh is `cwnd/2` for the
-//!   connection's first decrease, a loss in slow start and the first decrease after a
-//!   timeout; otherwise `cwnd − b(cwnd)·cwnd` above Low_Window, and at or below it
+//!   connection's first decrease, a loss in slow start and at a timeout itself (ns-2's
+//!   `timeout` sets `last_cwnd_action_ = CWND_ACTION_TIMEOUT` just before its `slowdown`,
+//!   while every `dupack_action` sets `CWND_ACTION_DUPACK` before its own, so the fast
+//!   retransmit after a timeout takes b(w) like any other); otherwise `cwnd − b(cwnd)·cwnd` above Low_Window, and at or below it
 //!   `decrease_num_·cwnd`, where `decrease_num_` starts at 0.5 but ns-2 overwrites it with
 //!   the last b(w) it computed above Low_Window (a multiplier read as a decrease: after a
 //!   decrease at w = 100, b = 0.45, a later loss at w ≤ 38 keeps 0.45·w, not 0.55·w). We
@@ -120,27 +122,51 @@ pub struct HighSpeedNs2 {
     decrease_num: f64,
     /// ns-2 `first_decrease_`: no decrease yet.
     first_decrease: bool,
-    /// ns-2 `last_cwnd_action_ == CWND_ACTION_TIMEOUT`: the last window action was a timeout.
-    after_timeout: bool,
+    /// ns-2 `last_cwnd_action_ == CWND_ACTION_TIMEOUT` during a timeout's own `slowdown`.
+    timing_out: bool,
+    /// With ns-2's window arithmetic, `cwnd_` after the last decrease (`CLOSE_CWND_HALF`).
+    ns2_after: f64,
 }
 
 impl Default for HighSpeedNs2 {
     /// Returns a connection's state before its first decrease (ns-default.tcl
     /// `decrease_num_ 0.5`).
     fn default() -> Self {
-        HighSpeedNs2 { frac: 0.0, decrease_num: 0.5, first_decrease: true, after_timeout: false }
+        HighSpeedNs2 { frac: 0.0, decrease_num: 0.5, first_decrease: true, timing_out: false, ns2_after: 0.0 }
     }
 }
 
 impl CongestionControl for HighSpeedNs2 {
     fn on_ack(&mut self, w: &mut Window, acked: u32, _now: Time) {
-        grow(&mut self.frac, w, acked);
+        // ns-2's arithmetic: `cwnd_ += increase_param()`, a(cwnd_)/cwnd_ above Low_Window.
+        if !w.ns2_open(|c| if c <= LOW_WINDOW { 1.0 / c } else { a(c) / c }) {
+            grow(&mut self.frac, w, acked);
+        }
     }
 
     /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF | ...)` on `windowd()` (= cwnd; the flight is not
-    /// used), truncated to whole segments as ns-2's `(int)` casts do, at least 2.
+    /// used), truncated to whole segments as ns-2's `(int)` casts do, at least 2. With ns-2's
+    /// arithmetic, on the double `cwnd_` itself, and `cwnd_` after it recorded
+    /// (`CLOSE_CWND_HALF`: the half on a first decrease, in slow start or while
+    /// `decrease_num_` is 0.5, else the decreased window).
     fn ssthresh_after_loss(&mut self, w: &Window, _flight: u32, _now: Time) -> u32 {
         self.frac = 0.0;
+        if let (Some(c), Some(windowd)) = (w.ns2_cwnd, w.ns2_windowd()) {
+            let halfwin = windowd / 2.0;
+            let decreasewin = if c > LOW_WINDOW {
+                self.decrease_num = b(c);
+                windowd - self.decrease_num * windowd
+            } else {
+                self.decrease_num * windowd
+            };
+            let slow_start = c < f64::from(w.ssthresh);
+            let halve = self.first_decrease || slow_start || self.timing_out;
+            self.ns2_after =
+                if self.first_decrease || slow_start || self.decrease_num == 0.5 { halfwin } else { decreasewin };
+            self.first_decrease = false;
+            self.timing_out = false;
+            return ((if halve { halfwin } else { decreasewin }) as u32).max(2);
+        }
         let cwnd = w.cwnd as f64;
         // Computed before the choice below, so even a halving records b(w) (as ns-2 does).
         let decreasewin = if cwnd > LOW_WINDOW {
@@ -149,15 +175,23 @@ impl CongestionControl for HighSpeedNs2 {
         } else {
             self.decrease_num * cwnd
         };
-        let halve = self.first_decrease || w.in_slow_start() || self.after_timeout;
+        let halve = self.first_decrease || w.in_slow_start() || self.timing_out;
         self.first_decrease = false;
-        self.after_timeout = false;
+        self.timing_out = false;
         let ssthresh = if halve { cwnd / 2.0 } else { decreasewin };
         (ssthresh as u32).max(2)
     }
 
+    fn ns2_window_after_loss(&self, _windowd: f64) -> f64 {
+        self.ns2_after
+    }
+
+    fn on_timeout_start(&mut self) {
+        self.timing_out = true;
+    }
+
     fn on_timeout(&mut self, _w: &Window, _now: Time) {
-        self.after_timeout = true;
+        self.timing_out = false;
     }
 }
 
@@ -199,11 +233,11 @@ mod tests {
     }
 
     fn win(cwnd: u32, ssthresh: u32) -> Window {
-        Window { cwnd, cwnd_cnt: 0, ssthresh, cwnd_clamp: 100_000 }
+        Window::new(cwnd, ssthresh, 100_000, false)
     }
 
     #[test]
-    fn ns2_halves_on_the_first_decrease_in_slow_start_and_after_a_timeout() {
+    fn ns2_halves_on_the_first_decrease_in_slow_start_and_at_a_timeout() {
         let mut h = HighSpeedNs2::default();
         // The first decrease of the connection halves, even at a large window.
         assert_eq!(h.ssthresh_after_loss(&win(1000, 2000), 1000, Time::ZERO), 500);
@@ -213,9 +247,16 @@ mod tests {
         assert_eq!(h.ssthresh_after_loss(&w, 1000, Time::ZERO), 670);
         // A loss in slow start halves.
         assert_eq!(h.ssthresh_after_loss(&win(1000, 1500), 1000, Time::ZERO), 500);
-        // A timeout, then the next decrease halves; the one after it uses b(w) again.
-        h.on_timeout(&win(1, 500), Time::ZERO);
+        // A timeout halves at the timeout itself (ns-2's `timeout` marks the action a timeout
+        // before its `slowdown`); the fast retransmit after it takes b(w) (`dupack_action`
+        // marks a duplicate-ACK action before its own).
+        h.on_timeout_start();
         assert_eq!(h.ssthresh_after_loss(&w, 1000, Time::ZERO), 500);
+        h.on_timeout(&win(1, 500), Time::ZERO);
+        assert_eq!(h.ssthresh_after_loss(&w, 1000, Time::ZERO), 670);
+        // A timeout that does not lower ssthresh leaves no mark behind either.
+        h.on_timeout_start();
+        h.on_timeout(&win(1, 500), Time::ZERO);
         assert_eq!(h.ssthresh_after_loss(&w, 1000, Time::ZERO), 670);
     }
 
@@ -250,7 +291,7 @@ mod tests {
     #[test]
     fn behaves_as_reno_at_small_windows() {
         let mut h = HighSpeed::default();
-        let mut w = Window { cwnd: 20, cwnd_cnt: 0, ssthresh: 10, cwnd_clamp: 10_000 };
+        let mut w = Window::new(20, 10, 10_000, false);
         for _ in 0..20 {
             h.on_ack(&mut w, 1, Time::ZERO);
         }

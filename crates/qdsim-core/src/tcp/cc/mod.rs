@@ -20,9 +20,9 @@ use crate::time::{Duration, Time};
 use super::config::CcKind;
 
 /// The window state a congestion control reads and updates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Window {
-    /// Congestion window, segments (`snd_cwnd`).
+    /// Congestion window, segments (`snd_cwnd`): what the sender may have outstanding.
     pub cwnd: u32,
     /// Fractional growth counter: ACKed segments since the last increase (`snd_cwnd_cnt`).
     pub cwnd_cnt: u32,
@@ -30,9 +30,52 @@ pub struct Window {
     pub ssthresh: u32,
     /// Upper bound of `cwnd` (the receiver window in segments).
     pub cwnd_clamp: u32,
+    /// ns-2's `cwnd_`, a double, when the sender keeps ns-2's window arithmetic
+    /// (`window_arithmetic = "ns2"`): +1 per ACK in slow start and `+1/cwnd_` after
+    /// (`TcpAgent::opencwnd`), the exact half at a loss (`slowdown`), never clamped (ns-2 caps
+    /// what it sends at `window_`, not `cwnd_`). `cwnd` is then its integer part within the
+    /// clamp — plus, during a Reno or NewReno recovery, the duplicate ACKs' inflation, which
+    /// ns-2 keeps apart (`dupwnd_`). `None`: segments and a counter, as Linux.
+    pub ns2_cwnd: Option<f64>,
 }
 
 impl Window {
+    /// Returns a window of `cwnd` segments (`ns2`: with ns-2's arithmetic).
+    pub fn new(cwnd: u32, ssthresh: u32, cwnd_clamp: u32, ns2: bool) -> Self {
+        Window { cwnd, cwnd_cnt: 0, ssthresh, cwnd_clamp, ns2_cwnd: ns2.then_some(f64::from(cwnd)) }
+    }
+
+    /// Sets the window to `cwnd` whole segments, restarting the growth counter (and ns-2's
+    /// `cwnd_`).
+    pub fn set(&mut self, cwnd: u32) {
+        self.cwnd = cwnd;
+        self.cwnd_cnt = 0;
+        if let Some(c) = self.ns2_cwnd.as_mut() {
+            *c = f64::from(cwnd);
+        }
+    }
+
+    /// ns-2's `windowd()`: `min(cwnd_, window_)`, the window a decrease halves.
+    pub fn ns2_windowd(&self) -> Option<f64> {
+        self.ns2_cwnd.map(|c| c.min(f64::from(self.cwnd_clamp)))
+    }
+
+    /// Sets ns-2's `cwnd_` to `c` and the window to its integer part (at least one segment:
+    /// ns-2 would send nothing below one), within the clamp.
+    pub fn set_ns2(&mut self, c: f64) {
+        self.ns2_cwnd = Some(c);
+        self.cwnd = (c.floor() as u32).clamp(1, self.cwnd_clamp.max(1));
+    }
+
+    /// ns-2's `opencwnd` for one ACK (`increase`: the linear increase, `1/cwnd_` for Reno):
+    /// `+1` below ssthresh, else `increase`. Returns false in segment arithmetic (nothing done).
+    pub fn ns2_open(&mut self, increase: impl FnOnce(f64) -> f64) -> bool {
+        let Some(c) = self.ns2_cwnd else { return false };
+        let next = if c < f64::from(self.ssthresh) { c + 1.0 } else { c + increase(c) };
+        self.set_ns2(next);
+        true
+    }
+
     /// Returns whether the sender is in slow start.
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
@@ -77,6 +120,15 @@ pub trait CongestionControl {
     fn reduction_floor(&self, ssthresh: u32) -> u32 {
         ssthresh / 2
     }
+    /// Returns ns-2's `cwnd_` after a decrease by duplicate ACKs or ECN (`slowdown` with
+    /// `CLOSE_CWND_HALF`), called after `ssthresh_after_loss`; `windowd` is `min(cwnd_,
+    /// window_)`. Default: the exact half (Reno's `halfwin`).
+    fn ns2_window_after_loss(&self, windowd: f64) -> f64 {
+        windowd / 2.0
+    }
+    /// Notes that a retransmission timeout begins, before its `ssthresh_after_loss` (if the
+    /// timeout lowers ssthresh). Default: nothing.
+    fn on_timeout_start(&mut self) {}
     /// Notes a retransmission timeout (after `ssthresh_after_loss` was applied). Default: nothing.
     fn on_timeout(&mut self, _w: &Window, _now: Time) {}
     /// Receives the sender's smoothed RTT after each sample. Default: ignored.
@@ -129,6 +181,12 @@ impl CongestionControl for AnyCc {
     fn reduction_floor(&self, ssthresh: u32) -> u32 {
         dispatch_cc!(self, c => c.reduction_floor(ssthresh))
     }
+    fn ns2_window_after_loss(&self, windowd: f64) -> f64 {
+        dispatch_cc!(self, c => c.ns2_window_after_loss(windowd))
+    }
+    fn on_timeout_start(&mut self) {
+        dispatch_cc!(self, c => c.on_timeout_start())
+    }
     fn on_timeout(&mut self, w: &Window, now: Time) {
         dispatch_cc!(self, c => c.on_timeout(w, now))
     }
@@ -142,7 +200,7 @@ mod tests {
     use super::*;
 
     fn win(cwnd: u32, ssthresh: u32) -> Window {
-        Window { cwnd, cwnd_cnt: 0, ssthresh, cwnd_clamp: 10_000 }
+        Window::new(cwnd, ssthresh, 10_000, false)
     }
 
     #[test]
@@ -167,7 +225,7 @@ mod tests {
 
     #[test]
     fn window_never_exceeds_the_clamp() {
-        let mut w = Window { cwnd: 9, cwnd_cnt: 0, ssthresh: 100, cwnd_clamp: 10 };
+        let mut w = Window::new(9, 100, 10, false);
         w.slow_start(5);
         assert_eq!(w.cwnd, 10);
         w.additive_increase(1, 50);

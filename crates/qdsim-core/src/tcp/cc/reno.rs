@@ -12,6 +12,10 @@ pub struct Reno;
 
 impl CongestionControl for Reno {
     fn on_ack(&mut self, w: &mut Window, mut acked: u32, _now: Time) {
+        // ns-2's arithmetic: once per ACK, whatever it covers (`opencwnd`, increase_num_ 1).
+        if w.ns2_open(|c| 1.0 / c) {
+            return;
+        }
         if w.in_slow_start() {
             acked = w.slow_start(acked);
             if acked == 0 {
@@ -36,7 +40,7 @@ mod tests {
 
     #[test]
     fn halves_the_base_but_never_below_two() {
-        let w = Window { cwnd: 20, cwnd_cnt: 0, ssthresh: 100, cwnd_clamp: 1000 };
+        let w = Window::new(20, 100, 1000, false);
         assert_eq!(Reno.ssthresh_after_loss(&w, 20, Time::ZERO), 10);
         assert_eq!(Reno.ssthresh_after_loss(&w, 3, Time::ZERO), 2);
         assert_eq!(Reno.reduction_floor(10), 5, "Linux tcp_reno_min_cwnd");
@@ -44,7 +48,7 @@ mod tests {
 
     #[test]
     fn doubles_per_rtt_in_slow_start_then_grows_linearly() {
-        let mut w = Window { cwnd: 2, cwnd_cnt: 0, ssthresh: 8, cwnd_clamp: 1000 };
+        let mut w = Window::new(2, 8, 1000, false);
         // One RTT = one ACK per segment of the window.
         for expected in [4, 8, 9, 10] {
             let acks = w.cwnd;

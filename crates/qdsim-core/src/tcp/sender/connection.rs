@@ -5,6 +5,7 @@
 use super::TcpSender;
 use crate::outbox::Outbox;
 use crate::packet::{Ecn, Packet, PacketKind, FLAG_RETX, FLAG_SYN};
+use crate::tcp::config::SynLoss;
 use crate::time::{Duration, Time};
 
 impl TcpSender {
@@ -40,17 +41,33 @@ impl TcpSender {
         self.arm_rto(now, out);
     }
 
-    /// The SYN-ACK: the first RTT sample unless the SYN was retransmitted (then RFC 6298
-    /// §5.7's 3 s RTO and RFC 5681 §3.1's one-segment initial window), then the data.
+    /// The SYN-ACK: the first RTT sample, then the data. After a retransmitted SYN, what
+    /// `syn_loss` says: RFC 6298 §5.7's 3 s RTO and RFC 5681 §3.1's one-segment window
+    /// (`rfc`, Linux); the RTO as backed off and one segment (`ns2`); the RTO as backed off
+    /// unless the SYN-ACK's timestamp gives a sample (else as unbacked), and the initial
+    /// window (`ns3`).
     pub(super) fn on_syn_ack(&mut self, ack_pkt: &Packet, now: Time, out: &mut Outbox) {
         let syn_retransmitted = self.syn_pending == Some(true);
         self.syn_pending = None;
         self.rto_deadline = None;
-        if syn_retransmitted {
-            self.rtt.restart_after_lost_syn(Duration::from_secs(3));
-            self.win.cwnd = 1;
-        } else if !ack_pkt.has(FLAG_RETX) {
-            self.rtt.sample(ack_pkt.ts, now, 0, 0);
+        if !syn_retransmitted {
+            if !ack_pkt.has(FLAG_RETX) {
+                self.rtt.sample(ack_pkt.ts, now, 0, 0);
+            }
+        } else {
+            match self.syn_loss {
+                SynLoss::Rfc => {
+                    self.rtt.restart_after_lost_syn(Duration::from_secs(3));
+                    self.win.set(1);
+                }
+                SynLoss::Ns2 => self.win.set(1),
+                // ns-3 takes the echoed timestamp of the SYN the SYN-ACK answers (Karn's
+                // rule stops only a sample without timestamps); without one, the handshake's
+                // ACK recomputes the RTO from the estimator as it is, unbacked
+                // (`SendEmptyPacket`).
+                SynLoss::Ns3 if self.timestamps => self.rtt.sample(ack_pkt.ts, now, 0, 0),
+                SynLoss::Ns3 => self.rtt.restart_after_lost_syn(Duration::ZERO),
+            }
         }
         self.send_available(now, out);
     }
@@ -67,8 +84,7 @@ impl TcpSender {
         self.data.write_chunk();
         let idle = self.snd_una == self.snd_max && self.last_send.is_some_and(|t| now - t > self.rtt.rto());
         if self.idle_restart && idle && self.win.cwnd > self.initial_cwnd {
-            self.win.cwnd = self.initial_cwnd;
-            self.win.cwnd_cnt = 0;
+            self.win.set(self.initial_cwnd);
             out.event("idle_restart", self.snd_una);
         }
         self.send_available(now, out);

@@ -33,7 +33,7 @@ use crate::stats::Counters;
 use crate::time::Time;
 
 use super::cc::{AnyCc, CongestionControl, Window};
-use super::config::{RecoveryKind, RtoFormula, RtoRestart, TcpConfig};
+use super::config::{RecoveryKind, RtoFormula, RtoRestart, SynLoss, TcpConfig, TimeoutSsthresh, WindowArithmetic};
 use super::rtt::RttEstimator;
 use super::stream::Stream;
 use super::wire::WireSizes;
@@ -43,7 +43,7 @@ mod hystart;
 mod recovery;
 
 use hystart::HyStart;
-use recovery::{AckInfo, LossRecovery};
+use recovery::{AckInfo, LossRecovery, Scheme};
 
 /// RFC 3465's L: the most segments one ACK may count toward window growth.
 pub const ABC_LIMIT: u32 = 2;
@@ -137,6 +137,10 @@ pub struct TcpSender {
     rto_restart: RtoRestart,
     /// The fast retransmission restarts the timer (Linux, ns-2).
     fast_retransmit_restarts_rto: bool,
+    /// Which timeouts lower ssthresh.
+    timeout_ssthresh: TimeoutSsthresh,
+    /// The RTO and window after a handshake whose SYN was retransmitted.
+    syn_loss: SynLoss,
     /// ns-2 times one segment per round trip (`rto_formula = "ns2"`): the segment and when it
     /// was sent; ACKing it gives the sample (without timestamps) and ends the backoff.
     timed: Option<(u64, Time)>,
@@ -176,18 +180,20 @@ impl TcpSender {
             idle_restart: cfg.idle_restart,
             initial_cwnd: cfg.initial_cwnd().min(clamp),
             last_send: None,
-            win: Window {
-                cwnd: cfg.initial_cwnd().min(clamp),
-                cwnd_cnt: 0,
-                ssthresh: cfg.initial_ssthresh_pkts.unwrap_or(u32::MAX / 2),
-                cwnd_clamp: clamp,
-            },
+            win: Window::new(
+                cfg.initial_cwnd().min(clamp),
+                cfg.initial_ssthresh_pkts.unwrap_or(u32::MAX / 2),
+                clamp,
+                cfg.window_arithmetic == WindowArithmetic::Ns2,
+            ),
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
             rtt: RttEstimator::for_config(cfg, 0),
             rto_restart: cfg.rto_restart,
             fast_retransmit_restarts_rto: cfg.fast_retransmit_restarts_rto,
+            timeout_ssthresh: cfg.timeout_ssthresh,
+            syn_loss: cfg.syn_loss,
             timed: None,
             timestamps: cfg.timestamps,
             growth_per_ack: if cfg.byte_counting { ABC_LIMIT } else { 1 },
@@ -418,6 +424,11 @@ impl TcpSender {
             let partial = self.on_ack_in_recovery(ack, info, now, out);
             // RFC 6582's "Impatient" variant (ns-3): only the first partial ACK restarts it.
             restart_timer = !(partial && self.rto_restart == RtoRestart::FirstPartialAck && self.rec.partial_acks > 1);
+            // ns-2's Reno and NewReno open the window on the ACK that ends their recovery
+            // (`recv_newack_helper`); Sack1 does not.
+            if !self.rec.in_recovery && grow && self.win.ns2_cwnd.is_some() && self.rec.scheme != Scheme::Sack {
+                self.cc.on_ack(&mut self.win, 1, now);
+            }
         } else {
             self.rec.dupacks = 0;
             if self.rec.kind == RecoveryKind::Ns2Sack1 {
@@ -445,9 +456,13 @@ impl TcpSender {
         if self.rec.in_recovery || ack < self.ecn_recover {
             return false;
         }
+        let windowd = self.win.ns2_windowd();
         self.win.ssthresh = self.loss_ssthresh(false, now);
-        self.win.cwnd = self.win.ssthresh;
-        self.win.cwnd_cnt = 0;
+        match windowd {
+            // ns-2's `ecn()`: slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF).
+            Some(wd) => self.win.set_ns2(self.cc.ns2_window_after_loss(wd)),
+            None => self.win.set(self.win.ssthresh),
+        }
         self.ecn_recover = self.snd_max + 1;
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
@@ -479,18 +494,22 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         out.event("timeout", self.snd_una);
-        // Reduce ssthresh only for a new congestion episode. A timeout during fast recovery
-        // belongs to the loss episode that already set ssthresh (Linux `tcp_enter_loss`), and
-        // a repeated timeout of the same data holds it constant (RFC 5681 §3.1); recomputing
-        // it from a flight inflated by recovery would *raise* it. ns-2 halves on every
-        // timeout (`TcpAgent::timeout`: `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`).
-        let ns2 = self.rec.kind == RecoveryKind::Ns2Sack1 && self.rec.sack();
-        if ns2 || (!self.rec.in_recovery && self.rtt.backoff == 0) {
+        // `timeout_ssthresh`: RFC 5681 §3.1 and Linux (`tcp_enter_loss`) reduce ssthresh only
+        // for a new congestion episode — a timeout during fast recovery belongs to the episode
+        // that already set it, and a repeated timeout of the same data holds it (recomputing
+        // it from a flight inflated by recovery would *raise* it); ns-3 also during recovery;
+        // ns-2 halves on every timeout (`slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`).
+        let reduce = match self.timeout_ssthresh {
+            TimeoutSsthresh::NewEpisode => !self.rec.in_recovery && self.rtt.backoff == 0,
+            TimeoutSsthresh::NotRepeated => self.rtt.backoff == 0,
+            TimeoutSsthresh::Every => true,
+        };
+        self.cc.on_timeout_start();
+        if reduce {
             self.win.ssthresh = self.loss_ssthresh(false, now);
         }
         self.karn_reset();
-        self.win.cwnd = 1;
-        self.win.cwnd_cnt = 0;
+        self.win.set(1);
         self.cc.on_timeout(&self.win, now);
         self.rec.on_timeout(self.snd_max);
         self.snd_nxt = self.snd_una;

@@ -34,7 +34,10 @@ mod rate_halving;
 
 use crate::outbox::Outbox;
 use crate::tcp::cc::CongestionControl;
-use crate::tcp::config::{CcKind, LimitedTransmit, PrrBound, RecoveryKind, ReductionBase, RescueRetransmit, TcpConfig};
+use crate::tcp::config::{
+    CcKind, LimitedTransmit, PrrBound, RecoverCheck, RecoveryExit, RecoveryKind, ReductionBase, RescueRetransmit,
+    TcpConfig,
+};
 use crate::tcp::sack::Scoreboard;
 use crate::time::Time;
 
@@ -95,8 +98,14 @@ pub(super) struct LossRecovery {
     /// What ssthresh (and PRR's RecoverFS) is cut from.
     pub base: ReductionBase,
     /// RFC 6582 §3.2 step 2: a fast retransmit whose duplicate ACKs do not cover `recover`
-    /// is skipped. Every scheme but Reno's (also with SACK: Reno has no `recover` check).
+    /// is skipped. Every scheme but Reno's (also with SACK: Reno has no `recover` check),
+    /// unless `recover_check = "ns2"` (ns-2's `bugFix_`: every agent).
     pub checks_recover: bool,
+    /// The cumulative ACK must be past `recover`, not only reach it (ns-2's
+    /// `highest_ack_ > recover_`; Tahoe and ns-2 Sack1 under the RFC rule too).
+    pub strict_recover: bool,
+    /// The window when NewReno's recovery ends.
+    pub exit: RecoveryExit,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681 DupThresh).
     pub dupack_threshold: u32,
     /// Sending new data on duplicate ACKs before recovery.
@@ -131,6 +140,9 @@ pub(super) struct LossRecovery {
     /// Without SACK, under PRR: duplicate ACKs counted as delivered segments that no
     /// cumulative ACK has covered yet.
     pub dup_credit: u32,
+    /// With ns-2's window arithmetic, Reno's and NewReno's inflation (`dupwnd_`): the
+    /// window sent is `cwnd_`'s integer part plus this.
+    pub ns2_dupwnd: u32,
 }
 
 impl LossRecovery {
@@ -144,7 +156,11 @@ impl LossRecovery {
             prr_dupack_segment: cfg.prr_dupack_segment,
             rescue: cfg.rescue_retransmit,
             base: cfg.reduction_base,
-            checks_recover: dupack_scheme != Scheme::Reno,
+            checks_recover: dupack_scheme != Scheme::Reno || cfg.recover_check == RecoverCheck::Ns2,
+            strict_recover: cfg.recover_check == RecoverCheck::Ns2
+                || (!cfg.sack && dupack_scheme == Scheme::Tahoe)
+                || (cfg.sack && cfg.recovery == RecoveryKind::Ns2Sack1),
+            exit: cfg.recovery_exit,
             dupack_threshold: cfg.dupack_threshold,
             limited_transmit: cfg.limited_transmit,
             scoreboard: Scoreboard::default(),
@@ -160,6 +176,7 @@ impl LossRecovery {
             halving_cnt: 0,
             ns2_pipe: 0,
             dup_credit: 0,
+            ns2_dupwnd: 0,
         }
     }
 
@@ -207,6 +224,18 @@ impl TcpSender {
             // inflation makes FlightSize many times the pipe (153 segments against a cwnd of
             // 11 in one trace), and halving it would *raise* ssthresh.
             ReductionBase::Flightsize => self.flight().min(self.win.cwnd),
+            // The window itself: during a Reno or NewReno recovery that is ssthresh, without
+            // the duplicate ACKs' inflation, which ns-2 keeps apart (`dupwnd_`) and Linux
+            // never adds (a timeout in recovery halves the halved window again).
+            // ns-2's `windowd()`, `min(cwnd_, window_)`, never inflated.
+            ReductionBase::Cwnd if self.win.ns2_windowd().is_some() => {
+                self.win.ns2_windowd().unwrap_or_default() as u32
+            }
+            ReductionBase::Cwnd
+                if r.in_recovery && matches!(r.scheme, Scheme::Reno | Scheme::NewReno) && !r.uses_prr() =>
+            {
+                self.win.ssthresh
+            }
             ReductionBase::Cwnd => self.win.cwnd,
             ReductionBase::Pipe => {
                 let head = u32::from(head_lost);
@@ -260,14 +289,14 @@ impl TcpSender {
     /// retransmit goes back N (Tahoe) or their duplicate ACKs need no new SACK information
     /// (Sack1 counts any change of its scoreboard), and the echoes of the resent segments,
     /// ACKing exactly `recover`, would otherwise start a spurious recovery after each one.
-    /// Reno has no check.
+    /// Reno has no check — but under ns-2's rule (`recover_check = "ns2"`, its `bugFix_`)
+    /// every agent has, and every one is past it.
     fn may_recover(&self) -> bool {
         let r = &self.rec;
         if !r.checks_recover || r.recover == 0 {
             return true;
         }
-        let strict = r.scheme == Scheme::Tahoe || (r.sack() && r.kind == RecoveryKind::Ns2Sack1);
-        if strict {
+        if r.strict_recover {
             self.snd_una > r.recover
         } else {
             self.snd_una >= r.recover
@@ -368,8 +397,13 @@ impl TcpSender {
     /// Starts a recovery: the threshold, `recover`, nothing retransmitted yet.
     fn begin_recovery(&mut self, head_lost: bool, now: Time) -> u32 {
         let base = self.reduction_base(head_lost);
+        let windowd = self.win.ns2_windowd();
         self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, base, now);
         self.win.cwnd_cnt = 0;
+        if let Some(wd) = windowd {
+            // ns-2's `cwnd_` after `slowdown(CLOSE_CWND_HALF)`; each scheme sets what it sends.
+            self.win.ns2_cwnd = Some(self.cc.ns2_window_after_loss(wd));
+        }
         let r = &mut self.rec;
         r.recover = self.snd_max;
         r.in_recovery = true;

@@ -14,6 +14,7 @@
 
 use super::{AckInfo, Prr, Scheme, TcpSender};
 use crate::outbox::Outbox;
+use crate::tcp::config::RecoveryExit;
 use crate::time::Time;
 
 impl TcpSender {
@@ -22,8 +23,7 @@ impl TcpSender {
         if self.rec.scheme == Scheme::Tahoe {
             // Retransmit, then slow start from one segment, go-back-N.
             self.win.ssthresh = self.loss_ssthresh(true, now);
-            self.win.cwnd = 1;
-            self.win.cwnd_cnt = 0;
+            self.win.set(1);
             self.rec.recover = self.snd_max;
             self.snd_nxt = self.snd_una;
             self.rec.dupacks = 0;
@@ -41,7 +41,8 @@ impl TcpSender {
         } else {
             self.transmit(self.snd_una, now, out);
             self.rec.high_rxt = self.snd_una + 1;
-            self.win.cwnd = self.win.ssthresh + self.rec.dupack_threshold;
+            self.rec.ns2_dupwnd = self.rec.dupack_threshold;
+            self.win.cwnd = self.recovery_base() + self.rec.dupack_threshold;
             self.send_available(now, out);
         }
     }
@@ -55,6 +56,7 @@ impl TcpSender {
             self.send_while_pipe_allows(now, out);
         } else {
             // Window inflation: each duplicate ACK means a segment has left the network.
+            self.rec.ns2_dupwnd += 1;
             self.win.cwnd += 1;
             self.send_available(now, out);
         }
@@ -64,8 +66,9 @@ impl TcpSender {
     /// whether recovery goes on.
     pub(super) fn newreno_ack_in_recovery(&mut self, info: AckInfo, full: bool, now: Time, out: &mut Outbox) -> bool {
         if self.rec.scheme == Scheme::Reno {
-            // Reno: any new ACK ends recovery, the window deflated to ssthresh.
-            self.exit_recovery(self.win.ssthresh);
+            // Reno: any new ACK ends recovery, the window deflated to ssthresh (ns-2: to
+            // `cwnd_`, the halved window).
+            self.exit_recovery(self.recovery_base());
             return false;
         }
         if self.rec.uses_prr() {
@@ -85,16 +88,47 @@ impl TcpSender {
             return true;
         }
         if full {
-            // RFC 6582 §3.2 step 3 option 1: min(ssthresh, max(FlightSize, SMSS) + SMSS).
-            self.exit_recovery(self.win.ssthresh.min(self.flight().max(1) + 1));
+            // RFC 6582 §3.2 step 3: option 1, min(ssthresh, max(FlightSize, SMSS) + SMSS), or
+            // option 2 (ns-2, ns-3), ssthresh.
+            let cwnd = match self.rec.exit {
+                RecoveryExit::Flightsize => self.win.ssthresh.min(self.flight().max(1) + 1),
+                RecoveryExit::Ssthresh => self.recovery_base(),
+            };
+            if self.win.ns2_cwnd.is_some() && self.rec.exit == RecoveryExit::Flightsize {
+                // ns-2's exit_recovery_fix_: cwnd_ = min(ssthresh_, maxseq_ − ack + 1).
+                self.win.set_ns2(f64::from(cwnd));
+            }
+            self.exit_recovery(cwnd);
             return false;
         }
         // Partial ACK: retransmit the next hole; deflate by what was acknowledged, then add
         // back one segment (RFC 6582 §3.2 step 4).
         self.transmit(self.snd_una, now, out);
         self.rec.high_rxt = self.snd_una + 1;
-        self.win.cwnd = (self.win.cwnd.saturating_sub(info.acked) + 1).max(1);
+        if let Some(c) = self.win.ns2_cwnd {
+            // ns-2's `partialnewack`: the inflation gives up all but one of the segments
+            // acknowledged; past it, cwnd_ itself gives up the rest.
+            let (deflate, dupwnd) = (info.acked, self.rec.ns2_dupwnd);
+            if dupwnd > deflate {
+                self.rec.ns2_dupwnd -= deflate - 1;
+            } else {
+                self.win.set_ns2((c - f64::from(deflate - dupwnd)).max(1.0));
+                self.rec.ns2_dupwnd = 1;
+            }
+            self.win.cwnd = self.recovery_base() + self.rec.ns2_dupwnd;
+        } else {
+            self.win.cwnd = (self.win.cwnd.saturating_sub(info.acked) + 1).max(1);
+        }
         true
+    }
+
+    /// The window without the duplicate ACKs' inflation: ssthresh, or with ns-2's
+    /// arithmetic the integer part of `cwnd_` (at least one segment).
+    fn recovery_base(&self) -> u32 {
+        match self.win.ns2_cwnd {
+            Some(c) => (c.floor() as u32).clamp(1, self.win.cwnd_clamp.max(1)),
+            None => self.win.ssthresh,
+        }
     }
 
     /// NewReno's `pipe` under PRR: FlightSize less the duplicate ACKs' estimates, less the

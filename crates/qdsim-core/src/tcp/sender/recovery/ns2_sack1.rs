@@ -25,11 +25,16 @@ impl TcpSender {
     /// `dupack_action`: enter recovery on the third counted duplicate ACK.
     pub(super) fn ns2_enter(&mut self, now: Time, out: &mut Outbox) {
         let base = self.begin_recovery(false, now);
-        self.win.cwnd = self.win.ssthresh;
-        // ns-2 keeps cwnd_ as the exact half of an odd window (5.5 for 11): the half segment
-        // becomes half the additive-increase counter, so growth after recovery starts halfway.
-        if base % 2 == 1 && self.win.ssthresh == base / 2 {
-            self.win.cwnd_cnt = self.win.cwnd / 2;
+        if let Some(c) = self.win.ns2_cwnd {
+            // ns-2's arithmetic: cwnd_ is the exact half; Sack1 sends while pipe_ < int(cwnd_).
+            self.win.set_ns2(c);
+        } else {
+            self.win.cwnd = self.win.ssthresh;
+            // ns-2 keeps cwnd_ as the exact half of an odd window (5.5 for 11): the half segment
+            // becomes half the additive-increase counter, so growth after recovery starts halfway.
+            if base % 2 == 1 && self.win.ssthresh == base / 2 {
+                self.win.cwnd_cnt = self.win.cwnd / 2;
+            }
         }
         self.rec.ns2_pipe = self.flight() as i64 - self.rec.dupack_threshold as i64;
         self.transmit(self.snd_una, now, out);
