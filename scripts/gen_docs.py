@@ -1,12 +1,13 @@
 """Regenerates the parts of the docs written from the simulator's catalog (`make docs`).
 
-Today one part: every queue discipline's parameters in `docs/experiment-file.md`, between
-the markers below, from `_core.catalog()` (the core's own names, units, defaults and help,
-the same source as `qdsim list`). `tests/test_docs.py` fails when the committed section
-differs from what this writes, so the reference cannot drift from the code.
+Two parts, each between markers, from `_core.catalog()` (the core's own names, units,
+defaults, help and sources, the same source as `qdsim list`): every queue discipline's
+parameters in `docs/experiment-file.md`, and every TCP profile's table (option, value, source)
+in `docs/tcp-profiles.md`. `tests/test_docs.py` fails when a committed section differs from
+what this writes, so the reference cannot drift from the code.
 
-    python scripts/gen_docs.py          # rewrite the section in place
-    python scripts/gen_docs.py --check  # exit 1 if it is out of date
+    python scripts/gen_docs.py          # rewrite the sections in place
+    python scripts/gen_docs.py --check  # exit 1 if one is out of date
 """
 
 from __future__ import annotations
@@ -17,9 +18,13 @@ from pathlib import Path
 
 from qdsim.algorithms import core_catalog
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "experiment-file.md"
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOC = DOCS / "experiment-file.md"
 BEGIN = "<!-- BEGIN GENERATED: qdisc parameters, from the catalog by scripts/gen_docs.py (make docs); do not edit -->"
 END = "<!-- END GENERATED: qdisc parameters -->"
+PROFILES_DOC = DOCS / "tcp-profiles.md"
+PROFILES_BEGIN = "<!-- BEGIN GENERATED: TCP profiles, from the catalog by scripts/gen_docs.py (make docs); do not edit -->"
+PROFILES_END = "<!-- END GENERATED: TCP profiles -->"
 
 
 def _cell(text: str) -> str:
@@ -43,30 +48,48 @@ def qdisc_section(catalog: dict | None = None) -> str:
     return "\n".join(out)
 
 
-def rewritten(text: str, section: str) -> str:
+def profiles_section(catalog: dict | None = None) -> str:
+    """Returns the generated section of the profiles: per profile its summary and its table,
+    the congestion control and the hosts' timing first, then every TCP option."""
+    catalog = catalog or core_catalog()
+    out = [PROFILES_BEGIN, ""]
+    for p in catalog["tcp_profiles"]:
+        out += [f"## `{p['name']}`" + (" (the default)" if p["default"] else ""), "", _cell(p["summary"]) + ".", ""]
+        out += ["| option | value | source |", "| --- | --- | --- |"]
+        out += [f"| `{o['option']}` | `{_cell(o['value'])}` | {_cell(o['source'])} |" for o in p["options"]]
+        out.append("")
+    out.append(PROFILES_END)
+    return "\n".join(out)
+
+
+def rewritten(text: str, section: str, begin: str = BEGIN, end_marker: str = END, doc: Path = DOC) -> str:
     """Returns ``text`` with the part between the markers replaced by ``section``."""
     try:
-        start, end = text.index(BEGIN), text.index(END) + len(END)
+        start, end = text.index(begin), text.index(end_marker) + len(end_marker)
     except ValueError:
-        raise SystemExit(f"{DOC}: the markers of the generated section are missing ({BEGIN!r} ... {END!r})") from None
+        raise SystemExit(f"{doc}: the markers of the generated section are missing ({begin!r} ... {end_marker!r})") from None
     return text[:start] + section + text[end:]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the committed section is out of date")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a committed section is out of date")
     args = parser.parse_args()
-    text = DOC.read_text(encoding="utf-8")
-    new = rewritten(text, qdisc_section())
-    if args.check:
-        if new != text:
-            print(f"{DOC} is out of date: run `make docs`", file=sys.stderr)
-            return 1
-        return 0
-    if new != text:
-        DOC.write_text(new, encoding="utf-8")
-        print(f"rewrote the qdisc parameters in {DOC}")
-    return 0
+    stale = 0
+    for doc, section, begin, end, what in (
+        (DOC, qdisc_section(), BEGIN, END, "the qdisc parameters"),
+        (PROFILES_DOC, profiles_section(), PROFILES_BEGIN, PROFILES_END, "the TCP profiles"),
+    ):
+        text = doc.read_text(encoding="utf-8")
+        new = rewritten(text, section, begin, end, doc)
+        if args.check:
+            if new != text:
+                print(f"{doc} is out of date: run `make docs`", file=sys.stderr)
+                stale += 1
+        elif new != text:
+            doc.write_text(new, encoding="utf-8")
+            print(f"rewrote {what} in {doc}")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ def test_two_equal_rtt_flows_reach_jain_095_over_60s(qdsim, write_spec, tmp_path
         SMALL_SPEC.replace('duration = "2s"', 'duration = "60s"')
         .replace('warmup = "0.5s"', 'warmup = "5s"')
         .replace('cc = "reno"\n', "")
+        .replace("count = 2", 'cc = "newreno"\ncount = 2')
         .replace('access_delay = "20ms"', 'access_delay = "5ms"')
         .replace("count = 2", "count = 1")
     )

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from qdsim import algorithms, spec
+from qdsim import algorithms, spec, units
 from qdsim.errors import SpecError
 from qdsim.resolve import resolve
+from qdsim.tcp_options import profile_value
 from qdsim.topologies import BOTTLENECK
 
 
@@ -123,7 +124,13 @@ def test_every_flow_endpoint_gets_the_topology_s_host_jitter_and_routers_none(sm
     endpoints = {node for flow in config["flows"] for node in (flow["src"], flow["dst"])}
     assert {h["node"] for h in config["hosts"]} == endpoints
     assert len(config["hosts"]) == len(endpoints)
-    assert all(h["jitter_ns"] == 10_000 for h in config["hosts"]), "default 10 us"
+    # Without topology.host_jitter each host takes its flows' profile's: the default
+    # profile's for all, then the rfc profile's 10 us for the far group's hosts.
+    default = units.parse_duration(profile_value(algorithms.tcp_profile(None), "host_jitter"))
+    assert all(h["jitter_ns"] == default for h in config["hosts"])
+    far = resolved(small_spec, 'flows.1.tcp.profile="rfc"', 'flows.0.tcp.profile="ns2-sack1"')
+    far_hosts = {node for flow in far["flows"] if flow["group"] == "far" for node in (flow["src"], flow["dst"])}
+    assert {h["node"]: h["jitter_ns"] for h in far["hosts"]} == {h["node"]: (10_000 if h["node"] in far_hosts else 0) for h in far["hosts"]}
     assert not {"r1", "r2"} & {h["node"] for h in config["hosts"]}
     exact = resolved(small_spec, 'topology.host_jitter="0s"')
     assert all(h["jitter_ns"] == 0 for h in exact["hosts"])

@@ -10,13 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SMALL_SPEC
+from conftest import SMALL_SPEC as _SMALL
 from qdsim.engines import ENGINES, Unsupported, measure, run
 from qdsim.engines.ns2 import ns2_drr_hash
 from qdsim.resolve import resolve
 from qdsim.run import summarize
 from qdsim.spec import load
 from qdsim.validate import _verdict
+
+#: The CLI tests' small dumbbell, every group with a congestion control ns-2 has.
+SMALL_SPEC = _SMALL.replace('group = "near"', 'group = "near"\ncc = "newreno"')
 
 NS2 = ENGINES["ns2"]
 needs_ns2 = pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 is not installed (`make engines`)")
@@ -81,7 +84,8 @@ def test_what_ns2_lacks_is_refused_in_one_line_naming_the_key(tmp_path: Path) ->
 
 
 def test_each_stand_in_is_a_note_and_a_comment_of_the_script(tmp_path: Path) -> None:
-    script = NS2.translate(_config(tmp=tmp_path), 1)
+    jittered = SMALL_SPEC.replace("[topology]", '[topology]\nhost_jitter = "10us"')
+    script = NS2.translate(_config(jittered, tmp=tmp_path), 1)
     assert any(n.startswith("tcp.recovery: prr -> ns-2 Sack1's") for n in script.notes)
     assert any(n.startswith("host_jitter:") for n in script.notes)
     header = script.text.split("\n\n")[0]
@@ -136,7 +140,7 @@ def test_protocol_counters_become_the_cores_window_and_run_figures(tmp_path: Pat
 
 
 def test_an_unfinished_transfer_is_censored_at_the_end_and_counted(tmp_path: Path) -> None:
-    spec = SMALL_SPEC.replace('group = "near"\ncount = 2', 'group = "near"\ncount = 1\nsize = "100kB"')
+    spec = SMALL_SPEC.replace('cc = "newreno"\ncount = 2', 'cc = "newreno"\ncount = 1\nsize = "100kB"')
     config = _config(spec, tmp=tmp_path)
     out = measure.parse("transfer 0 0 0.6 100000 -\nend -\n")
     results = measure.results(config, 1, out)

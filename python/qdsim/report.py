@@ -139,24 +139,26 @@ def print_catalog(catalog: dict[str, Any], name: str | None = None) -> None:
 
 def tcp_profile_lines(catalog: dict[str, Any]) -> list[str]:
     """Returns every TCP profile's value of every option (sources: ``docs/tcp-profiles.md``)
-    as a table of the options by profile, 80 columns wide."""
+    as tables of the options by profile, 80 columns wide: as many profiles side by side as fit
+    values of at least 10 characters, the rest in a second table below."""
     profiles = catalog.get("tcp_profiles", [])
     if not profiles:
         return []
     values = [{o["option"]: o["value"] for o in p["options"]} for p in profiles]
-    options = [o["name"] for o in catalog.get("tcp", [])]
-    # Values share what the option names leave of 80 columns; a longer one is cut in the
-    # table and given whole below it.
-    width = max(8, (WIDTH - max(map(len, options)) - 2 * len(profiles)) // len(profiles))
-    rows = [("option", *(p["name"] + ("*" if p["default"] else "") for p in profiles))]
-    rows += [(option, *(_clip(v.get(option, ""), width) for v in values)) for option in options]
-    cut = [f"  {option} ({p['name']}): {v[option]}" for option in options for p, v in zip(profiles, values, strict=True) if len(v.get(option, "")) > width]
-    return [
-        "== TCP profiles (flows.tcp.profile; * the default; docs/tcp-profiles.md) ==",
-        "",
-        *_aligned(rows, len(rows[0])),
-        *(["", "values cut above:", *cut] if cut else []),
-    ]
+    # The congestion control and the hosts' timing first (profile rows, not TCP options).
+    options = [*(o["option"] for o in profiles[0]["options"] if o["option"] in ("cc", "host_jitter")), *(o["name"] for o in catalog.get("tcp", []))]
+    name_w = max(map(len, options))
+    per_table = max(1, (WIDTH - name_w) // 12)
+    lines = ["== TCP profiles (flows.tcp.profile; * the default; docs/tcp-profiles.md) =="]
+    cut: list[str] = []
+    for first in range(0, len(profiles), per_table):
+        chunk = list(range(first, min(first + per_table, len(profiles))))
+        width = max(10, (WIDTH - name_w - 2 * len(chunk)) // len(chunk))
+        rows = [("option", *(profiles[i]["name"] + ("*" if profiles[i]["default"] else "") for i in chunk))]
+        rows += [(option, *(_clip(values[i].get(option, ""), width) for i in chunk)) for option in options]
+        cut += [f"  {option} ({profiles[i]['name']}): {values[i][option]}" for option in options for i in chunk if len(values[i].get(option, "")) > width]
+        lines += ["", *_aligned(rows, len(rows[0]))]
+    return [*lines, *(["", "values cut above:", *cut] if cut else [])]
 
 
 def print_tcp_profiles(catalog: dict[str, Any], console: Console | None = None) -> None:

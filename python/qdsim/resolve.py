@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import topologies, workloads
+from . import algorithms, topologies, units, workloads
 from .errors import SpecError
 from .spec import Dumbbell, PoissonPacketsFlows, ShortFlows, Spec, Star, UdpCbrFlows
-from .tcp_options import tcp_config
+from .tcp_options import profile_value, tcp_config
 from .units import format_duration
 
 __all__ = ["config_json", "resolve"]
@@ -77,7 +77,7 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
         "nodes": nodes,
         "links": links,
         "flows": flows,
-        "hosts": _hosts(flows, spec.topology.host_jitter),
+        "hosts": _hosts(flows, spec.topology.host_jitter, _profile_jitter(spec, flows)),
     }
     sampling = _sampling(spec, links)
     if sampling is not None:
@@ -114,11 +114,26 @@ def _sampling(spec: Spec, links: list[dict[str, Any]]) -> dict[str, Any] | None:
     return out
 
 
-def _hosts(flows: list[dict[str, Any]], jitter_ns: int) -> list[dict[str, Any]]:
+def _profile_jitter(spec: Spec, flows: list[dict[str, Any]]) -> list[int]:
+    """Returns each flow's default host jitter: its group's TCP profile's (the default
+    profile's for a datagram group), in ns."""
+    by_group: dict[str, int] = {}
+    for group in spec.flows:
+        tcp = getattr(group, "tcp", None)
+        profile = algorithms.tcp_profile(getattr(tcp, "profile", None) if tcp is not None else None)
+        by_group[group.group] = units.parse_duration(profile_value(profile, "host_jitter"))
+    return [by_group[flow["group"]] for flow in flows]
+
+
+def _hosts(flows: list[dict[str, Any]], jitter_ns: int | None, defaults: list[int]) -> list[dict[str, Any]]:
     """Returns the core's ``hosts``: every flow endpoint, in order of first use, with the
-    topology's processing delay ``host_jitter`` (routers are no endpoints: they add none)."""
-    endpoints = dict.fromkeys(node for flow in flows for node in (flow["src"], flow["dst"]))
-    return [{"node": node, "jitter_ns": jitter_ns} for node in endpoints]
+    topology's processing delay ``host_jitter``, or without one the largest default of the
+    profiles of the flows it serves (routers are no endpoints: they add none)."""
+    jitter: dict[str, int] = {}
+    for flow, default in zip(flows, defaults, strict=True):
+        for node in (flow["src"], flow["dst"]):
+            jitter[node] = max(jitter.get(node, 0), default) if jitter_ns is None else jitter_ns
+    return [{"node": node, "jitter_ns": ns} for node, ns in jitter.items()]
 
 
 def _check_group_names(spec: Spec) -> None:

@@ -97,11 +97,6 @@ MAX_POOL_HOSTS = 100_000
 #: Largest ``[topology] host_jitter`` (the core's bound).
 MAX_HOST_JITTER_NS = 1_000_000_000
 
-#: Default ``[topology] host_jitter``: 10 us, of the order of a real host's per-packet
-#: processing and interrupt-moderation variability, at most 4 % of the smallest RTT of the
-#: reproduced papers (300 us) and above the 8 us slot of a 1 kB packet at 1 Gb/s, so exact
-#: phase lock-outs cannot persist (docs/tcp.md, "Timing jitter").
-DEFAULT_HOST_JITTER_NS = 10_000
 
 Rate = Annotated[int, BeforeValidator(units.parse_rate)]
 PositiveRate = Annotated[int, BeforeValidator(_positive(units.parse_rate, "rate"))]
@@ -161,10 +156,12 @@ class QdiscSpec(BaseModel):
 
 class _Topology(_Strict):
     """What every ``[topology]`` kind has: ``host_jitter``, the largest random processing
-    delay each packet a host (a flow endpoint) sends waits before its link, in order
-    (default 10 us; 0 = exact timing). Routers add nothing."""
+    delay each packet a host (a flow endpoint) sends waits before its link, in order (0 =
+    exact timing). Without it, each host takes its flows' TCP profile's (exact timing for a
+    stack as a simulator runs it, 10 us for real hosts; the largest where a host serves
+    several). Routers add nothing."""
 
-    host_jitter: HostJitter = DEFAULT_HOST_JITTER_NS
+    host_jitter: HostJitter | None = None
 
 
 class Dumbbell(_Topology):
@@ -374,7 +371,8 @@ class PacketRecord(_Strict):
     offered to the link ``link`` from ``start`` until ``stop`` (default: the end), at most
     ``max_rows`` (17 bytes each; later offers are only counted)."""
 
-    link: Name = "bottleneck"
+    # Any link's name ("r1->h3" included); resolve checks it names a link of the topology.
+    link: str = Field("bottleneck", min_length=1)
     start: Duration = 0
     stop: Duration | None = None
     max_rows: int = Field(4_000_000, ge=1, le=100_000_000)

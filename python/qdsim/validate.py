@@ -406,22 +406,26 @@ def compare_sides(qdsim_dir: Path, engine_dir: Path) -> list[Row]:
 # --- the table people read --------------------------------------------------------------------------
 
 
-def _number(value: float | None) -> str:
-    """Returns ``value`` with four significant digits (``-`` for None)."""
+def _number(value: float | None, digits: int = 4) -> str:
+    """Returns ``value`` with ``digits`` significant digits, as short as it reads (``-`` for
+    None): plain up to 10⁷ (``22520``, ``0.001564``), an exponent beyond (``3.1e+08``)."""
     if value is None:
         return "-"
     if value == 0:
         return "0"
-    if abs(value) >= 1e5 or abs(value) < 1e-3:
-        return f"{value:.3g}"
-    return f"{value:.4g}"
+    magnitude = abs(value)
+    if magnitude >= 1e7 or magnitude < 1e-4:
+        return f"{value:.{max(1, digits - 1)}e}".replace("e-0", "e-").replace("e+0", "e+")
+    if magnitude >= 10 ** (digits - 1):
+        return f"{round(value, digits - 1 - math.floor(math.log10(magnitude))):.0f}"
+    return f"{float(f'{value:.{digits}g}'):g}" if magnitude >= 1e-3 else f"{value:.{digits}g}"
 
 
 def _cell(mean: float | None, ci: float | None, scale: float) -> str:
     if mean is None:
         return "-"
     text = _number(mean * scale)
-    return text if not ci else f"{text} ±{ci * scale:.2g}"
+    return text if not ci else f"{text} ±{_number(ci * scale, 2)}"
 
 
 def table_lines(validation: Validation, width: int = 80) -> list[str]:
@@ -434,15 +438,15 @@ def table_lines(validation: Validation, width: int = 80) -> list[str]:
         if side.refused:
             lines += [f"  not run: {side.refused}", ""]
             continue
-        name_w = 29
-        lines.append(f"  {'metric':<{name_w}} {'qdsim':>15} {side.title:>15} {'ratio':>5} {'verdict':>8}")
-        lines.append("  " + "─" * (name_w + 15 + 15 + 5 + 8 + 4))
+        name_w = 25
+        lines.append(f"  {'metric':<{name_w}} {'qdsim':>17} {side.title:>17} {'ratio':>5} {'verdict':>8}")
+        lines.append("  " + "─" * (name_w + 17 + 17 + 5 + 8 + 4))
         for row in side.rows:
             label = f"{row.label} ({row.unit})" if row.unit else row.label
             if len(label) > name_w:
                 label = label[: name_w - 1] + "…"
             ratio = "-" if row.ratio is None else f"{row.ratio:.2f}" if row.ratio < 100 else f"{row.ratio:.0f}"
-            lines.append(f"  {label:<{name_w}} {_cell(row.qdsim_mean, row.qdsim_ci, row.scale):>15} {_cell(row.reference_mean, row.reference_ci, row.scale):>15} {ratio:>5} {row.verdict:>8}")
+            lines.append(f"  {label:<{name_w}} {_cell(row.qdsim_mean, row.qdsim_ci, row.scale):>17} {_cell(row.reference_mean, row.reference_ci, row.scale):>17} {ratio:>5} {row.verdict:>8}")
         count = {v: sum(r.verdict == v for r in side.rows) for v in ("agree", "unclear", "disagree")}
         lines.append(f"  {count['agree']} agree, {count['unclear']} unclear, {count['disagree']} disagree (tolerances: docs/validation.md)")
         if side.notes:

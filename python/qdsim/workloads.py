@@ -58,7 +58,7 @@ def _param(name: str, unit: str, default: str, help_: str) -> dict[str, str]:
 def _tcp_params(whose: str, tcp_note: str = "") -> list[dict[str, str]]:
     """Returns the ``cc`` and ``tcp`` keys every TCP-carrying workload kind shares."""
     return [
-        _param("cc", "name", "newreno", f"congestion control of {whose}"),
+        _param("cc", "name", "the profile's", f"congestion control of {whose} (without it, the profile's)"),
         _param("tcp", "table", "{}", f"TCP options, as for `tcp`{tcp_note}"),
     ]
 

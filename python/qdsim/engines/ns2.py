@@ -174,10 +174,15 @@ class _Translation:
                 "$em unit pkt",
                 f"$em set rate_ {link['loss']!r}",
                 "$em ranvar [new RandomVariable/Uniform]",
-                "$em drop-target [new Agent/Null]",
                 f"$ns link-lossmodel $em $n({a}) $n({b})",
+                # link-lossmodel sends the losses to the link's drop head, the queue monitor's:
+                # they would leave a queue they never were in. A monitor of their own instead.
+                f"set lm({j}) [new QueueMonitor]",
+                "set sd [new SnoopQueue/Drop]",
+                f"$sd set-monitor $lm({j})",
+                "$sd target [new Agent/Null]",
+                "$em drop-target $sd",
             )
-            self.note(f"links.{link['name']}.loss: ns-2 counts a wire loss outside the queue monitor's drops (qdsim counts it as the link's random_loss drop)")
 
     def queue(self, key: str, q: dict[str, Any], link: dict[str, Any]) -> tuple[str, list[str], str]:
         """Returns the ns-2 queue type, the lines that set it up (on ``$q``) and the qdsim drop
@@ -254,11 +259,13 @@ class _Translation:
             if len({ns2_drr_hash(a) for a in sources}) < len(sources):
                 self.note(f"{key}.classifier: per_flow -> ns-2's DRR::hash of the source address, which gives some of these addresses one queue")
             lines.append(f"$q set buckets_ {buckets} ;# every source address in its own queue")
+        elif classifier == "ns2_hash":
+            lines.append(f"$q set buckets_ {q.get('buckets', 1024)} ;# ns-2's own hash, as qdsim's ns2_hash")
         elif classifier == "hashed":
             lines.append(f"$q set buckets_ {q.get('buckets', 1024)}")
-            self.note(f"{key}.classifier: hashed -> ns-2's DRR::hash of the source address, which spreads consecutive addresses nearly one to one (qdsim hashes flows at random)")
+            self.note(f"{key}.classifier: hashed -> ns-2's DRR::hash of the source address, which spreads consecutive addresses nearly one to one (qdsim's hashed is random; ns2_hash is ns-2's)")
         else:
-            raise Unsupported(f"{key}.classifier", classifier, "per_flow, per_user or hashed (ns-2's DRR classifies by source address)")
+            raise Unsupported(f"{key}.classifier", classifier, "per_flow, per_user, hashed or ns2_hash (ns-2's DRR classifies by source address)")
         if q.get("limit_bytes") is not None:
             lines.append(f"$q set blimit_ {q['limit_bytes']}")
         elif q.get("limit_pkts") is not None:
@@ -487,6 +494,25 @@ class _Translation:
         self.agent_rules(key, tcp, agent, lines)
         return agent, sink, lines, pay, wire, 40 if tcp["handshake"] else 0, post
 
+    def recover_rules(self, key: str, tcp: dict[str, Any], agent: str, lines: list[str]) -> None:
+        """Sets, or notes, when another recovery may start, how NewReno's ends, and what a lost
+        SYN and a timeout do (each agent's fixed rule where ns-2 has no variable)."""
+        if tcp.get("recover_check", "ns2") == "rfc":
+            if agent == "Agent/TCP/Reno":
+                lines.append("$t set bugFix_ false ;# RFC 5681's Reno: no recover check")
+            elif agent == "Agent/TCP/Newreno":
+                lines.append("$t set lessCareful_ true ;# a fast retransmit once highest_ack_ reaches recover_")
+            elif agent == "Agent/TCP/Sack1" and tcp["recovery"] != "ns2_sack1":
+                self.note(f"{key}.recover_check: rfc -> ns2 (Sack1 waits until the ACK is past recover_)")
+        exit_rule = tcp.get("recovery_exit", "ssthresh")
+        if agent == "Agent/TCP/Newreno":
+            lines.append(f"$t set exit_recovery_fix_ {1 if exit_rule == 'flightsize' else 0}")
+        elif exit_rule == "flightsize" and agent == "Agent/TCP/Reno":
+            self.note(f"{key}.recovery_exit: flightsize -> ssthresh (Reno's recovery ends with the halved window)")
+        _ns2_only(self.note, key, tcp, "syn_loss", "ns2", "ns-2 backs the RTO off for a lost SYN and starts with one segment")
+        _ns2_only(self.note, key, tcp, "window_arithmetic", "ns2", "ns-2's cwnd_ is a double: +1/cwnd_ per ACK, halved exactly")
+        _ns2_only(self.note, key, tcp, "timeout_ssthresh", "every", "ns-2 halves at every timeout")
+
     def agent_rules(self, key: str, tcp: dict[str, Any], agent: str, lines: list[str]) -> None:
         """Sets, or notes as a stand-in, the rules that differ between qdsim's options and the
         agent ``agent``'s fixed behaviour."""
@@ -506,11 +532,18 @@ class _Translation:
                 self.note(f"{key}.recovery: {tcp['recovery']} -> ns-2 Sack1's (tcp-sack1.cc)")
             if tcp["rescue_retransmit"] != "off":
                 self.note(f"{key}.rescue_retransmit: {tcp['rescue_retransmit']} -> off (Sack1 has none)")
+        self.recover_rules(key, tcp, agent, lines)
         if tcp["reduction_base"] != "cwnd":
             self.note(f"{key}.reduction_base: {tcp['reduction_base']} -> cwnd (ns-2 halves min(cwnd_, window_))")
         for option, meaning in (("hystart", "HyStart"), ("idle_restart", "a restart after idle"), ("byte_counting", "byte counting")):
             if tcp[option]:
                 self.note(f"{key}.{option}: true -> false (ns-2's one-way agents have no {meaning})")
+
+
+def _ns2_only(note: Any, key: str, tcp: dict[str, Any], option: str, own: str, meaning: str) -> None:
+    """Notes ``option`` when ``tcp`` takes another value than ns-2's own ``own``."""
+    if tcp.get(option, own) != own:
+        note(f"{key}.{option}: {tcp[option]} -> {own} ({meaning})")
 
 
 def _payload(tcp: dict[str, Any]) -> int:

@@ -164,7 +164,7 @@ proc qd_udp_counters {f} {
 }
 
 proc qd_snap {phase} {
-	global ns qm qi qb qs nflows nlinks flowkind linkreason
+	global ns qm qi qb qs lm nflows nlinks flowkind linkreason
 	set now [$ns now]
 	for {set f 0} {$f < $nflows} {incr f} {
 		if {$flowkind($f) == "tcp"} {
@@ -184,6 +184,11 @@ proc qd_snap {phase} {
 		set delay [expr {$n > 0 ? [$qs($j) mean] * $n : 0.0}]
 		set by ""
 		if {$linkreason($j) != ""} { set by " drop_$linkreason($j)=$drops" }
+		if {[info exists lm($j)]} {
+			set lost [$lm($j) set pdrops_]
+			set drops [expr {$drops + $lost}]
+			append by " drop_random_loss=$lost"
+		}
 		puts "snap $phase link $j arrivals=[$m set parrivals_] tx_pkts=[$m set pdepartures_] tx_bytes=[qd_wide b$j [$m set bdepartures_]] drops=$drops$by queue_pkt_s=[$qi($j) set sum_] queue_byte_s=[$qb($j) set sum_] delay_sum_s=$delay delay_n=$n"
 	}
 }

@@ -155,7 +155,7 @@ TCP_FIELDS = frozenset(
         "initial_rto_ns", "rto_formula", "clock_granularity_ns", "rto_restart", "fast_retransmit_restarts_rto",
         "dupack_threshold", "delayed_ack", "delayed_ack_count", "delayed_ack_timeout_ns", "quick_acks", "ecn", "sack",
         "recovery", "prr_bound", "prr_dupack_segment", "rescue_retransmit", "reduction_base", "limited_transmit",
-        "recover_check", "syn_loss", "timeout_ssthresh", "hystart", "idle_restart", "timestamps", "byte_counting",
+        "recover_check", "recovery_exit", "window_arithmetic", "syn_loss", "timeout_ssthresh", "hystart", "idle_restart", "timestamps", "byte_counting",
         "handshake", "wire",
     }
 )  # fmt: skip
@@ -842,6 +842,12 @@ class _Translation:
             # ns-3.37 (TcpSocketBase::DupAck) starts another recovery once the cumulative ACK
             # reaches m_recover: the RFCs' rule.
             "recover_check": ("rfc", {"ns2": "ns-3.37 allows another fast retransmit once the cumulative ACK reaches recover, not only past it"}),
+            # ns-3.37's classic recovery (TcpClassicRecovery::ExitRecovery) and PRR end with
+            # cwnd = ssthresh.
+            "recovery_exit": ("ssthresh", {"flightsize": "ns-3.37 ends a recovery with cwnd = ssthresh"}),
+            # ns-3.37 counts the window in bytes, SMSS^2/cWnd per ACK after slow start: in
+            # segments, one per window of ACKs.
+            "window_arithmetic": ("segments", {"ns2": "ns-3.37 counts bytes, not ns-2's double cwnd_"}),
             # ns-3.37 keeps the initial window after a retransmitted SYN; a timestamp sample of
             # the SYN-ACK sets the RTO, else the handshake's ACK sets max(MinRto, initial
             # estimate + G) (TcpSocketBase::SendEmptyPacket).
