@@ -23,7 +23,7 @@ def test_different_seeds_give_different_start_times(qdsim, small_spec, tmp_path)
 def test_every_tcp_profile_and_recovery_gives_identical_results(qdsim, small_spec, tmp_path):
     # The options that change the sender's state machine: each profile (ns-2's clock phase is
     # drawn per connection from the seed), and each recovery with every RTO formula.
-    variants = [f'flows.0.tcp={{profile="{p}", rwnd="1MB"}}' for p in ("ns3", "ns2-sack1", "linux-2.6", "rfc")]
+    variants = [f'flows.0.tcp={{profile="{p}", rwnd="1MB"}}' for p in ("linux", "ns3", "ns2-sack1", "linux-2.6", "rfc")]
     variants += [
         'flows.0.tcp={recovery="prr", prr_bound="ssrb", reduction_base="flightsize", rto_formula="ns2", clock_granularity="1ms"}',
         'flows.0.tcp={sack=false, recovery="prr", limited_transmit="pipe", rto_formula="linux", rto_restart="every_ack"}',

@@ -44,7 +44,7 @@ def test_every_profile_table_is_the_cores():
 
 def test_the_docs_name_the_default_profile():
     default = algorithms.tcp_profile(None)["name"]
-    assert default == "ns3"
+    assert default == "linux"
     for page in ("tcp.md", "tcp-profiles.md", "experiment-file.md"):
         text = (DOCS / page).read_text()
         assert (f"`{default}`" in text or f'`"{default}"`' in text) and "default" in text, page

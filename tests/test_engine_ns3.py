@@ -32,7 +32,8 @@ def config(path: str, *sets: str) -> dict[str, Any]:
 
 
 def quickstart(*sets: str) -> dict[str, Any]:
-    return config("experiments/quickstart.toml", *sets)
+    """The quickstart with the ns3 profile (the default is today's Linux)."""
+    return config("experiments/quickstart.toml", 'flows.0.tcp.profile="ns3"', 'flows.1.tcp.profile="ns3"', *sets)
 
 
 def ns3_tcp(**changes: Any) -> dict[str, Any]:
@@ -210,7 +211,7 @@ def test_aqm_parameters_map_to_ns_3_attributes():
 
 
 def test_host_jitter_and_the_tcp_stand_ins_are_notes():
-    tcp = ns3_tcp(recovery="rate_halving", max_rto_ns=120_000_000_000, rto_formula="linux", idle_restart=True, byte_counting=True, handshake=False, cc="cubic", hystart=True)
+    tcp = ns3_tcp(recovery="rate_halving", max_rto_ns=120_000_000_000, rto_formula="linux", idle_restart=True, byte_counting="linux", handshake=False, cc="cubic", hystart="linux")
     cfg = pair([flow({"kind": "tcp", "tcp": tcp})])
     cfg["hosts"] = [{"node": "a", "jitter_ns": 10_000}]
     notes = ENGINE.translate(cfg, 1).notes

@@ -56,7 +56,7 @@ tcp = TCP
 """.replace(
     "TCP",
     '{ packet_size = "1000B", min_rto = "10ms", initial_rto = "10ms", sack = true, initial_cwnd = 2, delayed_ack = false, '
-    'timestamps = false, handshake = false, limited_transmit = "off", byte_counting = true, idle_restart = true, wire = "ietf", '
+    'timestamps = false, handshake = false, limited_transmit = "off", byte_counting = "rfc3465", idle_restart = true, wire = "ietf", '
     'rwnd = "6MiB", recovery = "rfc6675", reduction_base = "flightsize", rescue_retransmit = "rfc6675", rto_formula = "rfc6298", '
     'clock_granularity = "0s", rto_restart = "every_ack", '
     "fast_retransmit_restarts_rto = true }",
@@ -93,7 +93,7 @@ tcp = TCP
 """.replace(
     "TCP",
     '{ initial_cwnd = 10, min_rto = "200ms", initial_rto = "1s", sack = false, delayed_ack = false, timestamps = false, '
-    'handshake = false, limited_transmit = "off", byte_counting = true, wire = "ietf", rwnd = "6MiB", recovery = "rfc6675", '
+    'handshake = false, limited_transmit = "off", byte_counting = "rfc3465", wire = "ietf", rwnd = "6MiB", recovery = "rfc6675", '
     'reduction_base = "flightsize", rto_formula = "rfc6298", clock_granularity = "0s", rto_restart = "first_partial_ack", '
     "fast_retransmit_restarts_rto = true, idle_restart = true }",
 )

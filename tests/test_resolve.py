@@ -70,9 +70,9 @@ def test_units_become_core_integers(small_spec):
     first = config["flows"][0]
     assert first["start_jitter_ns"] == 500_000_000
     # Every TCP field is resolved: the default profile's, with the file's overrides.
-    ns3 = algorithms.tcp_profile("ns3")["config"]
-    assert first["source"] == {"kind": "tcp", "size_bytes": 10**6, "tcp": {**ns3, "min_rto_ns": 10**9, "packet_bytes": 1000, "initial_cwnd_pkts": 4}}
-    assert config["flows"][2]["source"]["tcp"] == {**ns3, "cc": "reno"}
+    default = algorithms.tcp_profile(None)["config"]
+    assert first["source"] == {"kind": "tcp", "size_bytes": 10**6, "tcp": {**default, "min_rto_ns": 10**9, "packet_bytes": 1000, "initial_cwnd_pkts": 4}}
+    assert config["flows"][2]["source"]["tcp"] == {**default, "cc": "reno"}
     json.dumps(config)  # serialisable as is
 
 

@@ -27,7 +27,7 @@ tcp = {{ {tcp} }}
 #: A plain TCP (the options of the core's tests of physics): the RFCs' recovery (NewReno's
 #: "Impatient" timer without SACK), no delayed ACKs, IW 10, RFC 3465 byte counting.
 PLAIN = (
-    'profile = "rfc", sack = {sack}, delayed_ack = false, initial_cwnd = 10, byte_counting = true, limited_transmit = "off", '
+    'profile = "rfc", sack = {sack}, delayed_ack = false, initial_cwnd = 10, byte_counting = "rfc3465", limited_transmit = "off", '
     'rto_restart = "first_partial_ack", fast_retransmit_restarts_rto = true, min_rto = "200ms"'
 )
 
@@ -113,7 +113,7 @@ def test_limited_transmit_turns_timeouts_of_small_windows_into_fast_retransmits(
     assert bad.code == 2 and "limited_transmit" in bad.stderr and '"rfc3042"' in bad.stderr
 
 
-@pytest.mark.parametrize("profile", ["ns3", "ns2-sack1", "linux-2.6", "rfc"])
+@pytest.mark.parametrize("profile", ["linux", "ns3", "ns2-sack1", "linux-2.6", "rfc"])
 def test_every_profile_runs_and_its_options_are_in_the_results(qdsim, write_spec, profile):
     # rwnd raised: ns-2's window_ of 20 packets is below this path's 25-packet BDP.
     text = spec_text(tcp=f'profile = "{profile}", min_rto = "300ms", rwnd = "1MB"')
@@ -122,22 +122,24 @@ def test_every_profile_runs_and_its_options_are_in_the_results(qdsim, write_spec
     summary = result.json()
     tcp = summary["tcp"]["g"]
     assert (tcp["min_rto"], tcp["rwnd"]) == ("300ms", 1_000_000), "explicit keys override the profile"
-    expected = {"ns3": "prr", "ns2-sack1": "ns2_sack1", "linux-2.6": "rate_halving", "rfc": "rfc6675"}[profile]
+    expected = {"linux": "prr", "ns3": "prr", "ns2-sack1": "ns2_sack1", "linux-2.6": "rate_halving", "rfc": "rfc6675"}[profile]
     assert tcp["recovery"] == expected
     assert summary["links"][0]["utilization"] > 0.9
 
 
-def test_a_file_that_names_no_profile_runs_ns3(qdsim, write_spec):
+def test_a_file_that_names_no_profile_runs_today_s_linux(qdsim, write_spec):
     text = spec_text(tcp="").replace("tcp = {  }", "")
     result = qdsim("run", write_spec(text), "--json")
     assert result.code == 0, result.stderr
     tcp = result.json()["tcp"]["g"]
-    assert (tcp["recovery"], tcp["min_rto"], tcp["initial_cwnd"], tcp["delayed_ack"]) == ("prr", "1s", 10, True)
+    assert (tcp["recovery"], tcp["min_rto"], tcp["initial_cwnd"], tcp["byte_counting"], tcp["hystart"]) == ("prr", "200ms", 10, "linux", "linux")
 
 
 def test_unknown_profile_and_option_values_name_the_key_and_what_is_allowed(qdsim, write_spec):
     for tcp, key, allowed in [
-        ('profile = "linux"', "flows.0.tcp.profile", '"linux-2.6"'),
+        ('profile = "linux-6"', "flows.0.tcp.profile", '"linux-2.6"'),
+        ("hystart = true", "flows.0.tcp.hystart", '"rfc9406"'),
+        ('hystart = "linux"', "flows.0.tcp.hystart", 'cc = "cubic"'),
         ('recovery = "fack"', "flows.0.tcp.recovery", '"rate_halving"'),
         ('rto_formula = "bsd"', "flows.0.tcp.rto_formula", '"ns2"'),
         ('initial_cwnd = "iw10"', "flows.0.tcp.initial_cwnd", '"rfc3390"'),

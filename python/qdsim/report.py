@@ -90,6 +90,8 @@ def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | 
     console.print(links)
     if len(busy) > len(shown):
         console.print(f"{len(busy) - len(shown)} more links carried traffic (each < {_QUIET_UTILIZATION:.0%} utilised, no drops)")
+    for note in summary.get("notes", []):
+        console.print(f"note: {escape(note)}")
     console.print(f"results written to {escape(str(out))}/")
 
 

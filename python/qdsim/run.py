@@ -260,6 +260,7 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
             "drops_total": f["drops_total"],
             **flow_fct[f["id"]],
             "mean_queue_delay_s": f["mean_queue_delay_s"],
+            "rwnd_limited": f.get("rwnd_limited"),
         }
         for f in res["flows"]
     ]
@@ -286,6 +287,7 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
                 "p95_queue_delay_s": g["p95_queue_delay_s"],
                 "p99_queue_delay_s": g["p99_queue_delay_s"],
                 **{column: _sum_known(f[column] for f in members) for column in _GROUP_COUNTERS},
+                "rwnd_limited": _mean_known(f["rwnd_limited"] for f in members),
                 **group_fct[g["group"]],
             }
         )
@@ -332,7 +334,33 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
     }
     if "packets_not_recorded" in res:
         summary["packets_not_recorded"] = res["packets_not_recorded"]
+    notes = rwnd_notes(groups, summary["tcp"])
+    if notes:
+        summary["notes"] = notes
     return _add_users(summary, outcome.config)
+
+
+#: A group whose flows found their window at the receive window after more than this share
+#: of their ACKs was limited by ``rwnd`` for most of the measurement window.
+RWND_LIMITED = 0.5
+
+
+def rwnd_notes(groups: list[dict[str, Any]], tcp: dict[str, dict[str, Any]]) -> list[str]:
+    """Returns one line per group held by its receive window for most of the window: its
+    goodput measures ``rwnd`` / RTT, not the network under study."""
+    out = []
+    for g in groups:
+        share = g.get("rwnd_limited")
+        if share is not None and share > RWND_LIMITED:
+            rwnd = tcp.get(g["group"], {}).get("rwnd")
+            out.append(f"group {g['group']} was limited by its receive window (rwnd {rwnd} B) after {share:.0%} of its ACKs: its goodput is rwnd / RTT; raise tcp.rwnd to measure the network")
+    return out
+
+
+def _mean_known(values: Iterable[float | None]) -> float | None:
+    """Returns the mean of the known values, None when none is known."""
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known else None
 
 
 def _generators(results: dict[str, Any]) -> dict[str, dict[str, Any]]:

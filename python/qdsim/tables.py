@@ -104,6 +104,7 @@ def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
             ("fct_s", _F),
             ("finished", _B),
             ("mean_queue_delay_s", _F),
+            ("rwnd_limited", _F),
         ),
         "groups": (
             ("group", _S),
@@ -124,6 +125,7 @@ def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
             ("retransmits_total", _I),
             ("timeouts_total", _I),
             ("drops_total", _I),
+            ("rwnd_limited", _F),
             ("mean_fct_s", _F),
             ("transfers_completed", _I),
             ("unfinished_transfers", _I),

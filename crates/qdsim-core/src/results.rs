@@ -138,6 +138,10 @@ pub struct FlowResult {
     /// Mean queueing delay (sum over the path) of this flow's data packets received in the
     /// window, seconds; `None` if none was received.
     pub mean_queue_delay_s: Option<f64>,
+    /// Share of the TCP sender's new ACKs in the window (outside loss recovery) after which
+    /// its window stood at the receive window: near 1, the flow was limited by `rwnd`, not
+    /// by the network. `None` without such ACKs (UDP, or none in the window).
+    pub rwnd_limited: Option<f64>,
 }
 
 /// Results aggregated over a flow group.

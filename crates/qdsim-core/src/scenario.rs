@@ -10,8 +10,9 @@
 use crate::config::{FlowConfig, LinkConfig, RunConfig, SamplingConfig, SourceConfig};
 use crate::qdisc::{FifoParams, QdiscConfig};
 use crate::tcp::{
-    CcKind, InitialWindow, LimitedTransmit, PrrBound, RecoverCheck, RecoveryExit, RecoveryKind, ReductionBase,
-    RescueRetransmit, RtoFormula, RtoRestart, SynLoss, TcpConfig, TimeoutSsthresh, WindowArithmetic, WireFormat,
+    ByteCounting, CcKind, HyStartKind, InitialWindow, LimitedTransmit, PrrBound, RecoverCheck, RecoveryExit,
+    RecoveryKind, ReductionBase, RescueRetransmit, RtoFormula, RtoRestart, SynLoss, TcpConfig, TimeoutSsthresh,
+    WindowArithmetic, WireFormat,
 };
 
 /// A TCP without the profiles' stack details, for tests of physics (the Mathis law, response
@@ -52,10 +53,10 @@ pub fn plain_tcp(sack: bool) -> TcpConfig {
         window_arithmetic: WindowArithmetic::Segments,
         syn_loss: SynLoss::Rfc,
         timeout_ssthresh: TimeoutSsthresh::NewEpisode,
-        hystart: false,
+        hystart: HyStartKind::Off,
         idle_restart: true,
         timestamps: false,
-        byte_counting: true,
+        byte_counting: ByteCounting::Rfc3465,
         handshake: false,
         wire: WireFormat::Ietf,
     }

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use qdsim_core::config::SourceConfig;
 use qdsim_core::scenario::FlowGroup;
-use qdsim_core::tcp::{LimitedTransmit, RecoveryKind, RtoFormula, TcpConfig};
+use qdsim_core::tcp::{ByteCounting, LimitedTransmit, RecoveryKind, RtoFormula, TcpConfig};
 
 /// A dumbbell of 3 bulk flows (profile `profile`) and Poisson short flows whose TCP takes
 /// every option that changes the sender's state machine, so they are covered too.
@@ -28,7 +28,7 @@ fn config_with(seed: u64, profile: &str) -> qdsim_core::RunConfig {
                 handshake: true,
                 timestamps: true,
                 limited_transmit: LimitedTransmit::Pipe,
-                byte_counting: false,
+                byte_counting: ByteCounting::Off,
                 rto_formula: RtoFormula::Linux,
                 recovery: RecoveryKind::RateHalving,
                 quick_acks: 2,

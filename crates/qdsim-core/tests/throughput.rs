@@ -60,10 +60,11 @@ fn sack_recovers_the_slow_start_overshoot_without_the_timeouts_newreno_takes() {
 fn hystart_ends_slow_start_before_the_overshoot_losses() {
     use qdsim_core::config::SourceConfig;
     use qdsim_core::scenario::plain_tcp;
-    use qdsim_core::tcp::{CcKind, TcpConfig};
-    let run = |hystart: bool| {
+    use qdsim_core::tcp::{CcKind, HyStartKind, TcpConfig};
+    let run = |hystart: HyStartKind| {
         // 100 Mb/s, RTT 40 ms (BDP 333 packets), a BDP of buffer: the queue's delay rises
-        // well before it overflows, which HyStart++ reads as the end of slow start.
+        // well before it overflows, which HyStart++ reads as the end of slow start; Linux's
+        // ACK train ends it earlier still, once a round's ACKs span half the RTT.
         let mut d = dumbbell(100_000_000, 10, 10, 1, 333);
         let tcp = TcpConfig { cc: CcKind::Cubic, hystart, ..plain_tcp(true) };
         d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp, repeat: None };
@@ -71,11 +72,13 @@ fn hystart_ends_slow_start_before_the_overshoot_losses() {
         // Slow start ends before the window: the whole run's counts.
         (r.flows[0].drops_total, r.flows[0].retransmits_total)
     };
-    let (plain_drops, _) = run(false);
-    let (hystart_drops, _) = run(true);
-    eprintln!("slow-start drops: plain {plain_drops}, HyStart++ {hystart_drops}");
+    let (plain_drops, _) = run(HyStartKind::Off);
     assert!(plain_drops > 50, "the plain overshoot loses a burst ({plain_drops})");
-    assert!(hystart_drops * 5 < plain_drops, "HyStart++ {hystart_drops} vs plain {plain_drops}");
+    for kind in [HyStartKind::Rfc9406, HyStartKind::Linux] {
+        let (drops, _) = run(kind);
+        eprintln!("slow-start drops: plain {plain_drops}, {kind:?} {drops}");
+        assert!(drops * 5 < plain_drops, "{kind:?} {drops} vs plain {plain_drops}");
+    }
 }
 
 #[test]
@@ -100,4 +103,30 @@ fn red_without_an_explicit_link_rate_does_not_starve_flows() {
         "{:?}",
         r.flows.iter().map(|f| f.goodput_bps).collect::<Vec<_>>()
     );
+}
+
+#[test]
+fn a_flow_held_by_its_receive_window_reports_it() {
+    use qdsim_core::config::SourceConfig;
+    use qdsim_core::scenario::plain_tcp;
+    use qdsim_core::tcp::TcpConfig;
+    // 100 Mb/s, RTT 40 ms: a BDP of 333 packets. A 20-segment receive window carries 20
+    // segments per RTT (about 5.8 Mb/s) and never fills the 50-packet buffer: every ACK finds
+    // the window at rwnd. An unlimited window fills the buffer and halves on its losses.
+    let run = |rwnd_bytes: u64| {
+        let mut d = dumbbell(100_000_000, 10, 10, 1, 50);
+        let tcp = TcpConfig { rwnd_bytes, ..plain_tcp(true) };
+        d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp, repeat: None };
+        let r = qdsim_core::run(&d.config(1, 10 * S, 2 * S)).unwrap();
+        (r.flows[0].rwnd_limited.unwrap(), r.flows[0].goodput_bps, r.flows[0].drops_total)
+    };
+    let mss = plain_tcp(true).mss() as u64;
+    let (held, goodput, drops) = run(20 * mss);
+    assert_eq!((held, drops), (1.0, 0), "goodput {goodput}");
+    assert!(
+        (goodput - 20.0 * mss as f64 * 8.0 / 0.04).abs() < 0.05 * goodput,
+        "goodput {goodput}: 20 segments per 40 ms"
+    );
+    let (free, _, drops) = run(1 << 30);
+    assert!(free < 0.01 && drops > 0, "an unlimited window: {free} of ACKs at rwnd, {drops} drops");
 }

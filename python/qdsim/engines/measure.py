@@ -152,6 +152,7 @@ def _flows(config: dict[str, Any], out: Output, window_s: float, fct: dict[int, 
             "fct_s": None,
             "finished": None,
             "mean_queue_delay_s": None,
+            "rwnd_limited": None,  # no engine reports its window against the receiver's
         }
         for key in ("sent_pkts", "retransmits", "fast_retransmits", "timeouts", "drops"):
             row[key] = _int(_window(out, "flow", i, key))

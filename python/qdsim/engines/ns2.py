@@ -535,9 +535,11 @@ class _Translation:
         self.recover_rules(key, tcp, agent, lines)
         if tcp["reduction_base"] != "cwnd":
             self.note(f"{key}.reduction_base: {tcp['reduction_base']} -> cwnd (ns-2 halves min(cwnd_, window_))")
-        for option, meaning in (("hystart", "HyStart"), ("idle_restart", "a restart after idle"), ("byte_counting", "byte counting")):
-            if tcp[option]:
-                self.note(f"{key}.{option}: true -> false (ns-2's one-way agents have no {meaning})")
+        if tcp["idle_restart"]:
+            self.note(f"{key}.idle_restart: true -> false (ns-2's one-way agents have no restart after idle)")
+        for option, meaning in (("hystart", "HyStart"), ("byte_counting", "byte counting")):
+            if tcp[option] != "off":
+                self.note(f"{key}.{option}: {tcp[option]} -> off (ns-2's one-way agents have no {meaning})")
 
 
 def _ns2_only(note: Any, key: str, tcp: dict[str, Any], option: str, own: str, meaning: str) -> None:

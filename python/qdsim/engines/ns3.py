@@ -748,13 +748,14 @@ class _Translation:
         elif cc == "highspeed_ns2":
             note("tcp.cc: highspeed_ns2 → ns-3.37 TcpHighSpeed (RFC 3649's b(w) on every decrease, not ns-2's halving on the first one, in slow start and after a timeout)")
         elif cc == "cubic":
-            cc_attrs += ["C=0.4", "Beta=0.7", "FastConvergence=true", f"HyStart={_bool(t['hystart'])}"]
+            cc_attrs += ["C=0.4", "Beta=0.7", "FastConvergence=true", f"HyStart={_bool(t['hystart'] != 'off')}"]
             note("tcp.cc: cubic → ns-3.37 TcpCubic (C 0.4, beta 0.7, fast convergence; it has no Reno-friendly region)")
-        if t["hystart"]:
+        if t["hystart"] != "off":
             if cc == "cubic":
-                note("tcp.hystart: true → ns-3.37 TcpCubic's HyStart (ACK trains and delay increase, not RFC 9406's HyStart++)")
-            else:
-                note(f"tcp.hystart: true → none (ns-3.37's {CONGESTION[cc].removeprefix('ns3::')} has no HyStart)")
+                like = "Linux's, with ns-3's constants" if t["hystart"] == "linux" else "not RFC 9406's HyStart++"
+                note(f"tcp.hystart: {t['hystart']} → ns-3.37 TcpCubic's HyStart (ACK trains and delay increase: {like})")
+            elif t["hystart"] == "rfc9406":
+                note(f"tcp.hystart: rfc9406 → none (ns-3.37's {CONGESTION[cc].removeprefix('ns3::')} has no HyStart)")
         if t["wire"] == "ns2":
             parts = ["a SYN 48-60 B instead of 40"]
             if sack:
@@ -809,8 +810,8 @@ class _Translation:
             note("tcp.fast_retransmit_restarts_rto: true → false (ns-3.37 starts the timer at a retransmission only when it is stopped)")
         if t["delayed_ack"] and t["quick_acks"] != 1:
             note(f"tcp.quick_acks: {t['quick_acks']} → 1 (ns-3.37 ACKs the first data segment after the handshake at once)")
-        if t["byte_counting"]:
-            note("tcp.byte_counting: true → false (ns-3.37's congestion controls count ACKs, not bytes)")
+        if t["byte_counting"] != "off":
+            note(f"tcp.byte_counting: {t['byte_counting']} → off (ns-3.37's congestion controls count ACKs, not bytes)")
         if t["idle_restart"]:
             note("tcp.idle_restart: true → false (ns-3.37's TcpSocketBase keeps its window over an idle period)")
 
@@ -856,6 +857,7 @@ class _Translation:
                 {
                     "rfc": "ns-3.37 keeps the initial window after a retransmitted SYN, and its RTO is not raised to 3 s",
                     "ns2": "ns-3.37 keeps the initial window after a retransmitted SYN",
+                    "linux": "ns-3.37 keeps the initial window after any number of SYN retransmissions; without timestamps its RTO is not 3 s",
                 },
             ),
             # ns-3.37 (TcpSocketBase::ReTxTimeout) lowers ssthresh unless the timeout repeats

@@ -245,6 +245,7 @@ impl Sim {
                     finished: fct.map(|(_, done)| done),
                     mean_queue_delay_s: (f.acc.delay_n > 0)
                         .then(|| f.acc.delay_sum_ns as f64 / f.acc.delay_n as f64 / NS_PER_SEC as f64),
+                    rwnd_limited: (w.new_acks > 0).then(|| w.rwnd_limited_acks as f64 / w.new_acks as f64),
                 }
             })
             .collect()

@@ -236,7 +236,7 @@ pub enum RecoveryExit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SynLoss {
-    /// RFC 6298 §5.7 and RFC 5681 §3.1 (Linux's `TCP_TIMEOUT_FALLBACK`, its one-segment
+    /// RFC 6298 §5.7 and RFC 5681 §3.1 (Linux 2.6's `TCP_TIMEOUT_FALLBACK` and one-segment
     /// window): no RTT sample, the backoff cleared, the RTO at least 3 s until the first
     /// sample, and a window of one segment.
     Rfc,
@@ -248,6 +248,39 @@ pub enum SynLoss {
     /// estimator's, unbacked (`SendEmptyPacket` recomputes it for the handshake's ACK); the
     /// initial window (`ProcessSynSent`).
     Ns3,
+    /// Linux (6.1 `tcp_init_transfer`, `tcp_init_metrics`): the SYN-ACK's timestamp gives an
+    /// RTT sample (`tcp_ack_update_rtt`); without timestamps the RTO is 3 s
+    /// (`TCP_TIMEOUT_FALLBACK`) until the first sample; the initial window, or one segment
+    /// once the SYN was retransmitted more than once.
+    Linux,
+}
+
+/// How many segments one ACK counts toward window growth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ByteCounting {
+    /// One per ACK, whatever it covers (RFC 5681 eq. 2-3; ns-2, ns-3, Linux 2.6 with
+    /// `tcp_abc` 0): delayed ACKs slow the growth.
+    Off,
+    /// RFC 3465 §2.2 appropriate byte counting with L = 2: the segments it covers, at most two.
+    Rfc3465,
+    /// Every segment it covers, newly SACKed ones included (Linux since 3.8:
+    /// `tcp_cong_avoid(sk, ack, acked_sacked)`; `tcp_slow_start` stops at ssthresh and the rest
+    /// counts in congestion avoidance, `tcp_cong_avoid_ai`).
+    Linux,
+}
+
+/// Which slow-start exit on delay a sender runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HyStartKind {
+    /// None: slow start ends at ssthresh or a loss.
+    Off,
+    /// HyStart++'s delay test (RFC 9406 §4.2), with any congestion control.
+    Rfc9406,
+    /// The HyStart of Linux's CUBIC (`tcp_cubic.c`: ACK trains and delay increase); with
+    /// `cc = "cubic"` only, as in the kernel.
+    Linux,
 }
 
 /// Which retransmission timeouts lower the slow-start threshold.
@@ -344,9 +377,9 @@ pub struct TcpConfig {
     pub syn_loss: SynLoss,
     /// Which timeouts lower ssthresh.
     pub timeout_ssthresh: TimeoutSsthresh,
-    /// HyStart++ (RFC 9406 §4.2): leave slow start when a round's minimum RTT rises by
-    /// `clamp(lastRoundMinRTT / 8, 4 ms, 16 ms)` over the previous round's.
-    pub hystart: bool,
+    /// The slow-start exit on delay (`sender/hystart.rs`): none, RFC 9406's HyStart++ delay
+    /// test, or Linux CUBIC's HyStart.
+    pub hystart: HyStartKind,
     /// Restart from `min(IW, cwnd)` when a persistent connection gets new data after
     /// sending nothing for longer than the RTO (RFC 5681 §4.1; Linux's
     /// `tcp_slow_start_after_idle`).
@@ -355,10 +388,9 @@ pub struct TcpConfig {
     /// the transmission an ACK answers, so the ACK of a retransmission also gives an RTT
     /// sample (and ends the timer's backoff), where without timestamps Karn's rule skips it.
     pub timestamps: bool,
-    /// Appropriate byte counting (RFC 3465 §2.2, L = 2): window growth counts the segments
-    /// an ACK covers, at most two. Off: every ACK counts as one segment, whatever it covers
-    /// (Linux before 3.0 `tcp_abc = 0`, ns-2, ns-3), so delayed ACKs slow the growth.
-    pub byte_counting: bool,
+    /// How many segments an ACK counts toward window growth: one (`off`), at most two (RFC
+    /// 3465), or all it covers (Linux).
+    pub byte_counting: ByteCounting,
     /// Open the connection with a SYN / SYN-ACK exchange before any data (RFC 9293 §3.5).
     pub handshake: bool,
     /// Whose rules set the segments' sizes on the wire (`wire.rs`): `ietf` (the RFCs' option
@@ -489,7 +521,7 @@ impl TcpConfig {
                     format!("\"segments\" with cc = {} (ns-2's arithmetic is for its agents: tahoe, reno, newreno, highspeed_ns2)", self.cc.name()),
                 ));
             }
-            if self.byte_counting
+            if self.byte_counting != ByteCounting::Off
                 || (self.sack && self.recovery != RecoveryKind::Ns2Sack1)
                 || (!self.sack && self.recovery == RecoveryKind::Prr)
             {

@@ -19,8 +19,9 @@ mod stream;
 mod wire;
 
 pub use config::{
-    CcKind, InitialWindow, IwRule, LimitedTransmit, PrrBound, RecoverCheck, RecoveryExit, RecoveryKind, ReductionBase,
-    RescueRetransmit, RtoFormula, RtoRestart, SynLoss, TcpConfig, TimeoutSsthresh, WindowArithmetic,
+    ByteCounting, CcKind, HyStartKind, InitialWindow, IwRule, LimitedTransmit, PrrBound, RecoverCheck, RecoveryExit,
+    RecoveryKind, ReductionBase, RescueRetransmit, RtoFormula, RtoRestart, SynLoss, TcpConfig, TimeoutSsthresh,
+    WindowArithmetic,
 };
 pub use options::OPTIONS;
 pub use receiver::{Delivery, TcpReceiver};

@@ -128,18 +128,26 @@ pub const OPTIONS: &[TcpOption] = &[
     ),
     choice(
         "syn_loss",
-        &["rfc", "ns2", "ns3"],
-        "after a retransmitted SYN: rfc = RTO >= 3 s, cwnd 1 (RFC 6298 5.7); ns2 = RTO backed off, cwnd 1; ns3 = a TS sample or the unbacked RTO, IW",
+        &["rfc", "ns2", "ns3", "linux"],
+        "after a retransmitted SYN: rfc = RTO >= 3 s, cwnd 1 (RFC 6298 5.7); ns2 = RTO backed off, cwnd 1; ns3 = a TS sample or the unbacked RTO, IW; linux = a TS sample or RTO 3 s, IW (1 after two SYN losses)",
     ),
     choice(
         "timeout_ssthresh",
         &["new_episode", "not_repeated", "every"],
         "timeouts that lower ssthresh: not in recovery nor repeated (RFC 5681), all but a repeated one (ns-3), all (ns-2)",
     ),
-    flag("hystart", "hystart", "HyStart++ delay-increase exit from slow start (RFC 9406)"),
+    choice(
+        "hystart",
+        &["off", "rfc9406", "linux"],
+        "slow-start exit on delay: none, HyStart++'s delay test (RFC 9406), Linux CUBIC's HyStart (ACK trains, delay; cubic only)",
+    ),
     flag("idle_restart", "idle_restart", "RFC 5681 4.1: restart from min(IW, cwnd) after idling longer than the RTO"),
     flag("timestamps", "timestamps", "RFC 7323 RTT measurement: the ACK of a retransmission is a sample"),
-    flag("byte_counting", "byte_counting", "RFC 3465 growth per segment ACKed (at most 2 per ACK); false = per ACK"),
+    choice(
+        "byte_counting",
+        &["off", "rfc3465", "linux"],
+        "segments an ACK counts for window growth: one (off), at most 2 (RFC 3465), all it covers (Linux)",
+    ),
     flag("handshake", "handshake", "SYN / SYN-ACK before data; a lost SYN costs initial_rto"),
     choice(
         "wire",
@@ -200,8 +208,9 @@ mod tests {
     fn zero_is_allowed_exactly_where_the_catalog_says() {
         for o in OPTIONS.iter().filter(|o| matches!(o.unit, "bytes" | "pkts" | "time")) {
             let c: TcpConfig = serde_json::from_str(&format!(r#"{{"{}": 0}}"#, o.field)).unwrap();
-            // With delayed ACKs on, the delayed-ACK count and timer must be > 0 too.
-            let c = TcpConfig { delayed_ack: true, ..c };
+            // With delayed ACKs on, the delayed-ACK count and timer must be > 0 too; an exact
+            // clock (G = 0) is RFC 6298's formula's only.
+            let c = TcpConfig { delayed_ack: true, rto_formula: crate::tcp::RtoFormula::Rfc6298, ..c };
             assert_eq!(
                 c.validate().is_ok(),
                 o.allow_zero,

@@ -5,7 +5,7 @@
 //! `docs/tcp-profiles.md`, an RFC section, or "derived" / "\[unverified\]" where the value was
 //! worked out by reading, not read off). Each table lists every option of `options.rs` exactly
 //! once (tested), so a profile is a complete `TcpConfig`. The default profile ([`DEFAULT`],
-//! ns-3.44) is also [`TcpConfig::default`] and the catalog's defaults: one fact.
+//! today's Linux) is also [`TcpConfig::default`] and the catalog's defaults: one fact.
 //!
 //! What a stack has and qdsim does not model is listed in each profile's `summary` and in
 //! `docs/tcp-profiles.md`.
@@ -40,21 +40,73 @@ pub struct Profile {
 }
 
 /// The profile of a flow group that names none.
-pub const DEFAULT: &str = "ns3";
+pub const DEFAULT: &str = "linux";
 
 const fn e(option: &'static str, value: &'static str, source: &'static str) -> TcpProfileEntry {
     TcpProfileEntry { option, value, source }
 }
 
 /// Every profile, the default first.
-pub const PROFILES: &[Profile] = &[NS3, NS2_RENO, NS2_NEWRENO, NS2_SACK1, LINUX_26, RFC];
+pub const PROFILES: &[Profile] = &[LINUX, NS3, NS2_RENO, NS2_NEWRENO, NS2_SACK1, LINUX_26, RFC];
+
+/// Today's Linux, as Debian 12 ships it (6.1 LTS): the networks under study run it, so a
+/// file that names no profile runs it.
+const LINUX: Profile = Profile {
+    name: "linux",
+    cc: e("cc", "cubic", "lx61:net/ipv4/Kconfig:729-742 (DEFAULT_TCP_CONG \"cubic\"); tcp_cubic.c:49-58 (beta 717/1024, fast_convergence, tcp_friendliness, as cc = \"cubic\")"),
+    host_jitter: e("host_jitter", "10us", "qdsim's choice for real hosts (docs/tcp.md, \"Timing jitter\"): interrupts, softirq batching and scheduling vary a packet's departure by microseconds"),
+    base: None,
+    summary: "Linux 6.1 (Debian 12's kernel) with CUBIC and HyStart, PRR, SACK, timestamps, IW 10, delayed ACKs \
+              with quick-ACK mode, counting every segment an ACK covers. Not modelled: RACK-TLP (a segment is \
+              lost once one sent after it is SACKed and a quarter of min RTT passed, also with fewer than three \
+              SACKed; tail loss probes), F-RTO and undo (DSACK, Eifel), receive-buffer autotuning (the window \
+              is the autotuned maximum from the start), the adaptive ATO, pacing and TSO/GSO, the restart after \
+              idle halving cwnd per idle RTO (tcp_cwnd_restart), the RTO rounded up to a jiffy",
+    entries: &[
+        e("packet_size", "1500B", "an Ethernet MTU: MSS 1448 with timestamps (lx61:net/ipv4/tcp_output.c:1695-1734, tcp_mtu_to_mss: the MTU less 40 B of headers and the 12 B timestamp option)"),
+        e("initial_cwnd", "10", "lx61:include/net/tcp.h:235 (TCP_INIT_CWND); net/ipv4/tcp.c:435 (tcp_init_sock), tcp_input.c:980 (tcp_init_cwnd without a route metric)"),
+        e("initial_ssthresh", "none", "lx61:net/ipv4/tcp.c:444 (snd_ssthresh = TCP_INFINITE_SSTHRESH)"),
+        e("rwnd", "3MiB", "derived: lx61:net/ipv4/tcp.c:4891, 4899 (tcp_rmem[2] = 6 MiB, the autotuning ceiling) x lx61:net/ipv4/tcp_ipv4.c:3198 (tcp_adv_win_scale 1: include/net/tcp.h:1460-1467, tcp_win_from_space advertises half)"),
+        e("min_rto", "200ms", "lx61:include/net/tcp.h:143 (TCP_RTO_MIN = HZ/5)"),
+        e("max_rto", "120s", "lx61:include/net/tcp.h:142 (TCP_RTO_MAX = 120 HZ)"),
+        e("initial_rto", "1s", "lx61:include/net/tcp.h:148 (TCP_TIMEOUT_INIT = 1 HZ, RFC 6298 2.1)"),
+        e("rto_formula", "linux", "lx61:net/ipv4/tcp_input.c:848-913 (tcp_rtt_estimator: 2.6's algorithm, in us); include/net/tcp.h:722-725 (__tcp_set_rto = srtt + rttvar)"),
+        e("clock_granularity", "1us", "lx61:net/ipv4/tcp_input.c:848 (RTT samples in us, tcp_mstamp); the RTO is then rounded up to a jiffy (include/net/tcp.h:724, usecs_to_jiffies), not modelled"),
+        e("rto_restart", "every_ack", "lx61:net/ipv4/tcp_input.c:3449-3450 (FLAG_SET_XMIT_TIMER on every ACK of data), 3994-3995, 3237-3270 (tcp_rearm_rto, tcp_set_xmit_timer)"),
+        e("fast_retransmit_restarts_rto", "true", "lx61:net/ipv4/tcp_output.c:3428-3436 (tcp_xmit_retransmit_queue re-arms the timer when the head is resent)"),
+        e("dupack_threshold", "3", "lx61:net/ipv4/tcp_ipv4.c:3176 (tcp_reordering = TCP_FASTRETRANS_THRESH, include/net/tcp.h:81); with RACK, 3 SACKed segments zero its reordering window (net/ipv4/tcp_recovery.c:5-25)"),
+        e("delayed_ack", "true", "lx61:net/ipv4/tcp_input.c:5607-5633 (__tcp_ack_snd_check)"),
+        e("delayed_ack_count", "2", "lx61:net/ipv4/tcp_input.c:5613 (ACK at once when more than one full-sized segment is unACKed)"),
+        e("delayed_ack_timeout", "40ms", "lx61:include/net/tcp.h:136-137 (TCP_DELACK_MIN, TCP_ATO_MIN = HZ/25); net/ipv4/tcp_input.c:813 (ato starts at TCP_ATO_MIN; its adaptation is not modelled)"),
+        e("quick_acks", "16", "lx61:include/net/tcp.h:84 (TCP_MAX_QUICKACKS 16); net/ipv4/tcp_input.c:291-301, 808-813 (the first data segment enters quick-ACK mode for min(16, rcv_wnd / 2 MSS) = 16 with the initial 64 KB window)"),
+        e("ecn", "false", "lx61:net/ipv4/tcp_ipv4.c:3160 (tcp_ecn 2: ECN only when the peer asks for it)"),
+        e("sack", "true", "lx61:net/ipv4/tcp_ipv4.c:3188 (tcp_sack 1)"),
+        e("recovery", "prr", "lx61:net/ipv4/tcp_input.c:2669-2707 (tcp_init_cwnd_reduction, tcp_cwnd_reduction)"),
+        e("prr_bound", "rfc9937", "lx61:net/ipv4/tcp_input.c:2694-2703 (max(prr_delivered - prr_out, newly_acked_sacked), + 1 when snd_una advanced and nothing was newly lost)"),
+        e("prr_dupack_segment", "false", "lx61:net/ipv4/tcp_input.c:2683-2692 (prr_delivered counts newly ACKed and SACKed segments only)"),
+        e("rescue_retransmit", "off", "no RFC 6675 rule 4 in lx61:net/ipv4/tcp_output.c:3365-3437 (tcp_xmit_retransmit_queue resends what is marked lost); its tail loss probe (tcp_ipv4.c:3191, tcp_early_retrans 3) is not modelled"),
+        e("reduction_base", "cwnd", "lx61:net/ipv4/tcp_cubic.c:341-356 (cubictcp_recalc_ssthresh from snd_cwnd); tcp_input.c:2676 (prior_cwnd, PRR's RecoverFS)"),
+        e("limited_transmit", "pipe", "lx61:include/net/tcp.h:1242-1245 (tcp_packets_in_flight leaves out SACKed segments: new data as SACKs arrive)"),
+        e("recover_check", "rfc", "lx61:net/ipv4/tcp_input.c:2909, 3061 (a recovery ends, and another may start, once snd_una reaches high_seq)"),
+        e("recovery_exit", "ssthresh", "lx61:net/ipv4/tcp_input.c:2709-2723 (tcp_end_cwnd_reduction: cwnd = ssthresh)"),
+        e("window_arithmetic", "segments", "lx61:net/ipv4/tcp_cong.c:420-436 (tcp_cong_avoid_ai: snd_cwnd and snd_cwnd_cnt in whole segments)"),
+        e("syn_loss", "linux", "lx61:net/ipv4/tcp_input.c:6140-6148 (tcp_init_transfer: IW unless the SYN was resent more than once), 3185-3187 (a timestamp gives the sample); net/ipv4/tcp_metrics.c:528-538 (no sample: RTO 3 s)"),
+        e("timeout_ssthresh", "new_episode", "lx61:net/ipv4/tcp_input.c:2166-2175 (tcp_enter_loss: ssthresh only in Open or Disorder, after the episode, or before the first retransmission)"),
+        e("hystart", "linux", "lx61:net/ipv4/tcp_cubic.c:40-58 (hystart 1, both detections, low window 16, ACK delta 2 ms), 386-450 (hystart_update), 452-475 (cubictcp_acked)"),
+        e("idle_restart", "true", "lx61:net/ipv4/tcp_ipv4.c:3193 (tcp_slow_start_after_idle 1); net/ipv4/tcp_output.c:142-158 (tcp_cwnd_restart, which halves per idle RTO down to IW where qdsim restarts from min(IW, cwnd))"),
+        e("timestamps", "true", "lx61:net/ipv4/tcp_ipv4.c:3190 (tcp_timestamps 1)"),
+        e("byte_counting", "linux", "lx61:net/ipv4/tcp_input.c:3573-3588 (tcp_cong_avoid(sk, ack, acked_sacked)); tcp_cong.c:406-414 (tcp_slow_start: cwnd + acked, up to ssthresh)"),
+        e("handshake", "true", "lx61:net/ipv4/tcp_output.c:3910 (tcp_connect: SYN with MSS, SACK-permitted, timestamps, window scale)"),
+        e("wire", "ietf", "lx61:net/ipv4/tcp_output.c:608-700 (tcp_options_write: timestamps 12 B on every segment, SACK 4 + 8n B)"),
+    ],
+};
 
 const NS3: Profile = Profile {
     name: "ns3",
     cc: e("cc", "cubic", "ns3:src/internet/model/tcp-l4-protocol.cc:72-76 (SocketType TcpCubic, also in ns-3.37)"),
     host_jitter: e("host_jitter", "0s", "ns-3 runs exactly timed: a packet leaves its NetDevice the moment the stack hands it down (no processing delay is modelled)"),
     base: None,
-    summary: "ns-3.44 TcpSocketBase with TcpNewReno (qdsim's default cc; ns-3.44's default SocketType is TcpCubic) \
+    summary: "ns-3.44 TcpSocketBase with its default SocketType TcpCubic (set cc = \"newreno\" for TcpNewReno) \
               and the default TcpPrrRecovery. Not modelled: DataRetries (6 retransmissions abort a connection), \
               the backoff collapsing on the next ACK, DoRecovery run twice on a partial ACK that carries new SACK \
               blocks, the leftover-segment CA increment of NewReno's slow start",
@@ -88,10 +140,10 @@ const NS3: Profile = Profile {
         e("window_arithmetic", "segments", "derived: ns3:src/internet/model/tcp-congestion-ops.cc:177-186 counts bytes (max(1, SMSS^2/cWnd) per ACK), which in whole segments is one per window of ACKs, as a counter"),
         e("syn_loss", "ns3", "ns3:src/internet/model/tcp-socket-base.cc:2860-2873 (the SYN's timer m_cnTimeout doubled into m_rto), 1415-1422 (ProcessSynSent: the initial window, EstimateRtt from the TS echo)"),
         e("timeout_ssthresh", "not_repeated", "ns3:src/internet/model/tcp-socket-base.cc:3939-3943 (ReTxTimeout: GetSsThresh unless in CA_LOSS with the head retransmitted)"),
-        e("hystart", "false", "no HyStart++ in ns-3 (TcpNewReno has none, ns3:src/internet/model/tcp-congestion-ops.cc:152-225; TcpCubic's HyStart attribute is classic HyStart, not modelled)"),
+        e("hystart", "off", "no HyStart++ in ns-3 (TcpNewReno has none, ns3:src/internet/model/tcp-congestion-ops.cc:152-225; TcpCubic's HyStart attribute is classic HyStart, not modelled)"),
         e("idle_restart", "false", "derived: TcpSocketBase has no restart after idle (no idle test in ns3:src/internet/model/tcp-socket-base.cc)"),
         e("timestamps", "true", "ns3:src/internet/model/tcp-socket-base.cc:137-141 (Timestamp)"),
-        e("byte_counting", "false", "ns3:src/internet/model/tcp-congestion-ops.cc:152-164, 177-186 (NewReno: +1 SMSS per ACK in slow start, max(1, SMSS^2/cwnd) per ACK after)"),
+        e("byte_counting", "off", "ns3:src/internet/model/tcp-congestion-ops.cc:152-164, 177-186 (NewReno: +1 SMSS per ACK in slow start, max(1, SMSS^2/cwnd) per ACK after)"),
         e("handshake", "true", "ns3:src/internet/model/tcp-socket-base.cc:713-790, 2312-2410 (three-way handshake)"),
         e("wire", "ietf", "ns3:src/internet/model/tcp-header.cc:404-418, tcp-option-ts.cc:56, tcp-option-sack.cc:65 (options padded to 32-bit words: data 52 + payload with TS, ACK 52 + 4 + 8n)"),
     ],
@@ -188,10 +240,10 @@ const NS2_SACK1: Profile = Profile {
         e("window_arithmetic", "ns2", "ns2:tcp/tcp.cc:1119-1146 (opencwnd: the double cwnd_ +1 per ACK, then +increase_num_/cwnd_), 1241-1330 (slowdown: cwnd_ = halfwin, unrounded), tcp-reno.cc (window() = int(cwnd_) + dupwnd_), tcp-newreno.cc:61-79 (partialnewack)"),
         e("syn_loss", "ns2", "ns2:tcp/tcp.cc:1885-1892 (timeout: wnd_init_ = 1 when the first packet is lost), 965-973 (reset_rtx_timer backs off, rtt_active_ = 0: no sample), 1809-1811 (cwnd_ = initial_window() on the SYN's ACK); no 3 s floor"),
         e("timeout_ssthresh", "every", "ns2:tcp/tcp.cc:1910-1913 (timeout: slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) whatever the state)"),
-        e("hystart", "false", "none in ns-2.35"),
+        e("hystart", "off", "none in ns-2.35"),
         e("idle_restart", "false", "ns2:tcp/tcp.cc:965-1005 (newtimer cancels the timer once everything is ACKed: the one-way agents keep their window)"),
         e("timestamps", "false", "ns2:tcl/lib/ns-default.tcl:946 (timestamps_ false)"),
-        e("byte_counting", "false", "ns2:tcp/tcp.cc:1119-1131 (opencwnd: +1, or +1/cwnd_, per new ACK)"),
+        e("byte_counting", "off", "ns2:tcp/tcp.cc:1119-1131 (opencwnd: +1, or +1/cwnd_, per new ACK)"),
         e("handshake", "true", "ns2:tcl/lib/ns-default.tcl:922 (syn_ true); tcp.cc:699-706 (packet 0 is a 40-B SYN ACKed like data; IW 1 if it is lost, tcp.cc:1885-1892)"),
         e("wire", "ns2", "ns2:tcl/lib/ns-default.tcl:936-938, 1055; tcp.cc:634-645, 761-763; tcp-sink.cc:755 (data payload + 40 (+ 10 with TS), ACK 40 + 8n)"),
     ],
@@ -236,10 +288,10 @@ const LINUX_26: Profile = Profile {
         e("window_arithmetic", "segments", "lx:include/linux/tcp.h (snd_cwnd and snd_cwnd_cnt, whole segments); net/ipv4/tcp_cong.c (tcp_cong_avoid_ai)"),
         e("syn_loss", "rfc", "lx:net/ipv4/tcp_input.c:897-944 (tcp_init_metrics: the RTO back to TCP_TIMEOUT_INIT, 3 s, and cwnd 1 after a retransmitted SYN)"),
         e("timeout_ssthresh", "new_episode", "lx:net/ipv4/tcp_input.c:1717-1730 (tcp_enter_loss: ssthresh only outside Recovery and Loss, or on the first retransmission)"),
-        e("hystart", "false", "none in 2.6.26 (lx:net/ipv4/tcp_cubic.c)"),
+        e("hystart", "off", "none in 2.6.26 (lx:net/ipv4/tcp_cubic.c)"),
         e("idle_restart", "true", "lx:net/ipv4/tcp_output.c:62, 128-155 (tcp_slow_start_after_idle 1, tcp_cwnd_restart)"),
         e("timestamps", "true", "lx:net/ipv4/tcp_input.c:76 (tcp_timestamps 1)"),
-        e("byte_counting", "false", "lx:net/ipv4/tcp_input.c:94 (tcp_abc 0)"),
+        e("byte_counting", "off", "lx:net/ipv4/tcp_input.c:94 (tcp_abc 0)"),
         e("handshake", "true", "lx:net/ipv4/tcp_output.c:512-525 (SYN with MSS, TS, SACK-OK, WS)"),
         e("wire", "ietf", "lx:net/ipv4/tcp_output.c:350-380, 505-533 (tcp_options_write: data 52 + MSS with TS, ACK 52 + 4 + 8n, SYN 60)"),
     ],
@@ -298,10 +350,10 @@ const RFC: Profile = Profile {
         e("window_arithmetic", "segments", "RFC 5681 section 3.1 (cwnd in bytes, SMSS*SMSS/cwnd per ACK: one SMSS per window of ACKs, as a counter)"),
         e("syn_loss", "rfc", "RFC 6298 section 5.7; RFC 5681 section 3.1 (one segment after a lost SYN)"),
         e("timeout_ssthresh", "new_episode", "RFC 5681 section 3.1 eq. 4 (FlightSize at the first timeout; a repeated timeout keeps ssthresh); RFC 6675 section 5.1"),
-        e("hystart", "false", "RFC 9406 is optional"),
+        e("hystart", "off", "RFC 9406 is optional"),
         e("idle_restart", "true", "RFC 5681 section 4.1 (SHOULD)"),
         e("timestamps", "true", "RFC 7323 section 4"),
-        e("byte_counting", "false", "RFC 5681 section 3.1 eq. 2 and 3 (per ACK; RFC 3465's ABC is Experimental)"),
+        e("byte_counting", "off", "RFC 5681 section 3.1 eq. 2 and 3 (per ACK; RFC 3465's ABC is Experimental)"),
         e("handshake", "true", "RFC 9293 section 3.5"),
         e("wire", "ietf", "RFC 2018 section 3; RFC 7323 appendix A (NOP, NOP, TS 12 B; NOP, NOP, SACK 4 + 8n B)"),
     ],
@@ -391,7 +443,10 @@ pub fn option_infos() -> Vec<crate::catalog::TcpOptionInfo> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::config::{InitialWindow, LimitedTransmit, RecoveryKind, ReductionBase, RtoFormula, RtoRestart};
+    use crate::tcp::config::{
+        ByteCounting, HyStartKind, InitialWindow, LimitedTransmit, PrrBound, RecoveryKind, ReductionBase, RtoFormula,
+        RtoRestart, SynLoss,
+    };
 
     #[test]
     fn every_profile_lists_every_option_once_and_is_a_valid_config() {
@@ -413,7 +468,7 @@ mod tests {
     #[test]
     fn the_default_config_is_the_default_profile() {
         assert_eq!(TcpConfig::default(), find(DEFAULT).unwrap().config());
-        assert_eq!(TcpConfig::profile("ns3"), Some(TcpConfig::default()));
+        assert_eq!(TcpConfig::profile("linux"), Some(TcpConfig::default()));
         assert_eq!(TcpConfig::profile("ns-3"), None);
     }
 
@@ -456,6 +511,20 @@ mod tests {
             (RecoveryKind::RateHalving, 120_000_000_000, 2)
         );
         assert_eq!(linux.limited_transmit, LimitedTransmit::Pipe);
+        let today = TcpConfig::profile("linux").unwrap();
+        assert_eq!(
+            (today.cc, today.initial_cwnd(), today.min_rto_ns, today.initial_rto_ns),
+            (CcKind::Cubic, 10, 200_000_000, 1_000_000_000)
+        );
+        assert_eq!((today.mss(), today.rwnd_bytes, today.quick_acks), (1448, 3 << 20, 16));
+        assert_eq!(
+            (today.byte_counting, today.hystart, today.syn_loss),
+            (ByteCounting::Linux, HyStartKind::Linux, SynLoss::Linux)
+        );
+        assert_eq!(
+            (today.recovery, today.prr_bound, today.reduction_base),
+            (RecoveryKind::Prr, PrrBound::Rfc9937, ReductionBase::Cwnd)
+        );
         let rfc = TcpConfig::profile("rfc").unwrap();
         assert_eq!(rfc.initial_cwnd_pkts, InitialWindow::Rule(crate::tcp::config::IwRule::Rfc3390));
         assert_eq!(

@@ -43,9 +43,10 @@ impl TcpSender {
 
     /// The SYN-ACK: the first RTT sample, then the data. After a retransmitted SYN, what
     /// `syn_loss` says: RFC 6298 §5.7's 3 s RTO and RFC 5681 §3.1's one-segment window
-    /// (`rfc`, Linux); the RTO as backed off and one segment (`ns2`); the RTO as backed off
+    /// (`rfc`, Linux 2.6); the RTO as backed off and one segment (`ns2`); the RTO as backed off
     /// unless the SYN-ACK's timestamp gives a sample (else as unbacked), and the initial
-    /// window (`ns3`).
+    /// window (`ns3`); the timestamp's sample or a 3 s RTO, and the initial window unless the
+    /// SYN was resent more than once (`linux`).
     pub(super) fn on_syn_ack(&mut self, ack_pkt: &Packet, now: Time, out: &mut Outbox) {
         let syn_retransmitted = self.syn_pending == Some(true);
         self.syn_pending = None;
@@ -67,6 +68,18 @@ impl TcpSender {
                 // (`SendEmptyPacket`).
                 SynLoss::Ns3 if self.timestamps => self.rtt.sample(ack_pkt.ts, now, 0, 0),
                 SynLoss::Ns3 => self.rtt.restart_after_lost_syn(Duration::ZERO),
+                SynLoss::Linux => {
+                    if self.timestamps {
+                        self.rtt.sample(ack_pkt.ts, now, 0, 0);
+                    } else {
+                        self.rtt.restart_after_lost_syn(Duration::from_secs(3));
+                    }
+                    // `total_retrans > 1`: the SYN was resent more than once (RFC 6298's
+                    // one-segment window is kept for that, given the 1-s initial RTO).
+                    if self.stats.retransmits > 1 {
+                        self.win.set(1);
+                    }
+                }
             }
         }
         self.send_available(now, out);

@@ -21,7 +21,7 @@
 //!
 //! Opening a connection (the optional handshake) and giving a persistent connection more
 //! data ([`TcpSender::write_chunk`], with RFC 5681 §4.1's restart after idle) live in
-//! `connection.rs`; HyStart++'s round state in `hystart.rs`; loss recovery in `recovery.rs`.
+//! `connection.rs`; the slow-start exits on delay (HyStart) in `hystart.rs`; loss recovery in `recovery.rs`.
 //!
 //! Not modelled (documented in `docs/tcp.md`): pacing, the receiver window's dynamics (it is
 //! a fixed bound).
@@ -33,7 +33,10 @@ use crate::stats::Counters;
 use crate::time::Time;
 
 use super::cc::{AnyCc, CongestionControl, Window};
-use super::config::{RecoveryKind, RtoFormula, RtoRestart, SynLoss, TcpConfig, TimeoutSsthresh, WindowArithmetic};
+use super::config::{
+    ByteCounting, CcKind, HyStartKind, RecoveryKind, RtoFormula, RtoRestart, SynLoss, TcpConfig, TimeoutSsthresh,
+    WindowArithmetic,
+};
 use super::rtt::RttEstimator;
 use super::stream::Stream;
 use super::wire::WireSizes;
@@ -61,6 +64,11 @@ pub struct SenderStats {
     pub timeouts: u64,
     /// Window reductions in response to ECN echoes (at most one per RTT).
     pub ecn_reductions: u64,
+    /// ACKs that acknowledged new data outside loss recovery.
+    pub new_acks: u64,
+    /// Of those, the ones after which the window stood at the receive window (the flow was
+    /// limited by `rwnd`, not by congestion; Linux's `tcpi_rwnd_limited` counts it in time).
+    pub rwnd_limited_acks: u64,
 }
 
 impl SenderStats {
@@ -71,6 +79,8 @@ impl SenderStats {
         self.fast_retransmits += other.fast_retransmits;
         self.timeouts += other.timeouts;
         self.ecn_reductions += other.ecn_reductions;
+        self.new_acks += other.new_acks;
+        self.rwnd_limited_acks += other.rwnd_limited_acks;
     }
 }
 
@@ -82,6 +92,8 @@ impl Counters for SenderStats {
             fast_retransmits: self.fast_retransmits - e.fast_retransmits,
             timeouts: self.timeouts - e.timeouts,
             ecn_reductions: self.ecn_reductions - e.ecn_reductions,
+            new_acks: self.new_acks - e.new_acks,
+            rwnd_limited_acks: self.rwnd_limited_acks - e.rwnd_limited_acks,
         }
     }
 }
@@ -168,11 +180,10 @@ impl TcpSender {
             ecn_recover: 0,
             cwr_pending: false,
             ecn_log_pending: false,
-            hystart: cfg.hystart.then_some(HyStart {
-                round_end: 0,
-                last_round_min: None,
-                current_round_min: None,
-                samples: 0,
+            // Linux's HyStart lives in its CUBIC module: other congestion controls have none.
+            hystart: HyStart::new(match cfg.hystart {
+                HyStartKind::Linux if cfg.cc != CcKind::Cubic => HyStartKind::Off,
+                kind => kind,
             }),
             mss,
             wire: cfg.wire_sizes(),
@@ -196,7 +207,11 @@ impl TcpSender {
             syn_loss: cfg.syn_loss,
             timed: None,
             timestamps: cfg.timestamps,
-            growth_per_ack: if cfg.byte_counting { ABC_LIMIT } else { 1 },
+            growth_per_ack: match cfg.byte_counting {
+                ByteCounting::Off => 1,
+                ByteCounting::Rfc3465 => ABC_LIMIT,
+                ByteCounting::Linux => u32::MAX,
+            },
             syn_pending: cfg.handshake.then_some(false),
             rto_deadline: None,
             rto_timer_at: None,
@@ -399,9 +414,19 @@ impl TcpSender {
         if let Some(srtt) = self.rtt.srtt {
             self.cc.on_rtt(srtt);
         }
-        let in_ss = self.win.in_slow_start() && !self.rec.in_recovery;
-        if let Some(h) = self.hystart.as_mut().filter(|_| in_ss) {
-            if h.on_sample(now - sent, ack, self.snd_max) {
+        let in_ss = self.win.in_slow_start();
+        let srtt = self.rtt.srtt;
+        if let Some(h) = self.hystart.as_mut().filter(|h| in_ss && (h.during_recovery() || !self.rec.in_recovery)) {
+            let sample = hystart::Sample {
+                now,
+                rtt: now - sent,
+                ack,
+                snd_max: self.snd_max,
+                cwnd: self.win.cwnd,
+                mss: self.mss,
+                srtt,
+            };
+            if h.on_sample(sample) {
                 self.win.ssthresh = self.win.cwnd;
                 out.event("hystart_exit", ack);
             }
@@ -434,11 +459,16 @@ impl TcpSender {
             if self.rec.kind == RecoveryKind::Ns2Sack1 {
                 self.rec.scoreboard.clear(); // ns-2 clears it on every new ACK
             }
+            self.stats.new_acks += 1;
             if grow {
-                // Window growth counts at most L = 2 segments per ACK (RFC 3465 §2.2): a
-                // cumulative ACK that jumps over data the receiver already held (after
-                // go-back-N) must not turn into a window's worth of growth and a line-rate burst.
+                // `byte_counting`: one segment per ACK, at most L = 2 (RFC 3465 §2.2: a
+                // cumulative ACK that jumps over data the receiver already held after go-back-N
+                // must not turn into a window's worth of growth), or all of them (Linux, whose
+                // slow start stops at ssthresh and counts the rest in congestion avoidance).
                 self.cc.on_ack(&mut self.win, info.acked.min(self.growth_per_ack), now);
+            }
+            if self.win.cwnd >= self.win.cwnd_clamp {
+                self.stats.rwnd_limited_acks += 1;
             }
         }
         if self.snd_una >= self.snd_max {
@@ -505,6 +535,9 @@ impl TcpSender {
             TimeoutSsthresh::Every => true,
         };
         self.cc.on_timeout_start();
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_timeout();
+        }
         if reduce {
             self.win.ssthresh = self.loss_ssthresh(false, now);
         }
@@ -672,16 +705,17 @@ mod tests {
     }
 
     #[test]
-    fn without_byte_counting_an_ack_grows_the_window_by_one_segment_whatever_it_covers() {
-        for (byte_counting, grown) in [(true, 12), (false, 11)] {
+    fn byte_counting_sets_how_many_segments_an_ack_counts_for_growth() {
+        for (byte_counting, grown) in [(ByteCounting::Rfc3465, 12), (ByteCounting::Off, 11), (ByteCounting::Linux, 14)]
+        {
             let cfg = TcpConfig { byte_counting, ..cfg(CcKind::Newreno) };
             let mut s = TcpSender::new(0, 0, 0, 1, &cfg, None);
             let mut out = Outbox::default();
             s.start(Time::ZERO, &mut out);
-            // A delayed ACK covering segments 0 and 1, in slow start: RFC 3465 (L = 2) counts
-            // two segments, Linux 2.6 and ns-2 count the ACK once.
-            s.on_ack(&ack(2, Time::ZERO), T, &mut out);
-            assert_eq!(s.win.cwnd, grown, "byte_counting = {byte_counting}");
+            // In slow start from IW 10, a cumulative ACK covering segments 0-3: RFC 3465
+            // (L = 2) counts two segments, Linux all four, Linux 2.6, ns-2 and ns-3 the ACK once.
+            s.on_ack(&ack(4, Time::ZERO), T, &mut out);
+            assert_eq!(s.win.cwnd, grown, "byte_counting = {byte_counting:?}");
         }
     }
 }
