@@ -2,6 +2,7 @@
 #   make dev         virtualenv + locked deps (requirements/lock.txt) + the Rust core built into the package
 #   make quickstart  dev, then run experiments/quickstart.toml
 #   make test        dev and engines, then Rust tests (release), both lints and pytest
+#   make engine-verdicts  every paper finding run in qdsim, ns-2 and ns-3 (the pages' engine tables)
 #   make engines     the reference engines qdsim validate runs: ns-2.35 and ns-3.37 (apt-get, needs
 #                    root or sudo; without them their tests skip), and the ns-3 program built once
 #   make wheel       the manylinux wheel (maturin, reusing target/) in dist/
@@ -11,7 +12,7 @@
 #   make figures     dev, then regenerate every committed paper figure (qdsim reproduce --all --docs)
 #   make docs        dev, then regenerate the docs written from the catalog (scripts/gen_docs.py)
 #   make lint        lint-rust (cargo fmt --check, clippy, rustdoc links) and lint-python (ruff check + format, stubtest)
-.PHONY: dev docs engines validation quickstart test test-rust test-python wheel test-wheel bench bench-sweep figures lint lint-rust lint-python clean
+.PHONY: dev docs engines engine-verdicts validation quickstart test test-rust test-python wheel test-wheel bench bench-sweep figures lint lint-rust lint-python clean
 
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -53,6 +54,12 @@ engines: dev
 # qdsim, ns-2 and ns-3; writes docs/validation.md (about an hour on 2 cores).
 validation: engines
 	$(VENV)/bin/qdsim validate --suite
+
+# Every figure test (each a paper finding) in qdsim, ns-2 and ns-3 on the files' quick runs:
+# records tests/figures/engine_verdicts.json and the tables in the reproduction pages and the
+# experiments index (about an hour on 2 cores).
+engine-verdicts: engines
+	$(PY) scripts/engine_verdicts.py --run
 
 test-rust:
 	cargo test --release --workspace --exclude qdsim-py

@@ -101,23 +101,87 @@ def qdsim(tmp_path: Path):
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--engine",
+        default=None,
+        help="run the figure tests' sweeps in a reference engine (ns2, ns3) instead of qdsim: does each finding hold there? (use with --runxfail)",
+    )
+    parser.addoption("--verdicts", default=None, metavar="PATH", help="write each figure test's outcome (and the engine points it lacked) to PATH as JSON")
+
+
+#: The figure test running now, and the refusals of the engine sweeps its module used (by the
+#: module's node id: a module's fixtures run a sweep once for all its tests).
+_CURRENT: list[str] = []
+_REFUSALS: dict[str, set[str]] = {}
+_OUTCOMES: dict[str, dict[str, str]] = {}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    _CURRENT[:] = [item.nodeid]
+    yield
+    _CURRENT.clear()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = (yield).get_result()
+    if item.config.getoption("verdicts") is None or "figure" not in item.keywords:
+        return
+    failed = report.failed and call.excinfo is not None
+    if report.when == "call" or failed or report.skipped:
+        lacked = sorted(_REFUSALS.get(item.nodeid.split("::")[0], ()))
+        outcome = "skipped" if report.skipped and not hasattr(report, "wasxfail") else "xfailed" if hasattr(report, "wasxfail") else report.outcome
+        detail = str(call.excinfo.value).strip().splitlines()[0][:300] if call.excinfo is not None and str(call.excinfo.value).strip() else ""
+        error = call.excinfo.typename if call.excinfo is not None else ""
+        _OUTCOMES[item.nodeid] = {"outcome": outcome, "when": report.when, "error": error, "detail": detail, "lacked": "; ".join(lacked)}
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    path = session.config.getoption("verdicts")
+    if path is not None:
+        Path(path).write_text(json.dumps({"engine": session.config.getoption("engine"), "tests": _OUTCOMES}, indent=1, sort_keys=True) + "\n")
+
+
 @pytest.fixture(scope="session")
-def quick(tmp_path_factory) -> Callable[[Path], Path]:
+def quick(tmp_path_factory, request) -> Callable[[Path], Path]:
     """Returns a function giving the results directory of an experiment file's ``[quick]`` run.
 
     Each file runs once per session, through the sweep ``qdsim reproduce --quick`` runs (into
     a results directory); the figure tests read its tables (helpers in
     ``figures/figure_results.py``). Drawing the quick figures is tested in
-    ``test_reproduce.py``, once per figure kind, and left out here to save time.
+    ``test_reproduce.py``, once per figure kind, and left out here to save time. With
+    ``--engine`` the sweeps run in that reference engine (``qdsim reproduce --engine``); the
+    points it cannot run are left out and noted against the tests that used them.
+    ``quick.sweep(figure, raw, out)`` runs another sweep the same way (a test's variant set-up).
     """
+    engine = request.config.getoption("engine")
     done: dict[Path, Path] = {}
+    refusals: dict[Path, set[str]] = {}
+
+    def sweep(figure, raw: dict, out: Path) -> Path:
+        report = sweep_figure(figure, raw, out, jobs=1 if engine is None else 2, engine=engine)
+        assert report.missing == 0, f"{report.missing} runs missing"
+        if engine is not None:
+            from qdsim.engines.sweep import refused_points
+
+            refusals[out] = {r["reason"] for r in refused_points(out)}
+        _note(out)
+        return out
+
+    def _note(out: Path) -> None:
+        if _CURRENT and refusals.get(out):
+            _REFUSALS.setdefault(_CURRENT[0].split("::")[0], set()).update(refusals[out])
 
     def results(path: Path) -> Path:
         if path not in done:
             (figure,) = find_figures([str(path)], root=EXPERIMENTS)
             out = tmp_path_factory.mktemp(f"{figure.paper}-{figure.stem}")
-            assert sweep_figure(figure, quick_raw(figure.raw), out, jobs=1).missing == 0
-            done[path] = out
+            done[path] = sweep(figure, quick_raw(figure.raw), out)
+        _note(done[path])
         return done[path]
 
+    results.sweep = sweep  # type: ignore[attr-defined]
+    results.engine = engine  # type: ignore[attr-defined]
     return results

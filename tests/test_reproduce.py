@@ -283,3 +283,36 @@ def test_a_figure_that_cannot_be_drawn_fails_before_anything_runs(qdsim, experim
     result = qdsim("reproduce", path, "--experiments", experiments)
     assert result.code == 2 and result.stderr.startswith('error: plot.x: "topology.qdisc.target" is not allowed; a swept key'), result.stderr
     assert not (tmp_path / "results").exists()
+
+
+# The toy figure over a FIFO and CoDel, every group on a congestion control ns-2 has: ns-2.35
+# runs the FIFO points and has no CoDel.
+ENGINE_FIGURE = (
+    FIGURE.replace('group = "near"', 'group = "near"\ncc = "newreno"')
+    .replace('"topology.qdisc.limit" = [10, 20, 40]', '"topology.qdisc" = [{ kind = "fifo", limit = "20pkt" }, { kind = "codel" }]')
+    .replace('sweep = { "topology.qdisc.limit" = [10, 40] }', "")
+)
+
+
+def test_engine_option_is_checked_before_anything_runs(qdsim, experiments):
+    bad = qdsim("reproduce", "toy", "--engine", "ns4", "--experiments", experiments)
+    assert bad.code == 2 and bad.stderr.startswith("error: --engine:") and "ns2" in bad.stderr and len(bad.stderr.splitlines()) == 1
+    docs = qdsim("reproduce", "toy", "--docs", "--engine", "ns2", "--experiments", experiments)
+    assert docs.code == 2 and docs.stderr.startswith("error: --docs:") and "--engine" in docs.stderr
+
+
+@pytest.mark.skipif(__import__("shutil").which("ns") is None, reason="ns-2.35 is not installed (`make engines`)")
+def test_a_figure_runs_in_ns2_without_the_points_it_lacks(qdsim, experiments, tmp_path):
+    (experiments / "toy" / "fig1.toml").write_text(ENGINE_FIGURE)
+    result = qdsim("reproduce", str(experiments / "toy" / "fig1.toml"), "--quick", "--engine", "ns2", "--experiments", experiments, "--out", tmp_path / "ns2")
+    assert result.code == 0, result.stderr
+    assert "1 runs" in result.stdout and "1 the engine cannot run" in result.stdout
+    out = tmp_path / "ns2"
+    points = store.read_rows(out, "points")
+    assert len(points) == 1 and json.loads(points[0]["topology.qdisc"])["kind"] == "fifo"
+    (refused,) = json.loads((out / "refused.json").read_text())
+    assert refused["params"]["topology.qdisc"] == {"kind": "codel"} and "codel" in refused["reason"]
+    assert (out / "scripts").is_dir() and list((out / "scripts").glob("p1-seed-1.tcl")) == []
+    assert [p.name for p in (out / "scripts").glob("*.tcl")] == ["p0-seed-1.tcl"]
+    drawn = json.loads((out / "fig1.json").read_text())
+    assert drawn["engine"] == "ns2"

@@ -126,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", type=Path, default=None, metavar="DIR", help="results directory of a single figure (default: results/<name>/, with --quick results/<name>-quick/)")
     rep.add_argument("--figure", type=Path, default=None, metavar="FILE", help="output .png, .pdf or .svg of a single figure (default: RESULTS_DIR/<file stem>.png)")
     rep.add_argument("--experiments", type=Path, default=Path("experiments"), metavar="DIR", help="where the papers' directories are (default: experiments)")
+    rep.add_argument("--engine", default=None, metavar="ENGINE", help="run each sweep in a reference engine, ns2 or ns3, instead of qdsim (results/<name>[-quick]-<engine>/; points it lacks left out)")
     rep.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of lines")
     rep.set_defaults(func=cmd_reproduce)
 
@@ -424,10 +425,16 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for option, value in (("--out", args.out), ("--figure", args.figure)):
         if value is not None and len(figures) > 1:
             raise SpecError(option, str(value), f"one figure only ({len(figures)} named)")
+    if args.engine is not None:
+        from .engines import get
+
+        get(args.engine)  # a name that is no engine fails before anything runs
+        if args.scheduler is not None:
+            raise SpecError("--scheduler", args.scheduler, "no scheduler with --engine (the engine's runs are local processes, --jobs at a time)")
     if args.docs:
-        changed = [name for name, value in (("--quick", args.quick), ("--set", args.sets), ("--seed", args.seed), ("--repetitions", args.repetitions)) if value]
+        changed = [name for name, value in (("--quick", args.quick), ("--set", args.sets), ("--seed", args.seed), ("--repetitions", args.repetitions), ("--engine", args.engine)) if value]
         if changed:
-            raise SpecError("--docs", changed[0], "figures made from the files as they are (the committed copies): no --quick, --set, --seed or --repetitions")
+            raise SpecError("--docs", changed[0], "figures made from the files as they are, by qdsim (the committed copies): no --quick, --set, --seed, --repetitions or --engine")
         for figure in figures:
             rp.check_publishable(figure, args.experiments)
     todo = []
@@ -436,7 +443,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if args.repetitions is not None:
             raw = rp.with_repetitions(raw, args.repetitions)
         rp.check_drawable(figure, raw)
-        todo.append((figure, raw, args.out if args.out is not None else figure.results_dir(args.quick)))
+        todo.append((figure, raw, args.out if args.out is not None else figure.results_dir(args.quick, args.engine)))
     if args.list:
         return _print_figures(todo, args.experiments, args.json)
     done = []
@@ -445,7 +452,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             _note_legacy(out)
             with _sweep_progress(f"{figure.paper or ''} {figure.stem}".strip()) as (on_plan, on_progress):
                 options = {"jobs": args.jobs, "seed": args.seed, "executor": executor, "memory_limit": limit, "force": args.force, "on_plan": on_plan, "on_progress": on_progress}
-                result = rp.reproduce(figure, raw, out, png=args.figure, docs=args.docs, root=args.experiments, **options)
+                result = rp.reproduce(figure, raw, out, png=args.figure, docs=args.docs, root=args.experiments, engine=args.engine, **options)
             done.append(result)
             _print_reproduced(result, args.json)
     if args.json:
@@ -459,6 +466,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                 "json": str(r.data),
                 "ran": r.sweep.ran,
                 "reused": r.sweep.reused,
+                "refused": r.sweep.refused,
                 "docs": str(r.published) if r.published else None,
             }
             for r in done
@@ -473,7 +481,8 @@ def _print_reproduced(result: Any, as_json: bool) -> None:
         return
     figure = result.figure
     reused = f" ({result.sweep.reused} stored before)" if result.sweep.reused else ""
-    print(f"{figure.paper or '-'} {figure.label}: {result.sweep.ran + result.sweep.reused} runs{reused} -> {result.png}", flush=True)
+    refused = f", {result.sweep.refused} the engine cannot run (left out: refused.json)" if result.sweep.refused else ""
+    print(f"{figure.paper or '-'} {figure.label}: {result.sweep.ran + result.sweep.reused} runs{reused}{refused} -> {result.png}", flush=True)
     if result.published:
         print(f"  copied with its .json to {result.published}/", flush=True)
 

@@ -373,6 +373,9 @@ def draw_sweep(
     title = defaults.title or " / ".join(display(p.metric)[1] for p in panels) + f" vs {x}"
     if filters:
         title += " where " + ", ".join(f"{f.key}={f.text}" for f in filters)
+    if sweep.get("engine_title"):
+        title += f" (run in {sweep['engine_title']})"
+        data["engine"] = sweep["engine"]
     averaged = averaged_over(grid, filters, (swept, line_by, facet), sweep["repetitions"])
     data["mean_of"] = averaged
     heading = textwrap.fill(title, 75 + 40 * (len(facets) - 1)) + f"\neach point: mean of {averaged} of one grid point; bars: 95% CI (Student t)"

@@ -264,6 +264,8 @@ def draw_series(results_dir: str | Path, where: list[str] | tuple[str, ...] = ()
     legend(axes[0, 0], len(data["panels"][0]["lines"]) if data["panels"] else 0)
     axes[-1, 0].set_xlabel(defaults.xlabel or f"time ({defaults.time_unit})")
     title = (defaults.title or "series") + ("".join(f" where {f.key}={f.text}" for f in filters))
+    if sweep.get("engine_title"):
+        title += f" (run in {sweep['engine_title']})"
     averaged = averaged_over(grid, filters, (defaults.by,), sweep["repetitions"])
     data["mean_of"] = averaged
     axes[0, 0].set_title(f"{title}\neach line: mean of {averaged} at each sample time", fontsize=9)

@@ -33,7 +33,7 @@ from .plot_packets import plot_packets
 from .plot_series import plot_series
 from .selection import default_x
 from .spec import Spec, apply_override, load_raw, parse_override, validate
-from .sweep import SweepReport, run_sweep, runs
+from .sweep import SweepReport, plan, run_sweep, runs
 
 __all__ = [
     "Figure",
@@ -89,9 +89,10 @@ class Figure:
         except ValueError:
             return str(self.path)
 
-    def results_dir(self, quick: bool = False) -> Path:
-        """Returns the default results directory: ``results/<name>/`` (``-quick`` appended)."""
-        return Path("results") / (self.spec.experiment.name + ("-quick" if quick else ""))
+    def results_dir(self, quick: bool = False, engine: str | None = None) -> Path:
+        """Returns the default results directory: ``results/<name>/`` (``-quick``, then
+        ``-<engine>`` appended)."""
+        return Path("results") / (self.spec.experiment.name + ("-quick" if quick else "") + (f"-{engine}" if engine else ""))
 
 
 @dataclass(frozen=True)
@@ -275,18 +276,34 @@ def publish(figure: Figure, png: Path, root: Path = EXPERIMENTS) -> Path:
     return target
 
 
-def sweep_figure(figure: Figure, raw: dict[str, Any], out_dir: Path, **options: Any) -> SweepReport:
+def sweep_figure(figure: Figure, raw: dict[str, Any], out_dir: Path, engine: str | None = None, **options: Any) -> SweepReport:
     """Runs the sweep of ``raw`` (``figure``'s file, possibly shortened) into ``out_dir``,
     recording the file so that its figure can find modules beside it. ``options`` are
-    :func:`qdsim.sweep.run_sweep`'s (``jobs``, ``seed``, ``executor``, ``on_progress``, ...)."""
-    return run_sweep(raw, out_dir, source=figure.path, **options)
+    :func:`qdsim.sweep.run_sweep`'s (``jobs``, ``seed``, ``executor``, ``on_progress``, ...).
+
+    With ``engine`` (``"ns2"``, ``"ns3"``) the grid runs in that reference engine instead
+    (:mod:`qdsim.engines.sweep`: ``jobs`` threads, ``seed``, ``on_progress``), into tables of
+    the same shape; the points it cannot run are left out and counted in ``refused``."""
+    if engine is None:
+        return run_sweep(raw, out_dir, source=figure.path, **options)
+    from .engines import get
+    from .engines.sweep import run_engine_sweep
+
+    chosen = get(engine)
+    missing = chosen.missing()
+    if missing is not None:
+        raise SpecError("--engine", engine, missing)
+    points = plan(raw, seed=options.get("seed"), on_progress=options.get("on_plan"))
+    done = run_engine_sweep(chosen, raw, points, Path(out_dir), jobs=options.get("jobs") or 1, source=figure.path, on_progress=options.get("on_progress"))
+    return SweepReport(ran=done.ran, reused=done.reused, missing=done.missing, out_dir=Path(out_dir), refused=len(done.refused))
 
 
-def reproduce(figure: Figure, raw: dict[str, Any], out_dir: Path, png: Path | None = None, docs: bool = False, root: Path = EXPERIMENTS, **options: Any) -> Reproduced:
+def reproduce(figure: Figure, raw: dict[str, Any], out_dir: Path, png: Path | None = None, docs: bool = False, root: Path = EXPERIMENTS, engine: str | None = None, **options: Any) -> Reproduced:
     """Runs the sweep of ``raw`` (``figure``'s file, possibly shortened) into ``out_dir`` and
     draws its figure (default ``out_dir/<stem>.png``); with ``docs`` also publishes it.
-    ``options`` are :func:`qdsim.sweep.run_sweep`'s."""
-    report = sweep_figure(figure, raw, out_dir, **options)
+    ``engine`` runs it in a reference engine (:func:`sweep_figure`); ``options`` are
+    :func:`qdsim.sweep.run_sweep`'s."""
+    report = sweep_figure(figure, raw, out_dir, engine=engine, **options)
     drawn = draw_figure(out_dir, out=png if png is not None else out_dir / f"{figure.stem}.png", experiment_dir=figure.path.parent)
     published = publish(figure, drawn, root) if docs else None
     return Reproduced(figure=figure, sweep=report, png=drawn, data=drawn.with_suffix(".json"), published=published)

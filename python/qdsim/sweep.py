@@ -51,7 +51,7 @@ from .resolve import config_json, resolve
 from .run import code_version, default_memory_limit, run_config, summarize
 from .spec import apply_override, validate
 
-__all__ = ["MAX_RUNS", "Point", "SweepReport", "collect", "plan", "run_sweep", "runs"]
+__all__ = ["MAX_RUNS", "Point", "SweepReport", "collect", "plan", "run_sweep", "runs", "sweep_grid"]
 
 #: The most runs (grid points × repetitions) one sweep may have. Every run is planned (its
 #: configuration validated and resolved) before any starts; at about a millisecond each, a
@@ -84,12 +84,20 @@ class Point:
 
 @dataclass(frozen=True)
 class SweepReport:
-    """What a sweep did: runs made now, runs reused from an earlier sweep, runs missing."""
+    """What a sweep did: runs made now, runs reused from an earlier sweep, runs missing, and
+    (a reference engine's sweep) runs the engine refused, left out."""
 
     ran: int
     reused: int
     missing: int
     out_dir: Path
+    refused: int = 0
+
+
+def sweep_grid(raw: dict[str, Any]) -> tuple[dict[str, list[Any]], int, list[int] | None]:
+    """Returns the swept keys of ``raw`` with their values, its repetitions and its listed
+    seeds (None: derived), as ``sweep.json`` records them."""
+    return _grid(raw)
 
 
 def _grid(raw: dict[str, Any]) -> tuple[dict[str, list[Any]], int, list[int] | None]:

@@ -11,16 +11,12 @@ tolerance :data:`TOLERANCES` states for the metric before any run. The engine's 
 in ``<out>/<engine>/scripts/``, one per seed, with its output beside each, so that a user can
 read them and run them by hand.
 
-Engine runs are keyed like qdsim's sweep points (the resolved configuration and its seed) but
-by the engine's version (its build and the translator's code) instead of qdsim's, so a
-change to qdsim reruns only qdsim's side.
+How engine runs are stored and keyed: :mod:`qdsim.engines.sweep`.
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import dataclasses
-import hashlib
 import math
 import os
 import statistics
@@ -29,12 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import engines, store, tables
+from . import engines, store
+from .engines.sweep import run_engine_sweep
 from .errors import SpecError
-from .resolve import config_json
-from .run import summarize
 from .stats import mean_ci, welch_ci
-from .sweep import Point, collect, plan, run_sweep
+from .sweep import Point, plan, run_sweep
 
 __all__ = ["TOLERANCES", "EngineSide", "Row", "Validation", "compare_sides", "validate", "validation_raw"]
 
@@ -188,67 +183,9 @@ def validation_raw(raw: dict[str, Any], seeds: int) -> dict[str, Any]:
     return out
 
 
-def _engine_key(point: Point, engine: engines.Engine) -> str:
-    digest = hashlib.sha256(config_json({k: v for k, v in point.base.items() if k != "seed"}).encode()).hexdigest()
-    return hashlib.sha256(f"{digest}\n{point.seed}\n{engine.name}\n{engine.version()}".encode()).hexdigest()
-
-
-def _engine_seed(point: Point) -> int:
-    """The engine's seed of a repetition: its own numbers, not qdsim's stream (1, 2, 3, ...)."""
-    return point.rep + 1
-
-
 def _run_engine(engine: engines.Engine, raw: dict[str, Any], points: list[Point], out: Path, jobs: int, on_progress: Callable[[int, int], None] | None) -> EngineSide:
-    side = EngineSide(engine.name, engine.title, out=out)
-    mine = [dataclasses.replace(p, key=_engine_key(p, engine)) for p in points]
-    store.claim(out, "sweep", str(raw["experiment"]["name"]), option="--out")
-    store.write_sweep(
-        out, raw, {"grid": {}, "repetitions": len(points), "seeds": None, "code_version": engine.version(), "engine": engine.name, "engine_title": engine.title, "points": [p.key for p in mine]}
-    )
-    script = engine.translate(mine[0].config, _engine_seed(mine[0]))
-    side.notes = list(script.notes)
-    stored = store.committed_runs(out)
-    todo = [p for p in mine if p.key not in stored]
-    side.reused = len(mine) - len(todo)
-    scripts = out / store.SCRIPTS
-    done = side.reused
-    if on_progress:
-        on_progress(done, len(mine))
-
-    def one(point: Point) -> tuple[Point, engines.EngineRun]:
-        return point, engines.run(engine, point.config, _engine_seed(point), scripts, f"seed-{_engine_seed(point)}")
-
-    try:
-        with store.PointWriter(out, engine.version()) as writer, cf.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            futures = [pool.submit(one, p) for p in todo]
-            try:
-                for future in cf.as_completed(futures):
-                    point, run = future.result()
-                    summary = summarize(run.outcome)
-                    summary["wall_s"] = run.cpu_s  # the engine's CPU time: what a run costs it
-                    writer.add(point.key, point.seed, tables.run_tables(summary, run.outcome.results))
-                    side.cpu_s.append(run.cpu_s)
-                    side.wall_s.append(run.wall_s)
-                    done += 1
-                    if on_progress:
-                        on_progress(done, len(mine))
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                engines.base.terminate_all()
-                raise
-    finally:
-        collect(out, mine, raw)
-    if side.reused:
-        side.cpu_s += _stored_cpu(out, [p.key for p in mine if p.key in stored])
-    return side
-
-
-def _stored_cpu(out: Path, keys: list[str]) -> list[float]:
-    """Returns the CPU time of stored engine runs (kept in their ``wall_s``)."""
-    runs = store.stored_runs(out)
-    wall = dict(zip(runs.column("point_key").to_pylist(), runs.column("wall_s").to_pylist(), strict=True))
-    return [wall[k] for k in keys if wall.get(k) is not None]
+    done = run_engine_sweep(engine, raw, points, out, jobs=jobs, on_progress=on_progress)
+    return EngineSide(engine.name, engine.title, out=out, notes=done.notes, cpu_s=done.cpu_s, wall_s=done.wall_s, reused=done.reused)
 
 
 def validate(

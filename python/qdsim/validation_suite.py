@@ -74,7 +74,13 @@ _CODEL_DC = 'topology.qdisc={kind="codel", target="300us", interval="750us", mtu
 
 #: The papers' set-ups an engine can run.
 SCENARIOS: tuple[Scenario, ...] = (
-    Scenario("quickstart", "The quickstart: 4 + 4 NewReno flows, RTT 30 / 110 ms, FIFO 100 (the default profile)", "quickstart.toml", engines=("ns3",)),
+    Scenario(
+        "quickstart-ns3",
+        "The quickstart: 4 + 4 NewReno flows, RTT 30 / 110 ms, FIFO 100, with ns-3's stack (profile ns3)",
+        "quickstart.toml",
+        ('flows.0.tcp={profile="ns3"}', 'flows.1.tcp={profile="ns3"}'),
+        engines=("ns3",),
+    ),
     Scenario(
         "quickstart-ns2-sack1",
         "The quickstart with ns-2's Sack1 agents (profile ns2-sack1, window_ 100)",

@@ -8,6 +8,24 @@ from pathlib import Path
 from typing import Any
 
 from qdsim import store
+from qdsim.engines.sweep import refused_points
+
+
+class Lacked(Exception):
+    """A check's runs are missing because the reference engine that made them refused them
+    (a discipline it lacks): the finding cannot be decided there. Not an AssertionError, so
+    the engine verdicts (``scripts/engine_verdicts.py``) tell it from a failing finding."""
+
+
+def require(results_dir: Path, ok: bool, message: str) -> None:
+    """Checks that the runs a finding needs are there: fails with ``message`` when they are
+    not, or raises :class:`Lacked` when a reference engine refused some of the sweep's points."""
+    if ok:
+        return
+    refused = refused_points(results_dir)
+    if refused:
+        raise Lacked(f"{message} ({refused[0]['reason']})")
+    raise AssertionError(message)
 
 
 def label_of(results_dir: Path, value: Any) -> str:
