@@ -64,8 +64,8 @@ def test_ewfq_keys_reach_the_core_by_the_unit_contract(write_spec):
 @pytest.mark.parametrize(
     ("override", "key", "hint"),
     [
-        ("topology.qdisc.ewfq_alpha=1.0", "topology.qdisc.ewfq_alpha", "between 0 and 1"),
-        ("topology.qdisc.ewfq_alpha=0", "topology.qdisc.ewfq_alpha", "between 0 and 1"),
+        ("topology.qdisc.ewfq_alpha=0", "topology.qdisc.ewfq_alpha", "a finite gain > 0"),
+        ("topology.qdisc.ewfq_alpha=-0.5", "topology.qdisc.ewfq_alpha", "a finite gain > 0"),
         ("topology.qdisc.ewfq_beta=0.5", "topology.qdisc.ewfq_beta", "greater than ewfq_alpha"),
         ("topology.qdisc.ewfq_beta=0", "topology.qdisc.ewfq_beta", "greater than ewfq_alpha"),
         ("topology.qdisc.ewfq_k=0", "topology.qdisc.ewfq_k", "match-hit stages"),
@@ -73,6 +73,8 @@ def test_ewfq_keys_reach_the_core_by_the_unit_contract(write_spec):
         ("topology.qdisc.ewfq_p_c=1.5", "topology.qdisc.ewfq_p_c", "(0, 1]"),
         ("topology.qdisc.ewfq_f_s=0", "topology.qdisc.ewfq_f_s", "frequency"),
         ("topology.qdisc.ewfq_t_i=1ms", "topology.qdisc.ewfq_t_i", "1/f_s"),
+        ("topology.qdisc.ewfq_window=0s", "topology.qdisc.ewfq_window", "or auto"),
+        ("topology.qdisc.ewfq_ceiling=fair", "topology.qdisc.ewfq_ceiling", "link or fair_share"),
         ("topology.qdisc.weights=[2,0]", "topology.qdisc.weights[1]", "at least 1"),
         ("topology.qdisc.ewfq_tcp_flows=[0]", "topology.qdisc.ewfq_tcp_flows[0]", "at least 1"),
         ("topology.qdisc.ewfq_responsive=[1,0]", "topology.qdisc.ewfq_responsive", "true/false"),
@@ -86,6 +88,13 @@ def test_bad_ewfq_values_name_the_key_the_value_and_what_is_allowed(write_spec, 
     assert info.value.key == key
     assert hint in info.value.allowed, info.value.allowed
     assert "\n" not in str(info.value)
+
+
+def test_afd_s_own_gains_a_window_and_the_fair_share_ceiling_are_accepted(write_spec):
+    # AFD's alpha = 1.7, beta = 1.8 (beta > alpha is the condition, not alpha < 1).
+    overrides = ("topology.qdisc.ewfq_alpha=1.7", "topology.qdisc.ewfq_beta=1.8", "topology.qdisc.ewfq_window=100ms", "topology.qdisc.ewfq_ceiling=fair_share")
+    q = bottleneck_qdisc(load(write_spec(SPEC), *overrides))
+    assert (q["ewfq_alpha"], q["ewfq_beta"], q["ewfq_window_ns"], q["ewfq_ceiling"]) == (1.7, 1.8, 100_000_000, "fair_share")
 
 
 def test_a_missing_rtt_o_is_named(write_spec):
@@ -107,7 +116,7 @@ def test_internals_are_stored_as_series_qdisc(qdsim, write_spec, tmp_path):
     assert result.code == 0, result.stderr
     table = pq.read_table(out / "series_qdisc.parquet").to_pydict()
     assert set(table["link_name"]) == {"bottleneck"}
-    assert {"m_fair", "p", "holding", "m_i", "m_i_last", "gamma_i", "d_i"} <= set(table["var"])
+    assert {"m_fair", "p", "holding", "window", "m_i", "m_i_last", "gamma_i", "d_i"} <= set(table["var"])
     m_fair = [v for v, var in zip(table["value"], table["var"], strict=True) if var == "m_fair"]
     assert len(m_fair) == 80, "every 100 ms of 8 s"
     assert all(1500 <= v <= 5e6 / 8 for v in m_fair), "within [floor, link rate × t_i]"

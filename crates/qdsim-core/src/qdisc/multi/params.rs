@@ -47,6 +47,11 @@ pub struct FqParams {
     pub ewfq_f_s: f64,
     /// EWFQ's measurement interval t_i, ns. Default 1 s (§V).
     pub ewfq_t_i_ns: u64,
+    /// EWFQ's control window W of the m_fair update, ns; `None` = the time of the last
+    /// `ewfq_cache_size` arrivals, AFD's shadow buffer (`buffer/ewfq.rs`, `Window`).
+    pub ewfq_window_ns: Option<u64>,
+    /// EWFQ's ceiling of m_fair: `link` (link rate × t_i, the default) or `fair_share`.
+    pub ewfq_ceiling: String,
     /// EWFQ's packet cache insertion probability p_c. Default 0.1 (§V).
     pub ewfq_p_c: f64,
     /// EWFQ's match-hit stages k. Default 1 (§V).
@@ -103,6 +108,8 @@ impl Default for FqParams {
             ewfq_beta: 0.9,
             ewfq_f_s: 100.0,
             ewfq_t_i_ns: 1_000_000_000,
+            ewfq_window_ns: None,
+            ewfq_ceiling: "link".into(),
             ewfq_p_c: 0.1,
             ewfq_k: 1,
             ewfq_cache_size: 100,

@@ -16,13 +16,18 @@
 //!   not held is never dropped by the dropper. Drops have reason `differential`. An arrival
 //!   the dropper keeps but that does not fit the shared buffer is tail-dropped (`overflow`).
 //!
-//! Every 1/f_s, `m_fair ← m_fair + α(Q_old − q_target) − β(Q_now − q_target)` (AFD's PI
-//! form; Q in bytes, q_target = 0.5·limit), clamped to [1500 B, link rate × t_i], starting
-//! at 1500 B (the first update is 1/f_s after the first arrival). At the end
-//! of each interval t_i: γ_i ← max(0.5γ_i + 0.5γ_i·m_i/(w_i·m̄_fair), 1) for held classes
-//! (§IV-B); a class that sent less than `hold_fraction`·w_i·m̄_fair leaves the holding table
-//! (γ_i back to 1) unless it entered during that interval; every `m_i` becomes the
-//! interval's report and restarts from 0; the sampling table is cleared.
+//! Every 1/f_s, `m_fair ← m_fair + (t_i/W)·[α(Q_old − q_target) − β(Q_now − q_target)]`
+//! (AFD's PI form; Q in bytes, q_target = 0.5·limit), clamped to [1500 B, the ceiling],
+//! starting at 1500 B (the first update is 1/f_s after the first arrival). W is the
+//! **control window** (`ewfq_window`), the span over which AFD's m_fair is a count: by
+//! default the time b arrivals take, b = `ewfq_cache_size` (see `Window` for why).
+//! The ceiling is link rate × t_i, or with `ewfq_ceiling = "fair_share"` the link's bytes
+//! per interval over the summed weights of the classes active in this interval or the last
+//! (an option, off by default). At the end of each interval t_i:
+//! γ_i ← max(0.5γ_i + 0.5γ_i·m_i/(w_i·m̄_fair), 1) for held classes (§IV-B); a class that
+//! sent less than `hold_fraction`·w_i·m̄_fair leaves the holding table (γ_i back to 1)
+//! unless it entered during that interval; every `m_i` becomes the interval's report and
+//! restarts from 0; the sampling table is cleared.
 //!
 //! The byte-sampling probability p is chosen, as §V says, so that a class sending its fair
 //! share is missed with probability `p_miss` within an interval: with threshold T = m_fair
@@ -102,12 +107,42 @@ struct Config {
     /// size_p when configured, bytes.
     size_p: Option<f64>,
     hold_fraction: f64,
-    /// Ceiling of m_fair: the link's bytes per interval.
+    /// The link's bytes per interval: the ceiling of m_fair.
     m_fair_max: f64,
+    /// Whether m_fair is also capped at the fair share per unit weight (`ewfq_ceiling`).
+    fair_share_cap: bool,
+    /// The control window W of the m_fair update.
+    window: Window,
     weights: Vec<f64>,
     responsive: Vec<bool>,
     /// n_i per class.
     n: Vec<f64>,
+}
+
+/// The control window W: the span over which the m_fair the PI update steps is a count.
+///
+/// §V gives α = 0.85 and β = 0.9, half of AFD's 1.7 and 1.8 (ALGORITHM-NOTES §2), but not
+/// the units the update works in; §III-A keeps the rest of AFD: "m_fair is estimated in the
+/// same manner except it now has a different meaning". AFD (Pan, Breslau, Prabhakar &
+/// Shenker, CCR 33(2) 2003) "bases its dropping decisions on the recent history of packet
+/// arrivals" (its abstract): m_i is what flow i holds of a shadow buffer of the last b
+/// sampled arrivals (slots, or bytes in AFD.p4: "flow_count (equivalent of m_i in the AFD
+/// paper)"), and α, β step m_fair in those units per packet of queue (ALGORITHM-NOTES §2).
+/// A flow holding m_i of b slots arrives at r_i ≈ R·m_i/b (R the aggregate arrival rate):
+/// AFD's m_fair is a fair flow's count among the last b arrivals, a count over the time b
+/// arrivals take — not over a 1-s interval. EWFQ's shadow buffer is its packet cache
+/// (§III-B: "a randomly sampled packet cache of the arriving packets"), so b =
+/// `ewfq_cache_size`, and an update steps m_fair by α·ΔQ bytes per b arrivals, which per
+/// interval t_i is (A/b)·α·ΔQ, A the packets arriving per interval (the default window is
+/// b·t_i/A). With packets of L bytes the step is α·ΔQ/L per b packets — AFD's update in
+/// AFD's units at half its gains — and the loop's gain in rate, α·R/b per queued packet,
+/// does not depend on the link's speed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Window {
+    /// The time `b` arrivals take (the default): the step is scaled by A/b.
+    Arrivals { b: f64 },
+    /// A fixed time W, seconds: the step is scaled by t_i/W (W = t_i is the 1-s reading).
+    Fixed(f64),
 }
 
 /// Weighted differential dropping over a shared buffer (EWFQ).
@@ -126,12 +161,18 @@ pub struct Ewfq {
     /// Sum and count of m_fair over the current interval (for m̄_fair).
     m_fair_sum: f64,
     updates: u32,
-    /// Bytes arrived in the current interval, and in the last one (A).
+    /// Bytes and packets arrived in the current interval, and in the last one (A).
     arrived: u64,
     a_last: f64,
+    arrived_pkts: u64,
+    /// `None` before the first interval ends.
+    a_last_pkts: Option<f64>,
     /// The packet cache: the class of each slot's packet.
     cache: Vec<Option<u32>>,
     classes: Vec<Class>,
+    /// Per class: bit 0 set if it had an arrival in the current interval, bit 1 in the last
+    /// one (the classes `ewfq_ceiling = "fair_share"` divides the link among).
+    active: Vec<u8>,
     /// Classes in the holding table.
     holding: usize,
 }
@@ -228,11 +269,41 @@ impl Ewfq {
         }
     }
 
-    /// Runs one m_fair update with the queue at `q_now` bytes.
+    /// Returns the packets arriving per interval, A: the larger of the last interval's and
+    /// this one's so far; before an interval has ended, the link's bytes per interval in
+    /// packets of the mean size seen so far (as `p` assumes the link's worth of bytes).
+    /// At least one packet, so that the window stays finite.
+    fn arrivals_pkts(&self) -> f64 {
+        let now = self.arrived_pkts as f64;
+        let mean_size = if self.arrived_pkts > 0 { self.arrived as f64 / now } else { M_FAIR_MIN_BYTES };
+        self.a_last_pkts.unwrap_or(self.a_last / mean_size).max(now).max(1.0)
+    }
+
+    /// Returns t_i/W, the factor from a count over the control window W to one over the
+    /// interval t_i: A/b for the default window of b arrivals, t_i/W for a fixed one.
+    pub fn step_scale(&self) -> f64 {
+        match self.cfg.window {
+            Window::Arrivals { b } => self.arrivals_pkts() / b,
+            Window::Fixed(w) => self.cfg.t_i / w,
+        }
+    }
+
+    /// Returns the ceiling of m_fair now: the link's bytes per interval, or with
+    /// `ewfq_ceiling = "fair_share"` that over the summed weights of the active classes.
+    pub fn ceiling(&self) -> f64 {
+        if !self.cfg.fair_share_cap {
+            return self.cfg.m_fair_max;
+        }
+        let weights: f64 = (0..self.active.len()).filter(|&q| self.active[q] != 0).map(|q| self.weight(q)).sum();
+        (self.cfg.m_fair_max / weights.max(1.0)).max(M_FAIR_MIN_BYTES)
+    }
+
+    /// Runs one m_fair update with the queue at `q_now` bytes: AFD's step, counted over the
+    /// control window, times [`Ewfq::step_scale`] to count it over t_i.
     fn update_m_fair(&mut self, q_now: u64) {
         let q_now = q_now as f64;
         let step = self.cfg.alpha * (self.q_old - self.cfg.q_target) - self.cfg.beta * (q_now - self.cfg.q_target);
-        self.m_fair = (self.m_fair + step).clamp(M_FAIR_MIN_BYTES, self.cfg.m_fair_max);
+        self.m_fair = (self.m_fair + self.step_scale() * step).clamp(M_FAIR_MIN_BYTES, self.ceiling());
         self.q_old = q_now;
         self.m_fair_sum += self.m_fair;
         self.updates += 1;
@@ -243,7 +314,11 @@ impl Ewfq {
         let m_bar = if self.updates > 0 { self.m_fair_sum / self.updates as f64 } else { self.m_fair };
         (self.m_fair_sum, self.updates) = (0.0, 0);
         self.a_last = self.arrived as f64;
-        self.arrived = 0;
+        self.a_last_pkts = Some(self.arrived_pkts as f64);
+        (self.arrived, self.arrived_pkts) = (0, 0);
+        for a in &mut self.active {
+            *a = (*a << 1) & 2;
+        }
         for q in 0..self.classes.len() {
             let fair = self.weight(q) * m_bar;
             let c = &mut self.classes[q];
@@ -282,6 +357,18 @@ impl Policy for Ewfq {
             name: "ewfq_f_s", unit: "float", default: "100", help: "ewfq: m_fair updates per second (Hz, §V)"
         },
         ParamInfo { name: "ewfq_t_i", unit: "time", default: "1s", help: "ewfq: measurement interval t_i (§V)" },
+        ParamInfo {
+            name: "ewfq_window",
+            unit: "time",
+            default: "auto",
+            help: "ewfq: control window W, the span m_fair's PI step counts over (step × t_i/W); auto = the time of the last ewfq_cache_size arrivals, AFD's shadow buffer",
+        },
+        ParamInfo {
+            name: "ewfq_ceiling",
+            unit: "name",
+            default: "link",
+            help: "ewfq: ceiling of m_fair, link (link_rate × t_i) or fair_share (that over the summed weights of the classes active this interval or the last)",
+        },
         ParamInfo {
             name: "ewfq_p_c",
             unit: "float",
@@ -335,7 +422,7 @@ impl Policy for Ewfq {
             name: "link_rate",
             unit: "bit/s",
             default: "the link's rate",
-            help: "ewfq: the ceiling of m_fair is link_rate × t_i",
+            help: "ewfq: the ceiling of m_fair is link_rate × t_i (or its fair share, ewfq_ceiling)",
         },
     ];
 
@@ -359,6 +446,10 @@ impl Policy for Ewfq {
                 size_p: p.ewfq_size_p_bytes.map(|s| s as f64),
                 hold_fraction: p.ewfq_hold_fraction,
                 m_fair_max,
+                fair_share_cap: p.ewfq_ceiling == "fair_share",
+                window: p.ewfq_window_ns.map_or(Window::Arrivals { b: p.ewfq_cache_size as f64 }, |w| {
+                    Window::Fixed(Duration::from_ns(w).as_secs_f64())
+                }),
                 weights: p.weights.iter().map(|&w| w.max(1) as f64).collect(),
                 responsive: p.ewfq_responsive.clone(),
                 n: p.ewfq_tcp_flows.iter().map(|&n| n.max(1) as f64).collect(),
@@ -375,8 +466,11 @@ impl Policy for Ewfq {
             arrived: 0,
             // Before a full interval, assume the link's worth of arrivals.
             a_last: m_fair_max,
+            arrived_pkts: 0,
+            a_last_pkts: None,
             cache: vec![None; p.ewfq_cache_size as usize],
             classes: Vec::new(),
+            active: Vec::new(),
             holding: 0,
         })
     }
@@ -393,9 +487,12 @@ impl Policy for Ewfq {
         self.interval.start(pkt.enq_time, ctx);
         if self.classes.len() <= q {
             self.classes.resize(q + 1, Class::default());
+            self.active.resize(q + 1, 0);
         }
         let len = pkt.size_bytes as u64;
         self.arrived += len;
+        self.arrived_pkts += 1;
+        self.active[q] |= 1;
         self.identify(q, len, &mut ctx.rng);
         if ctx.rng.random::<f64>() < self.cfg.p_c {
             let slot = ctx.rng.random_range(0..self.cache.len());
@@ -422,12 +519,14 @@ impl Policy for Ewfq {
     }
 
     /// Variables: `m_fair` (bytes per interval per unit weight), `p` (byte-sampling
-    /// probability at weight 1), `holding` (classes held); per class `m_i` (bytes counted so
-    /// far this interval), `m_i_last` (the last interval's count, 0 if none), `gamma_i`, `d_i`.
+    /// probability at weight 1), `holding` (classes held), `window` (the control window W
+    /// now, seconds); per class `m_i` (bytes counted so far this interval), `m_i_last` (the
+    /// last interval's count, 0 if none), `gamma_i`, `d_i`.
     fn internals(&self, probe: &mut dyn Probe) {
         probe.record("m_fair", None, self.m_fair);
         probe.record("p", None, self.p());
         probe.record("holding", None, self.holding as f64);
+        probe.record("window", None, self.cfg.t_i / self.step_scale());
         for (q, c) in self.classes.iter().enumerate() {
             let class = Some(q as u32);
             probe.record("m_i", class, c.m_i as f64);
@@ -447,7 +546,9 @@ fn check(p: &FqParams) -> Result<(), ConfigError> {
             Err(ConfigError::new(key, value.to_string(), allowed))
         }
     };
-    need(p.ewfq_alpha > 0.0 && p.ewfq_alpha < 1.0, "ewfq_alpha", &p.ewfq_alpha, "a gain between 0 and 1 (exclusive)")?;
+    // AFD's stability condition is β > α > 0 (ALGORITHM-NOTES §2): α the proportional gain
+    // on Q_now − Q_old, β − α the integral gain; no bound below 1 (AFD's own are 1.7, 1.8).
+    need(p.ewfq_alpha.is_finite() && p.ewfq_alpha > 0.0, "ewfq_alpha", &p.ewfq_alpha, "a finite gain > 0")?;
     need(
         p.ewfq_beta.is_finite() && p.ewfq_beta > p.ewfq_alpha,
         "ewfq_beta",
@@ -461,6 +562,19 @@ fn check(p: &FqParams) -> Result<(), ConfigError> {
         "ewfq_t_i",
         &p.ewfq_t_i_ns,
         &format!("at least 1/f_s ({update_ns} ns): one m_fair update per interval"),
+    )?;
+    let window = p.ewfq_window_ns.map_or("auto".to_string(), |w| w.to_string());
+    need(
+        p.ewfq_window_ns != Some(0),
+        "ewfq_window",
+        &window,
+        "a window > 0 (e.g. \"100ms\"), or auto: the time of the last ewfq_cache_size arrivals",
+    )?;
+    need(
+        matches!(p.ewfq_ceiling.as_str(), "link" | "fair_share"),
+        "ewfq_ceiling",
+        &p.ewfq_ceiling,
+        "link or fair_share",
     )?;
     need(p.ewfq_p_c > 0.0 && p.ewfq_p_c <= 1.0, "ewfq_p_c", &p.ewfq_p_c, "a probability in (0, 1]")?;
     need((1..=100).contains(&p.ewfq_k), "ewfq_k", &p.ewfq_k, "1 to 100 match-hit stages")?;

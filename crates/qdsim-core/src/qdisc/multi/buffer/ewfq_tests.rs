@@ -195,8 +195,9 @@ fn a_non_responsive_class_is_dropped_down_to_its_weighted_fair_share() {
 
 #[test]
 fn m_fair_moves_toward_q_target() {
-    // q_target = 15 000 B. m_fair ← m_fair + 0.85(Q_old − 15000) − 0.9(Q_now − 15000).
-    let mut d = Driver::new(base(), 1);
+    // A window of t_i (the 1-s reading): the step unscaled. q_target = 15 000 B.
+    // m_fair ← m_fair + 0.85(Q_old − 15000) − 0.9(Q_now − 15000).
+    let mut d = Driver::new(FqParams { ewfq_window_ns: Some(1_000_000_000), ..base() }, 1);
     d.e.m_fair = 500_000.0;
     d.e.q_old = 15_000.0;
     d.e.update_m_fair(25_000); // 0.85·0 − 0.9·10000 = −9000
@@ -223,6 +224,86 @@ fn m_fair_moves_toward_q_target() {
     assert_eq!(d.e.m_fair, 1_000_000.0);
 }
 
+/// Runs one update from m_fair = 500 kB with the queue from q_target to 25 kB, and returns
+/// the step: 0.85·0 − 0.9·10 000 = −9000 bytes per control window, times t_i/W.
+fn one_step(d: &mut Driver) -> f64 {
+    d.e.m_fair = 500_000.0;
+    d.e.q_old = 15_000.0;
+    d.e.update_m_fair(25_000);
+    d.e.m_fair - 500_000.0
+}
+
+#[test]
+fn a_fixed_window_scales_each_step_by_t_i_over_the_window() {
+    // W = 100 ms in a 1-s interval: m_fair counted over 100 ms, −9000 B per window = −90 000
+    // B per interval. W = 250 ms: ×4; W = 2 s: ×0.5; W = t_i: unscaled.
+    for (w_ms, step) in [(100, -90_000.0), (250, -36_000.0), (2000, -4_500.0), (1000, -9_000.0)] {
+        let mut d = Driver::new(FqParams { ewfq_window_ns: Some(w_ms * 1_000_000), ..base() }, 1);
+        assert_eq!(one_step(&mut d), step, "W = {w_ms} ms");
+        assert_eq!(d.e.step_scale(), 1000.0 / w_ms as f64);
+    }
+}
+
+#[test]
+fn the_default_window_is_the_time_of_cache_size_arrivals() {
+    // b = 100 slots. Before an interval ends, A is the link's 1 MB per interval in packets of
+    // the mean size seen: 1000 packets of 1000 B → ×1000/100 = ×10; of 500 B, 2000 → ×20.
+    let mut d = Driver::new(base(), 1);
+    d.arrive(0, 1000).unwrap();
+    assert_eq!(d.e.step_scale(), 10.0);
+    assert_eq!(one_step(&mut d), -90_000.0);
+    let mut d = Driver::new(base(), 1);
+    d.arrive(0, 500).unwrap();
+    assert_eq!(one_step(&mut d), -180_000.0);
+    // After an interval: its arrivals. 400 packets → ×4 (W = 250 ms); with b = 50 slots ×8.
+    for (b, scale) in [(100, 4.0), (50, 8.0)] {
+        let mut d = Driver::new(FqParams { ewfq_cache_size: b, ..base() }, 1);
+        let mut order = rng::stream(1, "order", 0);
+        d.e.m_fair = 1e6; // nothing held, nothing dropped
+        d.interval(&[(0, 300), (1, 100)], &mut order);
+        assert_eq!(d.e.step_scale(), scale, "b = {b}");
+        assert_eq!(one_step(&mut d), -9000.0 * scale, "b = {b}");
+        // This interval's arrivals count once they pass the last one's (a lower bound of A).
+        for _ in 0..(b as usize * 9) {
+            let _ = d.arrive(2, 1000);
+        }
+        assert_eq!(d.e.step_scale(), f64::max(scale, 9.0), "b = {b}");
+    }
+}
+
+#[test]
+fn the_fair_share_ceiling_divides_the_link_among_the_active_weights() {
+    // 1 MB per interval over classes 0 (weight 2) and 1 (weight 1): 333 333 B per unit weight.
+    let p = FqParams { weights: vec![2, 1, 1], ewfq_window_ns: Some(1_000_000_000), ..base() };
+    let mut d = Driver::new(FqParams { ewfq_ceiling: "fair_share".into(), ..p.clone() }, 1);
+    let _ = d.arrive(0, 1000);
+    let _ = d.arrive(1, 1000);
+    assert_eq!(d.e.ceiling(), 1e6 / 3.0);
+    for _ in 0..2000 {
+        d.e.update_m_fair(0);
+    }
+    assert_eq!(d.e.m_fair, 1e6 / 3.0);
+    // Class 2 arrives: 1 MB / 4.
+    let _ = d.arrive(2, 1000);
+    assert_eq!(d.e.ceiling(), 250_000.0);
+    // Classes 1 and 2 fall silent: still active through the next interval, not the one after.
+    d.e.end_interval();
+    let _ = d.arrive(0, 1000);
+    assert_eq!(d.e.ceiling(), 250_000.0);
+    d.e.end_interval();
+    let _ = d.arrive(0, 1000);
+    assert_eq!(d.e.ceiling(), 500_000.0);
+    // By default the ceiling is the link's bytes per interval, whoever is active.
+    let mut d = Driver::new(p, 1);
+    let _ = d.arrive(0, 1000);
+    let _ = d.arrive(1, 1000);
+    assert_eq!(d.e.ceiling(), 1e6);
+    for _ in 0..2000 {
+        d.e.update_m_fair(0);
+    }
+    assert_eq!(d.e.m_fair, 1e6);
+}
+
 #[test]
 fn m_fair_updates_run_every_one_over_f_s_from_the_first_arrival() {
     let m_fair = |h: &Harness<Multi<crate::qdisc::sched::Wfq>>| match &h.q.buffer {
@@ -235,13 +316,14 @@ fn m_fair_updates_run_every_one_over_f_s_from_the_first_arrival() {
     assert_eq!(h.ctx.timer.take(), Some(Time(15_000_000)), "first update 10 ms after the first arrival");
     assert_eq!(m_fair(&h), 1500.0, "starts at its floor");
     h.q.on_timer(Time(15_000_000), &mut h.ctx);
-    // Q_old = 0, Q_now = 1000 (below q_target = 15000): 0.85·(−15000) − 0.9·(−14000) = −150,
-    // clamped at the floor.
+    // The default window: A = the link's 1 MB in 1000-byte packets, b = 100: steps ×10.
+    // Q_old = 0, Q_now = 1000 (below q_target = 15000): 10·(0.85·(−15000) − 0.9·(−14000)) =
+    // −1500, clamped at the floor.
     assert_eq!(m_fair(&h), 1500.0);
     assert_eq!(h.ctx.timer.take(), Some(Time(25_000_000)));
     h.q.on_timer(Time(25_000_000), &mut h.ctx);
-    // Q_old = Q_now = 1000: 0.05·14000 = +700.
-    assert_eq!(m_fair(&h), 2200.0);
+    // Q_old = Q_now = 1000: 10·0.05·14000 = +7000.
+    assert_eq!(m_fair(&h), 8500.0);
     assert_eq!(h.ctx.timer.take(), Some(Time(35_000_000)));
 }
 
@@ -323,8 +405,8 @@ fn internals_name_every_variable() {
     let mut n = Names(vec![]);
     d.e.internals(&mut n);
     let names: Vec<&str> = n.0.iter().map(|r| r.0).collect();
-    assert_eq!(&names[..3], ["m_fair", "p", "holding"]);
-    assert_eq!(names.len(), 3 + 2 * 4, "four variables per class seen (0 and 1)");
+    assert_eq!(&names[..4], ["m_fair", "p", "holding", "window"]);
+    assert_eq!(names.len(), 4 + 2 * 4, "four variables per class seen (0 and 1)");
     assert!(n.0.contains(&("d_i", Some(1))) && n.0.contains(&("gamma_i", Some(0))));
 }
 
@@ -336,13 +418,27 @@ fn bad_parameters_are_refused_by_key() {
         let e = p.validate().unwrap_err();
         (e.key, e.allowed)
     };
-    assert_eq!(key(|p| p.ewfq_alpha = 1.0).0, "ewfq_alpha");
     assert_eq!(key(|p| p.ewfq_alpha = 0.0).0, "ewfq_alpha");
+    assert_eq!(key(|p| p.ewfq_alpha = -0.5).0, "ewfq_alpha");
     assert_eq!(key(|p| p.ewfq_alpha = f64::NAN).0, "ewfq_alpha");
+    let (k, allowed) = key(|p| p.ewfq_alpha = f64::INFINITY);
+    assert_eq!((k.as_str(), allowed.as_str()), ("ewfq_alpha", "a finite gain > 0"));
     let (k, allowed) = key(|p| p.ewfq_beta = 0.8);
     assert_eq!(k, "ewfq_beta");
     assert!(allowed.contains("greater than ewfq_alpha (0.85)"), "{allowed}");
     assert_eq!(key(|p| p.ewfq_beta = -1.0).0, "ewfq_beta");
+    assert_eq!(key(|p| p.ewfq_beta = 0.85).0, "ewfq_beta", "β = α: no integral action");
+    // AFD's own gains (α 1.7, β 1.8) and any β > α > 0 are accepted.
+    for (alpha, beta) in [(1.7, 1.8), (1.0, 1.5), (0.01, 0.02)] {
+        let p = FqParams { ewfq_alpha: alpha, ewfq_beta: beta, ..base() };
+        assert!(p.validate().is_ok(), "α {alpha}, β {beta}");
+    }
+    let (k, allowed) = key(|p| p.ewfq_window_ns = Some(0));
+    assert_eq!(k, "ewfq_window");
+    assert!(allowed.contains("or auto"), "{allowed}");
+    assert!(FqParams { ewfq_window_ns: Some(1), ..base() }.validate().is_ok());
+    let (k, allowed) = key(|p| p.ewfq_ceiling = "fair".into());
+    assert_eq!((k.as_str(), allowed.as_str()), ("ewfq_ceiling", "link or fair_share"));
     assert_eq!(key(|p| p.ewfq_f_s = 0.0).0, "ewfq_f_s");
     assert_eq!(key(|p| p.ewfq_t_i_ns = 1_000_000).0, "ewfq_t_i");
     assert_eq!(key(|p| p.ewfq_p_c = 0.0).0, "ewfq_p_c");
