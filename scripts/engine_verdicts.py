@@ -119,8 +119,8 @@ def section(record: dict[str, Any], paper: str | None = None) -> str:
         "sweeps, in each reference engine (`qdsim reproduce --quick --engine`; "
         "[`scripts/engine_verdicts.py`](../scripts/engine_verdicts.py), `make engine-verdicts`). "
         "*Reproduced by both*: the finding holds in qdsim and the engine; *fails in the engine too*: "
-        "the paper's claim, not qdsim's model; *fails in qdsim only*: a defect to explain; *cannot run "
-        "it*: the engine lacks a discipline the figure needs. ns-3 runs the paper's TCP through its own "
+        "the paper's claim, not qdsim's model; *fails in qdsim only*: the test's xfail says what the engine "
+        "does differently; *cannot run it*: the engine lacks a discipline or a record the figure needs. ns-3 runs the paper's TCP through its own "
         "TcpSocketBase (stand-ins in [engine-ns3.md](../docs/engine-ns3.md))."
     )
     if paper is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -104,7 +105,7 @@ def test_e(): pass
 def test_every_strict_xfail_of_a_figure_test_is_named_in_the_index():
     # A finding that fails under the faithful settings is a strict xfail, and the index of
     # papers and figures must say so where it gives the figure's status.
-    index = (ROOT / "experiments" / "README.md").read_text()
+    index = (ROOT / "experiments" / "README.md").read_text().split("## Findings against the reference engines")[0]
     missing = [f"{path.name}::{name}" for path in sorted((ROOT / "tests" / "figures").glob("test_*.py")) for name in strict_xfails(path.read_text()) if f"`{name}`" not in index]
     assert not missing, f"strict xfails not named in experiments/README.md: {missing}"
 
@@ -113,7 +114,8 @@ def _index_statuses() -> list[tuple[str, str, str]]:
     """Returns (reproduction doc, figure, status) of every figure row of experiments/README.md."""
     out = []
     doc = None
-    for line in (ROOT / "experiments" / "README.md").read_text().splitlines():
+    index = (ROOT / "experiments" / "README.md").read_text()
+    for line in index.split("## Findings against the reference engines")[0].splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) != 5 or not line.startswith("|") or cells[1] in ("figure", "---"):
             continue
@@ -163,4 +165,57 @@ def test_the_check_fails_on_a_changed_catalog():
 
 def test_gen_docs_check_passes_on_the_committed_docs():
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_docs.py"), "--check"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+
+
+def _engine_verdicts():
+    spec = importlib.util.spec_from_file_location("engine_verdicts", ROOT / "scripts" / "engine_verdicts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_figure_test_has_its_engine_verdicts_and_they_agree_with_its_marks():
+    # The record of each finding in qdsim, ns-2 and ns-3 (scripts/engine_verdicts.py --run):
+    # one entry per figure test, qdsim's outcome the test's own (a strict xfail fails).
+    record = json.loads((ROOT / "tests" / "figures" / "engine_verdicts.json").read_text())
+    functions = {}
+    for path in sorted((ROOT / "tests" / "figures").glob("test_*.py")):
+        tree = ast.parse(path.read_text())
+        names = [f.name for f in tree.body if isinstance(f, ast.FunctionDef) and f.name.startswith("test_")]
+        functions.update({name: (path.name, name in strict_xfails(path.read_text())) for name in names})
+    recorded = {test.split("::")[1].split("[")[0] for test in record}
+    assert recorded == set(functions), f"run `make engine-verdicts`: not recorded {set(functions) - recorded}, gone {recorded - set(functions)}"
+    verdicts = _engine_verdicts()
+    for test, row in record.items():
+        name = test.split("::")[1].split("[")[0]
+        assert row["qdsim"] in ("holds", "fails"), (test, row)
+        if not functions[name][1]:
+            assert row["qdsim"] == "holds", f"{test}: recorded failing but not a strict xfail"
+        for engine in verdicts.ENGINES:
+            assert row[engine]["verdict"] in ("holds", "fails", "n/a"), (test, engine, row)
+
+
+def _decorators(source: str, name: str) -> str:
+    """Returns the source of test function ``name``'s decorators (its xfail reasons)."""
+    for f in ast.parse(source).body:
+        if isinstance(f, ast.FunctionDef) and f.name == name:
+            return "\n".join(ast.get_source_segment(source, d) or "" for d in f.decorator_list)
+    raise AssertionError(f"no test {name}")
+
+
+def test_a_finding_that_fails_only_in_qdsim_says_why_in_its_xfail():
+    record = json.loads((ROOT / "tests" / "figures" / "engine_verdicts.json").read_text())
+    sources = {p.name: p.read_text() for p in (ROOT / "tests" / "figures").glob("test_*.py")}
+    verdicts = _engine_verdicts()
+    for test, row in record.items():
+        only = [verdicts.ENGINES[e] for e in verdicts.ENGINES if row["qdsim"] == "fails" and row[e]["verdict"] == "holds"]
+        if only:
+            source = sources[test.split("::")[0].rsplit("/", 1)[-1]]
+            marks = _decorators(source, test.split("::")[1].split("[")[0])
+            assert any(title in marks for title in only), f"{test} fails only in qdsim ({row}): its xfail reason must say what {only} does differently"
+
+
+def test_the_engine_verdict_tables_are_the_record_s():
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "engine_verdicts.py"), "--check"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr

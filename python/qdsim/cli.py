@@ -442,7 +442,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raw = rp.quick_raw(figure.raw, str(figure.path)) if args.quick else figure.raw
         if args.repetitions is not None:
             raw = rp.with_repetitions(raw, args.repetitions)
-        rp.check_drawable(figure, raw)
+        rp.check_drawable(figure, raw, args.engine)
         todo.append((figure, raw, args.out if args.out is not None else figure.results_dir(args.quick, args.engine)))
     if args.list:
         return _print_figures(todo, args.experiments, args.json)

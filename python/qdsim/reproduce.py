@@ -220,11 +220,14 @@ def with_repetitions(raw: dict[str, Any], repetitions: int) -> dict[str, Any]:
     return {**raw, "sweep": sweep}
 
 
-def check_drawable(figure: Figure, raw: dict[str, Any]) -> None:
-    """Raises SpecError when the figure cannot be drawn from its sweep (before anything runs)."""
+def check_drawable(figure: Figure, raw: dict[str, Any], engine: str | None = None) -> None:
+    """Raises SpecError when the figure cannot be drawn from its sweep (before anything runs);
+    a reference ``engine`` records no sampled series or packets."""
     spec = validate(raw)
     grid = spec.sweep.grid if spec.sweep else {}
     plot = spec.plot
+    if engine is not None and plot.kind in ("series", "packets"):
+        raise SpecError("--engine", engine, f"no engine for {figure.path}: its [plot] kind {plot.kind!r} draws sampled results only qdsim records")
     if plot.kind in ("series", "packets"):
         if plot.by not in grid:
             raise SpecError("plot.by", plot.by, f"a swept key of {figure.path} ({', '.join(grid) or 'it sweeps none'})")

@@ -2,10 +2,10 @@
 Centers" (Figs. 3, 5/6, 7/8(a), 11), on the committed files in ``experiments/codel-dc/``.
 
 Each file's ``[quick]`` run (``qdsim reproduce --quick``; the ``quick`` fixture) gives the
-results, under the paper's stack (profile ``ns2-sack1``, RTO_min 10 ms) with the hosts'
-processing jitter. Incast (Fig. 5/6): 40 servers x 100 kB and the neighbouring set-ups 30 and
-48 servers and 80 kB, one long-lived flow, 1 s runs, three seeds (the seed draws the hosts'
-per-packet delays and moves the start times within 1 ms / 100 us). Fig. 11: short flows at
+results, under the paper's stack (profile ``ns2-sack1``, RTO_min 10 ms), exactly timed as ns-2
+runs it. Incast (Fig. 5/6): 40 servers x 100 kB and the neighbouring set-ups 30 and 48 servers
+and 80 kB, one long-lived flow, 1 s runs, three seeds (the seed moves the start times within
+1 ms / 100 us, and draws RED's early drops). Fig. 11: short flows at
 30 % load, 1 s, three seeds. Fig. 3: one long flow through CoDel at four targets, 0.6 s runs.
 Fig. 7/8(a): one incast event, 0.2 s runs, three seeds. Findings our model does not reproduce
 are strict xfails carrying the measured numbers; docs/reproductions/codel-dc.md explains them.
@@ -19,11 +19,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from figure_results import by_label, mean_of, runs, swept_table
+from figure_results import by_label, mean_of, require, runs, swept_table
 
 from qdsim import store
+from qdsim.engines.sweep import refused_points
 from qdsim.plot_series import run_series
-from qdsim.reproduce import find_figures, quick_raw, sweep_figure
+from qdsim.reproduce import find_figures, quick_raw
 from qdsim.spec import validate
 from qdsim.units import parse_duration
 
@@ -68,9 +69,13 @@ def incast(quick, tmp_path_factory) -> Callable[[str], dict[str, list[dict]]]:
                 raw = quick_raw(figure.raw)
                 raw = {**raw, "sweep": {**raw["sweep"], **(sweep or {})}}
                 out_dir = tmp_path_factory.mktemp(f"codel-dc-fig5-{setup}")
-                assert sweep_figure(figure, raw, out_dir, jobs=1).missing == 0
+                quick.sweep(figure, raw, out_dir)
             out = by_label(out_dir, runs(out_dir, "incast"))
-            assert set(out) == {"DropTail", "CoDel", "RED"} and all(len(v) == 3 for v in out.values()), setup
+            # In an engine that lacks CoDel the others are there: a check that needs CoDel then
+            # finds no runs for it (KeyError) and the engine cannot decide it.
+            labels = {"DropTail", "CoDel", "RED"}
+            whole = set(out) == labels or (set(out) < labels and bool(refused_points(out_dir)))
+            require(out_dir, whole and all(len(v) == 3 for v in out.values()), setup)
             done[setup] = out
         return done[setup]
 
@@ -87,28 +92,28 @@ def _mean(runs: list[dict], metric: str) -> float:
     return mean_of(runs, metric)
 
 
-#: Why Fig. 5/6 findings fail under the paper's stack (ns2-sack1, RTO_min 10 ms, host jitter 10 us).
-FAITHFUL = "not reproduced with ns-2 TCP SACK (profile ns2-sack1, RTO_min 10 ms) and host jitter (3 seeds, 1 s): "
+#: Why Fig. 5/6 findings fail under the paper's stack (ns2-sack1, RTO_min 10 ms, exactly timed as ns-2).
+FAITHFUL = "not reproduced with ns-2 TCP SACK (profile ns2-sack1, RTO_min 10 ms, exact timing; 3 seeds, 1 s): "
 
 
-@pytest.mark.parametrize(
-    "setup",
-    _setups(
-        {
-            "40x100kB": FAITHFUL + "AFCT CoDel 30.36 ms vs DropTail 28.94 ms (1.05; paper: CoDel up to 62 % faster)",
-            "30x100kB": FAITHFUL + "AFCT CoDel 24.02 ms vs DropTail 23.90 ms (1.01)",
-            "48x100kB": FAITHFUL + "AFCT CoDel 33.38 ms vs DropTail 34.01 ms (0.98, not below 0.97)",
-            "40x80kB": FAITHFUL + "AFCT CoDel 24.88 ms vs DropTail 24.33 ms (1.02)",
-        }
-    ),
-)
+@pytest.mark.parametrize("setup", list(INCAST_SETUPS))
 def test_fig5_codel_completes_incast_responses_faster_than_droptail(incast, setup):
     runs = incast(setup)
     codel, droptail = _mean(runs["CoDel"], "afct_s"), _mean(runs["DropTail"], "afct_s")
     assert codel < 0.97 * droptail, f"AFCT CoDel {codel * 1e3:.2f} ms vs DropTail {droptail * 1e3:.2f} ms"
 
 
-@pytest.mark.parametrize("setup", list(INCAST_SETUPS))
+@pytest.mark.parametrize(
+    "setup",
+    _setups(
+        {
+            "30x100kB": FAITHFUL + "CoDel's utilization 92.0 / 85.8 / 91.8 % (DropTail 99.6-99.8 %; paper: > 98 % under all AQMs). "
+            "ns-3.37 holds it (CoDel 93.4 / 93.6 / 92.7 %) with its own TCP standing in for ns-2's Sack1 agent "
+            "(stand-ins in docs/engine-ns3.md): CoDel's utilisation is 2-4 points above the 90 % line in both, below it in one qdsim seed",
+            "40x80kB": FAITHFUL + "CoDel's utilization 90.5 / 89.3 / 91.0 % (DropTail 97.4-98.0 %); ns-3.37 91.1 / 91.4 / 92.1 % with its own TCP standing in for ns-2's Sack1 agent",
+        }
+    ),
+)
 def test_fig5_droptail_and_codel_keep_the_bottleneck_above_90_percent(incast, setup):
     for label in ("DropTail", "CoDel"):
         utils = [r["utilization"] for r in incast(setup)[label]]
@@ -126,10 +131,10 @@ def test_fig6_codel_keeps_a_shorter_queue_than_droptail(incast, setup):
     "setup",
     _setups(
         {
-            "40x100kB": FAITHFUL + "RED's utilization 94.9 / 94.3 / 84.2 % (paper: > 98 % under all AQMs)",
-            "30x100kB": FAITHFUL + "RED's utilization 92.0 / 91.3 / 82.7 %",
-            "48x100kB": FAITHFUL + "RED's utilization 92.4 / 98.8 / 80.4 %",
-            "40x80kB": FAITHFUL + "RED's utilization 90.2 / 85.6 / 92.2 %",
+            "40x80kB": FAITHFUL + "RED's utilization 88.5 / 90.8 / 91.0 % (paper: > 98 % under all AQMs; 90-95 % at the other set-ups). "
+            "ns-2.35 holds it here (92.1 / 93.4 / 92.3 %) and fails it at 48 servers (95.6 / 86.8 / 95.9 %), where qdsim holds it: "
+            "RED's utilisation dips below 90 % in single seeds in both simulators, at different set-ups; ns-3.37, with its own "
+            "TCP, holds it (93.0 / 91.2 / 92.6 %)",
         }
     ),
 )
@@ -142,11 +147,10 @@ def test_fig5_red_keeps_the_bottleneck_above_90_percent(incast, setup):
     "setup",
     _setups(
         {
-            "40x100kB": FAITHFUL + "loss RED 5.41 % vs CoDel 6.73 % (paper ~16 % vs ~11 %); RED on the instantaneous queue "
-            "caps it at max_th = 51 and puts more responses into timeout, which then send nothing",
-            "30x100kB": FAITHFUL + "loss RED 4.35 % vs CoDel 5.40 %",
-            "48x100kB": FAITHFUL + "loss RED 3.00 % vs CoDel 7.18 %",
-            "40x80kB": FAITHFUL + "loss RED 4.37 % vs CoDel 6.42 %",
+            "40x100kB": FAITHFUL + "loss RED 5.20 % vs CoDel 6.70 % (paper ~16 % vs ~11 %); RED on the instantaneous queue caps it at max_th = 51 and keeps a quarter of CoDel's queue",
+            "30x100kB": FAITHFUL + "loss RED 4.52 % vs CoDel 5.76 %",
+            "48x100kB": FAITHFUL + "loss RED 4.97 % vs CoDel 6.95 %",
+            "40x80kB": FAITHFUL + "loss RED 5.18 % vs CoDel 6.48 %",
         }
     ),
 )
@@ -161,14 +165,14 @@ def test_fig6_red_loses_more_packets_than_codel(incast, setup):
     "setup",
     _setups(
         {
-            "40x100kB": FAITHFUL + "AFCT CoDel 30.36 ms vs RED 27.29 ms (1.11; paper: CoDel up to 35 % faster); holds at 48 servers only",
-            "30x100kB": FAITHFUL + "AFCT CoDel 24.02 ms vs RED 22.54 ms (1.07)",
-            "40x80kB": FAITHFUL + "AFCT CoDel 24.88 ms vs RED 23.42 ms (1.06)",
+            "40x100kB": FAITHFUL + "AFCT CoDel 30.25 ms vs RED 27.95 ms (1.08; paper: CoDel up to 35 % faster)",
+            "30x100kB": FAITHFUL + "AFCT CoDel 23.86 ms vs RED 23.25 ms (1.03)",
+            "48x100kB": FAITHFUL + "AFCT CoDel 34.64 ms vs RED 31.86 ms (1.09)",
+            "40x80kB": FAITHFUL + "AFCT CoDel 26.14 ms vs RED 23.33 ms (1.12)",
         }
     ),
 )
 def test_fig5_codel_completes_incast_responses_faster_than_red(incast, setup):
-    # Holds at 48 servers only (CoDel 33.4 ms vs RED 72.9 ms): RED's timeouts there.
     runs = incast(setup)
     codel, red = _mean(runs["CoDel"], "afct_s"), _mean(runs["RED"], "afct_s")
     assert codel < 0.95 * red, f"AFCT CoDel {codel * 1e3:.2f} ms vs RED {red * 1e3:.2f} ms"
@@ -239,6 +243,11 @@ def one_incast_event(quick) -> dict[str, list[float]]:
     return {key: [reps[rep] for rep in sorted(reps)] for key, reps in window.items()}
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=FAITHFUL.replace("1 s", "0.2 s") + "flows in timeout from 100 to 150 ms (summed over the samples) RED 64 / 77 / 84 vs CoDel 90 in every seed "
+    "(DropTail 33); with 10 us host jitter RED was ahead in every seed",
+)
 def test_fig7_red_puts_more_flows_in_timeout_than_codel_after_the_burst(one_incast_event):
     w = one_incast_event
     assert all(red > codel for red, codel in zip(w["RED.in_timeout"], w["CoDel.in_timeout"], strict=True)), w
@@ -246,7 +255,7 @@ def test_fig7_red_puts_more_flows_in_timeout_than_codel_after_the_burst(one_inca
 
 @pytest.mark.xfail(
     strict=True,
-    reason=FAITHFUL.replace("1 s", "0.2 s") + "drops from 100 to 150 ms over the three seeds RED 1123 vs CoDel 1190 (per seed 410/353/360 vs 366/373/451); paper, Fig. 8(a): RED 'significantly more'",
+    reason=FAITHFUL.replace("1 s", "0.2 s") + "drops from 100 to 150 ms over the three seeds RED 1306 vs CoDel 1305 (per seed 453/438/415 vs 435 each); paper, Fig. 8(a): RED 'significantly more'",
 )
 def test_fig8a_red_drops_more_packets_than_codel_in_an_incast_event(one_incast_event):
     # Paper, Fig. 8(a): "RED introduces significantly more packet drops than CoDel".
@@ -258,7 +267,7 @@ def test_fig8a_red_drops_more_packets_than_codel_in_an_incast_event(one_incast_e
 
 @pytest.mark.xfail(
     strict=True,
-    reason=FAITHFUL.replace("1 s", "0.2 s") + "loss from 100 to 200 ms RED 3.42 / 2.95 / 3.00 % vs CoDel 2.96 / 3.13 / 3.67 %: RED higher in seed 1 only",
+    reason=FAITHFUL.replace("1 s", "0.2 s") + "loss from 100 to 200 ms RED 3.92 / 3.82 / 3.53 % vs CoDel 3.69 % in each: RED higher in two seeds of three",
 )
 def test_fig8a_red_loses_more_than_codel_in_every_seed_of_an_incast_event(quick):
     # Paper, §III-B: "RED induces a higher loss rate under incast scenarios (see Figure 8)". The
