@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from conftest import EXPERIMENTS
 from qdsim import algorithms
 from qdsim.engines import Unsupported, measure, ns3, run
 from qdsim.engines.ns3 import QDISC_DEFAULTS, UNLIMITED_PKTS, Ns3
@@ -377,3 +378,19 @@ def test_the_same_seed_gives_the_same_run_and_another_seed_other_start_times(tmp
     assert a == b
     starts = {s: measure.parse(text).starts for s, text in (("a", a), ("c", c))}
     assert starts["a"] != starts["c"]
+
+
+@needs_ns3
+def test_validate_runs_a_short_file_in_ns3_and_prints_rows(qdsim, write_spec):
+    # The CLI end to end with ns-3 (CI's short validation of this engine): the quickstart's
+    # dumbbell shortened to 3 s, with the ns3 profile, two seeds a side.
+    text = (EXPERIMENTS / "quickstart.toml").read_text().replace('duration = "30s"', 'duration = "3s"').replace('warmup = "5s"', 'warmup = "1s"')
+    text = text.replace('cc = "newreno"', 'cc = "newreno"\ntcp = { profile = "ns3" }')
+    out = qdsim("validate", write_spec(text), "--engine", "ns3", "--seeds", "2", "--json")
+    assert out.code == 0, out.stderr
+    doc = out.json()
+    assert doc["engine"] == "ns3" and doc["notes"] is not None
+    rows = {(r["column"], r["row"]): r for r in doc["rows"]}
+    utilisation = rows["utilization", "bottleneck"]
+    assert utilisation["reference_mean"] > 0.9 and utilisation["verdict"] in ("agree", "unclear", "disagree")
+    assert all(r["verdict"] in ("agree", "disagree", "unclear", "n/a") for r in doc["rows"])
