@@ -242,4 +242,9 @@ def test_the_suites_laws_hold_the_formulas_they_name() -> None:
     assert by["mathis-0.01"].predicted == pytest.approx(8e4 * math.sqrt(150))
     # M/M/1/K, rho = 0.9, K = 11: 4.37 %.
     assert by["mm1k"].predicted == pytest.approx(0.1 * 0.9**11 / (1 - 0.9**12))
+    # Processor sharing, 500 kB at load 0.5 on 10 Mb/s: 520 020 B on the wire, rho 0.52002:
+    # 8 x 520 020 / (1e7 x 0.47998) = 0.8667 s.
+    assert by["ps"].predicted == pytest.approx(8 * 520_020 / (1e7 * (1 - 0.5 * 520_020 / 500_000)))
+    assert by["ps"].predicted == pytest.approx(0.8667, abs=1e-4)
+    assert by["mathis-newreno-0.02"].metric == ("groups", "newreno", "goodput_bps")
     assert json.dumps([law.id for law in LAWS])  # ids are plain strings for the page

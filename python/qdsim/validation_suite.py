@@ -3,7 +3,8 @@
 The suite is two lists. :data:`SCENARIOS` are the five papers' set-ups that a reference engine
 can run — their DropTail, RED and DRR baselines, the TCP variants on a dumbbell, an incast,
 Poisson short flows — each validated as ``qdsim validate FILE --set ...`` would. :data:`LAWS`
-are analytic laws (Mathis, RFC 3649, RFC 9438, M/M/1/K, max-min with DRR's byte bound), each
+are analytic laws (Mathis for Reno and NewReno, RFC 3649, RFC 9438, processor sharing,
+M/M/1/K, max-min with DRR's byte bound), each
 an experiment file in ``experiments/validation/`` run in qdsim and in every engine that can,
 and held against the law's prediction. Every tolerance is stated before the runs, in
 :data:`qdsim.validate.TOLERANCES` and here (:attr:`Law.tolerance`).
@@ -171,6 +172,15 @@ def _cubic(p: float) -> float:
     return w * 1448 * 8 / _RTT
 
 
+def _ps_fct(mean_bytes: float, load: float, rate_bps: float) -> float:
+    """Processor sharing's mean completion time, s: 8 E[S_wire] / (C (1 - rho_wire)), the
+    wire size of a transfer its payload plus ns-2's 40 B per 1000 B segment (half a segment's
+    headers more for the last, partial one)."""
+    wire = mean_bytes * 1.04 + 20
+    rho = load * wire / mean_bytes
+    return 8 * wire / (rate_bps * (1 - rho))
+
+
 def _mm1k(rho: float, places: int) -> float:
     return (1 - rho) * rho**places / (1 - rho ** (places + 1))
 
@@ -191,6 +201,21 @@ LAWS: tuple[Law, ...] = (
             quick=("experiment.duration=60s",),
         )
         for p in (0.001, 0.005, 0.01, 0.02)
+    ),
+    *(
+        Law(
+            f"mathis-newreno-{p}",
+            f"Mathis: NewReno at p = {p:g}",
+            "validation/mathis.toml",
+            (f"topology.loss={p}", "flows.0.group=newreno", "flows.0.cc=newreno", 'flows.0.tcp={profile="ns2-newreno", rwnd="100MB", initial_ssthresh=100000}'),
+            ("ns2", "ns3"),
+            ("groups", "newreno", "goodput_bps"),
+            _mathis(p),
+            0.25,
+            "MSS/RTT sqrt(3/(2p))",
+            quick=("experiment.duration=60s",),
+        )
+        for p in (0.005, 0.02)
     ),
     *(
         Law(
@@ -221,6 +246,18 @@ LAWS: tuple[Law, ...] = (
             quick=("experiment.duration=60s",),
         )
         for p in (0.0001, 0.001)
+    ),
+    Law(
+        "ps",
+        "Processor sharing: Poisson TCP transfers, exponential 500 kB, load 0.5",
+        "validation/ps.toml",
+        (),
+        ("ns2", "ns3"),
+        ("groups", "transfers", "mean_fct_s"),
+        _ps_fct(500_000, 0.5, 10e6),
+        0.25,
+        "8 E[S_wire] / (C (1 - rho_wire)), 40 B of headers per 1000 B",
+        quick=("experiment.duration=120s", "experiment.warmup=10s"),
     ),
     Law(
         "mm1k",
