@@ -134,11 +134,16 @@ def test_the_index_status_of_each_figure_is_the_reproduction_docs():
         assert status in (ROOT / doc).read_text(), f"{figure}: the status in experiments/README.md is not the one in {doc}: {status!r}"
 
 
-def _gen_docs():
-    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "scripts" / "gen_docs.py")
+def _script(name: str):
+    """Imports ``scripts/<name>.py`` (the scripts are not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _gen_docs():
+    return _script("gen_docs")
 
 
 def test_the_qdisc_parameters_of_experiment_file_md_are_the_catalog_s():
@@ -169,10 +174,7 @@ def test_gen_docs_check_passes_on_the_committed_docs():
 
 
 def _engine_verdicts():
-    spec = importlib.util.spec_from_file_location("engine_verdicts", ROOT / "scripts" / "engine_verdicts.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _script("engine_verdicts")
 
 
 def test_every_figure_test_has_its_engine_verdicts_and_they_agree_with_its_marks():

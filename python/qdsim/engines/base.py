@@ -19,6 +19,7 @@ summary, tables and results store take unchanged.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import signal
 import subprocess
@@ -32,7 +33,7 @@ from ..errors import SpecError
 from ..run import RunOutcome
 from . import measure
 
-__all__ = ["Engine", "EngineError", "EngineRun", "Script", "Unsupported", "comment_block", "run", "terminate_all"]
+__all__ = ["Engine", "EngineError", "EngineRun", "Script", "Unsupported", "comment_block", "run", "source_digest", "terminate_all"]
 
 
 class Unsupported(SpecError):
@@ -88,6 +89,17 @@ class Engine(Protocol):
 
     def command(self, script: Path) -> list[str]:
         """Returns the command line that runs the script written at ``script``."""
+
+
+def source_digest(*names: str) -> str:
+    """Returns the digest of the translator files ``names`` (beside this one) with the
+    measurement protocol's and this interface's: part of an engine's version, so a change to
+    how qdsim translates or measures reruns the engine's stored runs."""
+    here = Path(__file__).parent
+    h = hashlib.sha256()
+    for name in (*names, "measure.py", "base.py"):
+        h.update((here / name).read_bytes())
+    return h.hexdigest()[:12]
 
 
 def comment_block(prefix: str, lines: list[str] | tuple[str, ...]) -> str:

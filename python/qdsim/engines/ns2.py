@@ -35,7 +35,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from .base import Script, Unsupported, comment_block
+from .base import Script, Unsupported, comment_block, source_digest
 
 __all__ = ["Ns2", "ns2_drr_hash"]
 
@@ -88,11 +88,7 @@ class Ns2:
 
 @functools.cache
 def _digest() -> str:
-    here = Path(__file__).parent
-    h = hashlib.sha256()
-    for name in ("ns2.py", "ns2_lib.tcl", "measure.py", "base.py"):
-        h.update((here / name).read_bytes())
-    return h.hexdigest()[:12]
+    return source_digest("ns2.py", "ns2_lib.tcl")
 
 
 class _Translation:

@@ -60,7 +60,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from .base import Script, Unsupported, comment_block
+from .base import Script, Unsupported, comment_block, source_digest
 
 __all__ = ["Ns3", "binary_path", "build"]
 
@@ -268,11 +268,7 @@ def _ns3_version() -> str:
 
 @functools.cache
 def _digest() -> str:
-    here = Path(__file__).parent
-    h = hashlib.sha256()
-    for name in ("ns3.py", "ns3_scenario.cc", "measure.py", "base.py"):
-        h.update((here / name).read_bytes())
-    return h.hexdigest()[:12]
+    return source_digest("ns3.py", "ns3_scenario.cc")
 
 
 class Ns3:
