@@ -101,8 +101,10 @@ def test_the_quickstart_tcp_becomes_these_socket_attributes():
         "SegmentSize": "1448",  # 1500 - 40 - 12 (timestamps)
         "InitialCwnd": "10",
         "InitialSlowStartThreshold": "4294967295",
-        "RcvBufSize": "131072",
-        "SndBufSize": "131072",
+        # The profile's 131072 B hold 90 whole segments of 1448 B: qdsim's window, without
+        # the 752 B that ns-3 would send as a short segment.
+        "RcvBufSize": "130320",
+        "SndBufSize": "130320",
         "MinRto": "1000000000ns",
         "ClockGranularity": "1000000ns",
         "ConnTimeout": "3000000000ns",
@@ -222,6 +224,41 @@ def test_host_jitter_and_the_tcp_stand_ins_are_notes():
     assert lines(text, "tcp")[0][2] == "ns3::TcpCubic"
     cc = attrs(next(words for words in lines(text, "tcpattr") if words[2] == "cc")[3:])
     assert cc["HyStart"] == "true" and cc["Beta"] == "0.7"
+
+
+@pytest.mark.parametrize(("rwnd", "buffer"), [(131072, 130320), (130320, 130320), (1000, 1448), (20 * 1448 + 1447, 20 * 1448)])
+def test_the_socket_buffers_hold_qdsim_s_window_of_whole_segments(rwnd: int, buffer: int):
+    # qdsim's sender keeps at most rwnd / MSS whole segments (at least one) outstanding; a
+    # buffer with a part of a segment more would let ns-3 send it as a short segment.
+    text = ENGINE.translate(pair([flow({"kind": "tcp", "tcp": ns3_tcp(rwnd_bytes=rwnd)})]), 1).text
+    socket = attrs(next(words for words in lines(text, "tcpattr") if words[2] == "socket")[3:])
+    assert (socket["RcvBufSize"], socket["SndBufSize"]) == (str(buffer), str(buffer))
+    assert not any(n.startswith("tcp.rwnd_bytes") for n in ENGINE.translate(pair([flow({"kind": "tcp", "tcp": ns3_tcp(rwnd_bytes=rwnd)})]), 1).notes)
+
+
+@pytest.mark.parametrize(
+    ("cc", "base", "byte_counting", "expected"),
+    [
+        # TcpNewReno cuts the bytes in flight and counts ACKs: the ns3 profile's own values.
+        ("newreno", "pipe", "off", {"tcp.reduction_base": "takes ssthresh from pipe but PRR's RecoverFS"}),
+        ("newreno", "cwnd", "rfc3465", {"tcp.reduction_base": "from pipe (the bytes in flight", "tcp.byte_counting": "rfc3465 → off"}),
+        # TcpCubic::GetSsThresh cuts its cWnd, and TcpCubic counts the segments an ACK covers.
+        ("cubic", "pipe", "off", {"tcp.reduction_base": "from cwnd (TcpCubic cuts beta x cwnd", "tcp.byte_counting": "off → linux"}),
+        ("cubic", "cwnd", "linux", {"tcp.reduction_base": "takes ssthresh from cwnd but PRR's RecoverFS", "tcp.byte_counting": "without RFC 3465's limit of 2"}),
+        ("highspeed", "pipe", "off", {"tcp.reduction_base": "takes ssthresh from pipe but", "tcp.byte_counting": "toward a(w) in congestion avoidance"}),
+    ],
+)
+def test_each_congestion_control_s_own_reduction_and_growth_rules_are_noted(cc: str, base: str, byte_counting: str, expected: dict[str, str]):
+    tcp = ns3_tcp(cc=cc, reduction_base=base, byte_counting=byte_counting)
+    notes = ENGINE.translate(pair([flow({"kind": "tcp", "tcp": tcp})]), 1).notes
+    fields = [n.split(":")[0] for n in notes]
+    assert len(fields) == len(set(fields)), notes
+    for field in ("tcp.reduction_base", "tcp.byte_counting"):
+        found = [n for n in notes if n.startswith(field + ":")]
+        if field in expected:
+            assert len(found) == 1 and expected[field] in found[0], found
+        else:
+            assert not found, found
 
 
 def test_every_traffic_kind_becomes_a_flow_line():

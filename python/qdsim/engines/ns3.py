@@ -342,6 +342,17 @@ def _initial_cwnd(tcp: dict[str, Any]) -> int:
     return int(iw)
 
 
+def _whole_segments(rwnd: int, mss: int) -> int:
+    """The bytes qdsim lets a connection have outstanding for a receiver window of ``rwnd``:
+    whole segments, at least one (``TcpSender``'s clamp, ``rwnd_bytes / mss``), at most ns-3's
+    largest window. A buffer with a part of a segment more would let ns-3 send that part as
+    a short segment at the end of every window that reaches it (a 752-byte one for the ns3
+    profile's 131072 bytes of 1448-byte segments), which qdsim never sends: in the 100-flow
+    dumbbell of ``experiments/validation/dumbbell100.toml`` the odd segment alone moved the
+    200 ms group's goodput from qdsim's to 1.3 times it (docs/engine-ns3.md)."""
+    return min(max(1, rwnd // mss) * mss, MAX_WINDOW)
+
+
 def _advertised(rwnd: int) -> int:
     """The window ns-3 advertises for a receive buffer of ``rwnd`` bytes: scaled by the
     smallest shift that fits 16 bits (at most 14), rounded down to that scale."""
@@ -745,7 +756,10 @@ class _Translation:
             note("tcp.cc: highspeed_ns2 → ns-3.37 TcpHighSpeed (RFC 3649's b(w) on every decrease, not ns-2's halving on the first one, in slow start and after a timeout)")
         elif cc == "cubic":
             cc_attrs += ["C=0.4", "Beta=0.7", "FastConvergence=true", f"HyStart={_bool(t['hystart'] != 'off')}"]
-            note("tcp.cc: cubic → ns-3.37 TcpCubic (C 0.4, beta 0.7, fast convergence; it has no Reno-friendly region)")
+            note(
+                "tcp.cc: cubic → ns-3.37 TcpCubic (C 0.4, beta 0.7, fast convergence; it has no Reno-friendly region, and its window grows on while "
+                "the receive window limits the sender, a loss then cutting beta x that window: ns-3.42 grows it only when cwnd-limited)"
+            )
         if t["hystart"] != "off":
             if cc == "cubic":
                 like = "Linux's, with ns-3's constants" if t["hystart"] == "linux" else "not RFC 9406's HyStart++"
@@ -763,8 +777,9 @@ class _Translation:
             note("tcp.handshake: false → true (ns-3's TcpSocketBase always opens with SYN, SYN-ACK)")
 
         rwnd = t["rwnd_bytes"]
-        window = _advertised(min(rwnd, MAX_WINDOW))
-        if window != rwnd:
+        buffer = _whole_segments(rwnd, mss)
+        window = _advertised(buffer)
+        if window != buffer:
             note(f"tcp.rwnd_bytes: {rwnd} → {window} (the window ns-3 advertises: the buffer rounded down to its window scale)")
         ssthresh = t["initial_ssthresh_pkts"]
         ssthresh_bytes = 4294967295 if ssthresh is None else min(4294967295, ssthresh * mss)
@@ -773,9 +788,10 @@ class _Translation:
             f"InitialCwnd={_initial_cwnd(t)}",
             f"InitialSlowStartThreshold={ssthresh_bytes}",
             # The receiver advertises its free buffer, which an application reading at once
-            # keeps at rwnd; the sender's buffer bounds what is outstanding (snd.max - snd.una).
-            f"RcvBufSize={min(rwnd, MAX_WINDOW)}",
-            f"SndBufSize={min(rwnd, MAX_WINDOW)}",
+            # keeps at its size; the sender's buffer bounds what is outstanding (snd.max -
+            # snd.una). Both hold qdsim's window, whole segments (_whole_segments).
+            f"RcvBufSize={buffer}",
+            f"SndBufSize={buffer}",
             "WindowScaling=true",
             f"MinRto={_ns(t['min_rto_ns'])}",
             f"ClockGranularity={_ns(t['clock_granularity_ns'])}",
@@ -806,8 +822,7 @@ class _Translation:
             note("tcp.fast_retransmit_restarts_rto: true → false (ns-3.37 starts the timer at a retransmission only when it is stopped)")
         if t["delayed_ack"] and t["quick_acks"] != 1:
             note(f"tcp.quick_acks: {t['quick_acks']} → 1 (ns-3.37 ACKs the first data segment after the handshake at once)")
-        if t["byte_counting"] != "off":
-            note(f"tcp.byte_counting: {t['byte_counting']} → off (ns-3.37's congestion controls count ACKs, not bytes)")
+        self.growth(cc, t["byte_counting"])
         if t["idle_restart"]:
             note("tcp.idle_restart: true → false (ns-3.37's TcpSocketBase keeps its window over an idle period)")
 
@@ -824,13 +839,41 @@ class _Translation:
         if t["rescue_retransmit"] != "partial_ack":
             note(f"tcp.rescue_retransmit: {t['rescue_retransmit']} → partial_ack (ns-3.37 retransmits the new head on a partial ACK; it has no NextSeg rule 4)")
         base = t["reduction_base"]
-        if base != "pipe":
-            note(f"tcp.reduction_base: {base} → pipe (ns-3.37 takes ssthresh from the bytes in flight with the head marked lost)")
-        elif recovery == "ns3::TcpPrrRecovery":
-            note("tcp.reduction_base: pipe → ns-3.37 takes ssthresh from pipe but PRR's RecoverFS from FlightSize (snd.max - snd.una)")
+        # TcpSocketBase::EnterRecovery hands GetSsThresh the bytes in flight with the head
+        # marked lost; TcpCubic::GetSsThresh ignores them and cuts its own cWnd (tcp-cubic.cc:
+        # 411, 428: max(cWnd x Beta, 2 segments)), TcpNewReno and TcpHighSpeed cut them.
+        own = "cwnd" if cc == "cubic" else "pipe"
+        prr = recovery == "ns3::TcpPrrRecovery" and base != "flightsize"
+        if base != own:
+            whence = "cwnd (TcpCubic cuts beta x cwnd, whatever is in flight)" if own == "cwnd" else "pipe (the bytes in flight with the head marked lost)"
+            and_prr = " and PRR's RecoverFS from FlightSize (snd.max - snd.una)" if prr else ""
+            note(f"tcp.reduction_base: {base} → ns-3.37 takes ssthresh from {whence}{and_prr}")
+        elif prr:
+            note(f"tcp.reduction_base: {base} → ns-3.37 takes ssthresh from {own} but PRR's RecoverFS from FlightSize (snd.max - snd.una)")
         self.later_options(key, t)
         rtt = [f"InitialEstimation={_ns(t['initial_rto_ns'])}"]
         return CONGESTION[cc], recovery, "ns3::RttMeanDeviation", {"socket": socket, "cc": cc_attrs, "recovery": rec_attrs, "rtt": rtt}
+
+    def growth(self, cc: str, byte_counting: str) -> None:
+        """Notes how ns-3.37's congestion control ``cc`` counts what an ACK covers where it is
+        not ``byte_counting``'s rule: TcpNewReno counts ACKs (tcp-congestion-ops.cc:163-201,
+        one segment per ACK in slow start, the ACKed segments beyond ssthresh carried into
+        congestion avoidance: ``off``); TcpCubic counts segments in both phases (tcp-cubic.cc:
+        197, the window grows by every segment an ACK covers in slow start, with no limit L;
+        :206, they count toward cnt, at most one segment of growth per ACK: nearest ``linux``);
+        TcpHighSpeed slow-starts as TcpNewReno and counts segments toward a(w) after
+        (tcp-highspeed.cc:109: none of the three)."""
+        name = CONGESTION[cc].removeprefix("ns3::")
+        if cc == "cubic":
+            rule = "in slow start without RFC 3465's limit of 2, in congestion avoidance toward cnt with at most one segment of growth per ACK, SACKed segments not counted"
+            if byte_counting == "linux":
+                self.note(f"tcp.byte_counting: linux → ns-3.37's {name} counts every segment an ACK covers cumulatively: {rule}")
+            else:
+                self.note(f"tcp.byte_counting: {byte_counting} → linux (ns-3.37's {name} counts every segment an ACK covers cumulatively: {rule})")
+        elif cc in ("highspeed", "highspeed_ns2"):
+            self.note(f"tcp.byte_counting: {byte_counting} → ns-3.37's {name} counts ACKs in slow start and the segments an ACK covers toward a(w) in congestion avoidance")
+        elif byte_counting != "off":
+            self.note(f"tcp.byte_counting: {byte_counting} → off (ns-3.37's {name} counts ACKs, not bytes)")
 
     def later_options(self, key: str, t: dict[str, Any]) -> None:
         """Notes the options a configuration may carry or not (they came to the core after the
