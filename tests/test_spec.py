@@ -168,3 +168,35 @@ def test_every_workload_key_is_in_the_catalog():
         entry = next(t for t in workloads.catalog()["traffic"] if t["name"] == name)
         listed = {p["name"] for p in entry["params"]}
         assert set(model.model_fields) - common - {"kind"} == listed, name
+
+
+@pytest.mark.parametrize(
+    ("sets", "quick", "refused"),
+    [
+        # A swept key, and a key inside a swept value: every run takes the sweep's.
+        (["topology.qdisc.limit=20pkt"], False, "topology.qdisc.limit"),
+        (["topology.bottleneck_rate=5Mbps"], False, "topology.bottleneck_rate"),
+        # With --quick, a key the [quick] table sets.
+        (["experiment.duration=9s"], True, "experiment.duration"),
+        # Allowed: keys no sweep touches, the sweep's own keys, a parent of a swept key (its
+        # other entries still count), and the [quick] keys without --quick.
+        (["experiment.warmup=1s", 'sweep."topology.bottleneck_rate"=["1Mbps"]', "topology.qdisc={kind='fifo', limit=5}"], False, None),
+        (["experiment.duration=9s"], False, None),
+    ],
+)
+def test_a_set_that_a_sweep_would_override_is_refused(sets: list[str], quick: bool, refused: str | None):
+    raw = {
+        "experiment": {"duration": "2s"},
+        "sweep": {"topology.qdisc.limit": [10, 40], "topology.bottleneck_rate": ["5Mbps"], "repetitions": 2},
+        "quick": {"set": {"experiment.duration": "1s"}},
+    }
+    if refused is None:
+        spec.refuse_overridden_sets(raw, sets, quick=quick)
+        spec.refuse_overridden_sets(raw, dict(spec.parse_override(s) for s in sets), quick=quick, option="set")
+        return
+    with pytest.raises(SpecError) as caught:
+        spec.refuse_overridden_sets(raw, sets, quick=quick)
+    assert caught.value.key == "--set" and refused in str(caught.value), str(caught.value)
+    with pytest.raises(SpecError) as by_api:
+        spec.refuse_overridden_sets(raw, dict(spec.parse_override(s) for s in sets), quick=quick, option="set")
+    assert by_api.value.key == "set"

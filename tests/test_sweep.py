@@ -305,3 +305,14 @@ def test_runs_of_older_code_or_another_grid_are_stale_until_pruned(write_spec, t
     assert results.prune(out) == (12, 4)
     assert len(store.committed_runs(out)) == 4 and results.status(out).stale == 0
     assert run_sweep(smaller, out, jobs=1).ran == 0 and store.read_table(out, "points").num_rows == 4
+
+
+def test_a_set_on_a_swept_key_is_refused_before_anything_runs(qdsim, write_spec, tmp_path):
+    # The sweep would give every run its own limit: the --set would do nothing.
+    path, out = write_spec(SWEEP), tmp_path / "out"
+    result = qdsim("sweep", path, "--set", "topology.qdisc.limit=25", "--out", out)
+    assert result.code == 2 and not out.exists()
+    assert result.stderr.strip() == (
+        'error: --set: "topology.qdisc.limit=25" is not allowed; a key the [sweep] does not sweep: every run takes '
+        '`topology.qdisc.limit` from sweep."topology.qdisc.limit" (change its values there: --set \'sweep."topology.qdisc.limit"=[...]\')'
+    )

@@ -41,7 +41,7 @@ from .errors import SpecError
 from .extras import require
 from .resolve import resolve
 from .run import run_config, summarize
-from .spec import Spec, apply_override, load_raw, validate
+from .spec import Spec, apply_override, load_raw, refuse_overridden_sets, validate
 from .sweep import SweepReport, run_sweep
 from .units import UnitError, parse_bytes
 from .version import __version__
@@ -351,6 +351,7 @@ def sweep(
         raise SpecError("jobs", jobs, "at least 1 worker process")
     limit = _memory_limit(memory_limit)
     raw, source = _experiment(experiment, set)
+    refuse_overridden_sets(raw, set or {}, quick=quick, option="set")
     spec = validate(raw)
     if quick:
         from .reproduce import quick_raw

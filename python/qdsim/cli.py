@@ -344,12 +344,13 @@ def _note_legacy(out: Path) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     """Runs a sweep with progress on stderr; resumes from the runs already in the results directory."""
-    from .spec import load
+    from .spec import load, refuse_overridden_sets
     from .sweep import run_sweep
 
     _check_seed(args.seed)
     limit = _memory_limit(args.memory_limit)
     raw, spec = load(args.spec, args.sets)
+    refuse_overridden_sets(raw, args.sets)
     out = args.out if args.out is not None else Path("results") / spec.experiment.name
     _note_legacy(out)
     with _executor(args.scheduler, args.jobs) as executor, _sweep_progress(f"sweep {spec.experiment.name}") as (on_plan, on_progress):
@@ -416,6 +417,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     its ``[plot]``; or lists them (``--list``)."""
     from . import reproduce as rp
     from .plot import check_figure_path
+    from .spec import refuse_overridden_sets
 
     _check_seed(args.seed)
     limit = _memory_limit(args.memory_limit)
@@ -439,6 +441,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             rp.check_publishable(figure, args.experiments)
     todo = []
     for figure in figures:
+        if args.quick:
+            refuse_overridden_sets(figure.raw, args.sets, quick=True)
         raw = rp.quick_raw(figure.raw, str(figure.path)) if args.quick else figure.raw
         if args.repetitions is not None:
             raw = rp.with_repetitions(raw, args.repetitions)

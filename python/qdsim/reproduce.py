@@ -32,7 +32,7 @@ from .plot import in_unit, plot_sweep, swept_axis
 from .plot_packets import plot_packets
 from .plot_series import plot_series
 from .selection import default_x
-from .spec import Spec, apply_override, load_raw, parse_override, validate
+from .spec import Spec, apply_override, load_raw, parse_override, refuse_overridden_sets, validate
 from .sweep import SweepReport, plan, run_sweep, runs
 
 __all__ = [
@@ -163,6 +163,7 @@ def find_figures(targets: list[str], every: bool = False, sets: list[str] | tupl
         raw = load_raw(path)
         for text in sets:
             raw = apply_override(raw, *parse_override(text))
+        refuse_overridden_sets(raw, sets)
         spec = validate(raw)
         figures.append(Figure(path=path, paper=_paper_of(path, spec, root), raw=raw, spec=spec))
     return figures

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import tomllib
 import typing
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -579,6 +580,27 @@ def load_raw(path: str | Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(str(path), "(file)", f"valid TOML ({exc})") from None
+
+
+def refuse_overridden_sets(raw: dict[str, Any], overrides: list[str] | tuple[str, ...] | Mapping[str, Any], quick: bool = False, option: str = "--set") -> None:
+    """Raises SpecError for an override that a sweep of ``raw`` would override in turn, so
+    that it would do nothing: a key the ``[sweep]`` sweeps or a key inside a swept value
+    (every run takes the whole value from the sweep), and with ``quick`` a key the
+    ``[quick]`` table sets. ``overrides`` are ``--set`` texts (``KEY=VALUE``) or a mapping of
+    keys to values (the API's); the ``sweep.`` keys change the sweep and are allowed."""
+    pairs = [(k, f"{k}={v!r}") for k, v in overrides.items()] if isinstance(overrides, Mapping) else [(parse_override(t)[0], t) for t in overrides]
+    swept = [k for k in (raw.get("sweep") or {}) if k not in ("repetitions", "seeds")]
+    quick_sets = list((raw.get("quick") or {}).get("set") or {}) if quick else []
+    for key, shown in pairs:
+        if key.split(".")[0] in ("sweep", "quick", "plot", "source"):
+            continue
+        for over in swept:
+            if key == over or key.startswith(over + "."):
+                allowed = f'a key the [sweep] does not sweep: every run takes `{over}` from sweep."{over}" (change its values there: {option} \'sweep."{over}"=[...]\')'
+                raise SpecError(option, shown, allowed)
+        for over in quick_sets:
+            if key == over or key.startswith(over + "."):
+                raise SpecError(option, shown, f"a key the [quick] table does not set: --quick runs take `{over}` from it (run without --quick to set it)")
 
 
 def parse_override(text: str) -> tuple[str, Any]:
