@@ -19,7 +19,9 @@ import hashlib
 import json
 import math
 import os
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
@@ -614,6 +616,29 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, what a batch scheduler sends at a job's time limit: handled as Ctrl-C is,
+    so that a sweep stores every run finished before it (and exits 143, not 130)."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Makes SIGTERM raise :class:`Terminated` while a command runs (in the main thread only:
+    signal handlers belong to it), and puts the previous handler back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Runs the ``qdsim`` command with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
     global _verbosity
@@ -621,7 +646,8 @@ def main(argv: list[str] | None = None) -> int:
     _verbosity = -1 if args.quiet else 1 if args.verbose else 0
     _set_output(_verbosity)
     try:
-        return args.func(args)
+        with _sigterm_as_interrupt():
+            return args.func(args)
     except (SpecError, BudgetError) as exc:
         _traceback()
         print(f"error: {exc}", file=sys.stderr)
@@ -629,10 +655,11 @@ def main(argv: list[str] | None = None) -> int:
     except MissingExtraError as exc:  # an optional part not installed: its message says how
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         kept = " (the finished runs are kept: rerun the command to resume)" if args.command in ("sweep", "reproduce") else ""
-        print(f"error: interrupted{kept}", file=sys.stderr)
-        return 130
+        terminated = isinstance(exc, Terminated)
+        print(f"error: {'terminated' if terminated else 'interrupted'}{kept}", file=sys.stderr)
+        return 143 if terminated else 130
     except BrokenPipeError:
         # The reader left (`qdsim reproduce --list | head`): stop quietly, as Unix tools do, and
         # keep Python from complaining while it flushes stdout at exit.

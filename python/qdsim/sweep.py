@@ -207,6 +207,9 @@ def _worker_init(parent: int) -> None:
     """Prepares a pool worker: Ctrl-C is the parent's to handle (the worker would only print a
     traceback), and the worker dies with its parent, even a parent killed with SIGKILL."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # SIGTERM too (a batch scheduler sends it to the whole job): the parent stores what is
+    # finished and ends the workers itself.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -260,13 +263,13 @@ class _LocalPool:
         # exec, and Python leaves it so), before _worker_init could say so: a Ctrl-C while
         # they start never prints a worker's traceback.
         main = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
         try:
             with _main_module_hidden():
                 return {self.pool.submit(_simulate, p.config, memory_limit): p for p in todo}
         finally:
-            if main:
-                signal.signal(signal.SIGINT, previous)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
     def kill(self) -> None:
         """Ends every worker now (a run in progress is lost) and shuts the pool down."""
