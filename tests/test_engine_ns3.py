@@ -241,6 +241,10 @@ def test_the_socket_buffers_hold_qdsim_s_window_of_whole_segments(rwnd: int, buf
     [
         # TcpNewReno cuts the bytes in flight and counts ACKs: the ns3 profile's own values.
         ("newreno", "pipe", "off", {"tcp.reduction_base": "takes ssthresh from pipe but PRR's RecoverFS"}),
+        # The ns3 profile's own rule, the same for each control.
+        ("newreno", "ns3", "off", {"tcp.reduction_base": "ns3 → ns-3.37 takes ssthresh from pipe but PRR's RecoverFS"}),
+        ("cubic", "ns3", "ns3", {"tcp.reduction_base": "ns3 → ns-3.37 takes ssthresh from cwnd but PRR's RecoverFS"}),
+        ("highspeed", "ns3", "ns3", {"tcp.reduction_base": "ns3 → ns-3.37 takes ssthresh from pipe but", "tcp.byte_counting": "ns3 → ns-3.37's TcpHighSpeed counts ACKs in slow start"}),
         ("newreno", "cwnd", "rfc3465", {"tcp.reduction_base": "from pipe (the bytes in flight", "tcp.byte_counting": "rfc3465 → off"}),
         # TcpCubic::GetSsThresh cuts its cWnd, and TcpCubic counts the segments an ACK covers.
         ("cubic", "pipe", "off", {"tcp.reduction_base": "from cwnd (TcpCubic cuts beta x cwnd", "tcp.byte_counting": "off → linux"}),

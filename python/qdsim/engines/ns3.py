@@ -842,9 +842,10 @@ class _Translation:
         # TcpSocketBase::EnterRecovery hands GetSsThresh the bytes in flight with the head
         # marked lost; TcpCubic::GetSsThresh ignores them and cuts its own cWnd (tcp-cubic.cc:
         # 411, 428: max(cWnd x Beta, 2 segments)), TcpNewReno and TcpHighSpeed cut them.
+        # The core's `ns3` base is that rule (ReductionBase::for_cc).
         own = "cwnd" if cc == "cubic" else "pipe"
         prr = recovery == "ns3::TcpPrrRecovery" and base != "flightsize"
-        if base != own:
+        if base not in (own, "ns3"):
             whence = "cwnd (TcpCubic cuts beta x cwnd, whatever is in flight)" if own == "cwnd" else "pipe (the bytes in flight with the head marked lost)"
             and_prr = " and PRR's RecoverFS from FlightSize (snd.max - snd.una)" if prr else ""
             note(f"tcp.reduction_base: {base} → ns-3.37 takes ssthresh from {whence}{and_prr}")
@@ -864,6 +865,12 @@ class _Translation:
         TcpHighSpeed slow-starts as TcpNewReno and counts segments toward a(w) after
         (tcp-highspeed.cc:109: none of the three)."""
         name = CONGESTION[cc].removeprefix("ns3::")
+        if byte_counting == "ns3":
+            # The core's rule per control (ByteCounting::Ns3): all segments with CUBIC, the ACK
+            # once with the others, which is TcpHighSpeed's only in slow start.
+            if cc in ("highspeed", "highspeed_ns2"):
+                self.note(f"tcp.byte_counting: ns3 → ns-3.37's {name} counts ACKs in slow start and the segments an ACK covers toward a(w) in congestion avoidance")
+            return
         if cc == "cubic":
             rule = "in slow start without RFC 3465's limit of 2, in congestion avoidance toward cnt with at most one segment of growth per ACK, SACKed segments not counted"
             if byte_counting == "linux":

@@ -102,6 +102,24 @@ pub enum ReductionBase {
     /// ns-3 (`TcpSocketBase::EnterRecovery`: `BytesInFlight()` after `MarkHeadAsLost`): RFC
     /// 6675's pipe, the segments still in the network with the head counted lost.
     Pipe,
+    /// ns-3's rule per congestion control: `TcpSocketBase` hands every control's
+    /// `GetSsThresh` the pipe, which `TcpNewReno` and `TcpHighSpeed` cut (`tcp-congestion-
+    /// ops.cc`, `tcp-highspeed.cc:141-153`), while `TcpCubic` cuts its own window and ignores
+    /// it (`tcp-cubic.cc:407-432` in ns-3.37, the same in 3.44): [`Self::Cwnd`] for CUBIC,
+    /// [`Self::Pipe`] for the others ([`Self::for_cc`]).
+    Ns3,
+}
+
+impl ReductionBase {
+    /// Returns the base a sender running `cc` cuts from: [`Self::Ns3`] resolved per
+    /// congestion control, any other base as it is.
+    pub fn for_cc(self, cc: CcKind) -> ReductionBase {
+        match self {
+            ReductionBase::Ns3 if cc == CcKind::Cubic => ReductionBase::Cwnd,
+            ReductionBase::Ns3 => ReductionBase::Pipe,
+            base => base,
+        }
+    }
 }
 
 /// How a SACK connection recovers from a loss detected by duplicate ACKs.
@@ -268,6 +286,12 @@ pub enum ByteCounting {
     /// `tcp_cong_avoid(sk, ack, acked_sacked)`; `tcp_slow_start` stops at ssthresh and the rest
     /// counts in congestion avoidance, `tcp_cong_avoid_ai`).
     Linux,
+    /// ns-3's rule per congestion control: `TcpCubic` counts every segment an ACK covers, in
+    /// slow start and toward `cnt` (`tcp-cubic.cc:197, 206` in ns-3.37), as [`Self::Linux`];
+    /// `TcpNewReno` counts the ACK once
+    /// (`tcp-congestion-ops.cc:163-201`), as [`Self::Off`]; so does `TcpHighSpeed` in slow
+    /// start (its a(w) counts segments, `tcp-highspeed.cc:109`).
+    Ns3,
 }
 
 /// Which slow-start exit on delay a sender runs.

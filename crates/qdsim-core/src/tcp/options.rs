@@ -103,8 +103,8 @@ pub const OPTIONS: &[TcpOption] = &[
     ),
     choice(
         "reduction_base",
-        &["flightsize", "cwnd", "pipe"],
-        "what ssthresh (and PRR's RecoverFS) is cut from: RFC 5681, Linux / ns-2, ns-3",
+        &["flightsize", "cwnd", "pipe", "ns3"],
+        "what ssthresh (and PRR's RecoverFS) is cut from: RFC 5681, Linux / ns-2, ns-3's pipe, ns-3's per control (CUBIC: cwnd)",
     ),
     choice(
         "limited_transmit",
@@ -145,8 +145,8 @@ pub const OPTIONS: &[TcpOption] = &[
     flag("timestamps", "timestamps", "RFC 7323 RTT measurement: the ACK of a retransmission is a sample"),
     choice(
         "byte_counting",
-        &["off", "rfc3465", "linux"],
-        "segments an ACK counts for window growth: one (off), at most 2 (RFC 3465), all it covers (Linux)",
+        &["off", "rfc3465", "linux", "ns3"],
+        "segments an ACK counts for window growth: one (off), at most 2 (RFC 3465), all it covers (Linux), ns-3's per control (CUBIC: all)",
     ),
     flag("handshake", "handshake", "SYN / SYN-ACK before data; a lost SYN costs initial_rto"),
     choice(

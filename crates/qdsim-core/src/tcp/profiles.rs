@@ -133,17 +133,17 @@ const NS3: Profile = Profile {
         e("prr_bound", "rfc9937", "ns3:src/internet/model/tcp-prr-recovery.cc:95-108 (CRB, SSRB on a safe ACK; rfc6937bis-08, RELEASE_NOTES.md:124); ns-3 takes \"safe\" as a cumulative ACK of retransmitted data"),
         e("prr_dupack_segment", "true", "ns3:src/internet/model/tcp-prr-recovery.cc:74-77 (deliveredBytes += SMSS on a duplicate ACK, also with SACK)"),
         e("rescue_retransmit", "partial_ack", "ns3:src/internet/model/tcp-socket-base.cc:2099-2104 (DoRetransmit on a partial ACK); tcp-tx-buffer.cc:1035-1050 (NextSeg without rule 4)"),
-        e("reduction_base", "pipe", "ns3:src/internet/model/tcp-socket-base.cc:1710-1717 (GetSsThresh(BytesInFlight()) after MarkHeadAsLost); tcp-prr-recovery.cc:63 (RecoverFS = bytes in flight)"),
+        e("reduction_base", "ns3", "ns3:src/internet/model/tcp-socket-base.cc:1710-1717 (GetSsThresh(BytesInFlight()) after MarkHeadAsLost), cut by TcpNewReno and TcpHighSpeed (tcp-highspeed.cc:141-153); TcpCubic::GetSsThresh cuts beta x its cWnd instead (tcp-cubic.cc:407-432); tcp-prr-recovery.cc:63 (RecoverFS = bytes in flight)"),
         e("limited_transmit", "pipe", "ns3:src/internet/model/tcp-socket-base.cc:1822-1842, 3385-3540 (SACKed bytes leave BytesInFlight in DISORDER; the LimitedTransmit attribute, 182-186, applies without SACK)"),
         e("recover_check", "rfc", "ns3:src/internet/model/tcp-socket-base.cc:1809-1810 (EnterRecovery once m_highRxAckMark >= m_recover)"),
         e("recovery_exit", "ssthresh", "ns3:src/internet/model/tcp-classic-recovery.cc (ExitRecovery: cWnd = ssThresh; PRR's exit is the same)"),
         e("window_arithmetic", "segments", "derived: ns3:src/internet/model/tcp-congestion-ops.cc:177-186 counts bytes (max(1, SMSS^2/cWnd) per ACK), which in whole segments is one per window of ACKs, as a counter"),
         e("syn_loss", "ns3", "ns3:src/internet/model/tcp-socket-base.cc:2860-2873 (the SYN's timer m_cnTimeout doubled into m_rto), 1415-1422 (ProcessSynSent: the initial window, EstimateRtt from the TS echo)"),
         e("timeout_ssthresh", "not_repeated", "ns3:src/internet/model/tcp-socket-base.cc:3939-3943 (ReTxTimeout: GetSsThresh unless in CA_LOSS with the head retransmitted)"),
-        e("hystart", "off", "no HyStart++ in ns-3 (TcpNewReno has none, ns3:src/internet/model/tcp-congestion-ops.cc:152-225; TcpCubic's HyStart attribute is classic HyStart, not modelled)"),
+        e("hystart", "linux", "ns3:src/internet/model/tcp-cubic.cc:47-87 (HyStart true: Linux's HyStart ported, ACK trains and delay increase, low window 16, 8 samples, ACK delta 2 ms, delay min 4 ms; HyStartDelayMax 1000 ms where Linux clamps at 16 ms, so above a 128-ms base RTT ns-3's delay threshold is larger); TcpCubic's only: TcpNewReno has none"),
         e("idle_restart", "false", "derived: TcpSocketBase has no restart after idle (no idle test in ns3:src/internet/model/tcp-socket-base.cc)"),
         e("timestamps", "true", "ns3:src/internet/model/tcp-socket-base.cc:137-141 (Timestamp)"),
-        e("byte_counting", "off", "ns3:src/internet/model/tcp-congestion-ops.cc:152-164, 177-186 (NewReno: +1 SMSS per ACK in slow start, max(1, SMSS^2/cwnd) per ACK after)"),
+        e("byte_counting", "ns3", "ns3:src/internet/model/tcp-congestion-ops.cc:152-164, 177-186 (NewReno: +1 SMSS per ACK in slow start, max(1, SMSS^2/cwnd) per ACK after); tcp-cubic.cc:178-206 (TcpCubic: every segment the ACK covers, in slow start and toward cnt)"),
         e("handshake", "true", "ns3:src/internet/model/tcp-socket-base.cc:713-790, 2312-2410 (three-way handshake)"),
         e("wire", "ietf", "ns3:src/internet/model/tcp-header.cc:404-418, tcp-option-ts.cc:56, tcp-option-sack.cc:65 (options padded to 32-bit words: data 52 + payload with TS, ACK 52 + 4 + 8n)"),
     ],
@@ -497,8 +497,11 @@ mod tests {
         assert_eq!((ns3.initial_cwnd(), ns3.min_rto_ns, ns3.delayed_ack_timeout_ns), (10, 1_000_000_000, 200_000_000));
         assert_eq!(
             (ns3.recovery, ns3.reduction_base, ns3.rto_restart),
-            (RecoveryKind::Prr, ReductionBase::Pipe, RtoRestart::FirstPartialAck)
+            (RecoveryKind::Prr, ReductionBase::Ns3, RtoRestart::FirstPartialAck)
         );
+        // TcpCubic cuts its window, TcpNewReno and TcpHighSpeed the pipe they are handed.
+        let bases = [CcKind::Cubic, CcKind::Newreno, CcKind::Highspeed].map(|cc| ns3.reduction_base.for_cc(cc));
+        assert_eq!(bases, [ReductionBase::Cwnd, ReductionBase::Pipe, ReductionBase::Pipe]);
         let ns2 = TcpConfig::profile("ns2-sack1").unwrap();
         assert_eq!(
             (ns2.mss(), ns2.initial_cwnd(), ns2.initial_ssthresh_pkts, ns2.rwnd_bytes / ns2.mss() as u64),

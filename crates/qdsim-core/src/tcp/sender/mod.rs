@@ -211,6 +211,8 @@ impl TcpSender {
                 ByteCounting::Off => 1,
                 ByteCounting::Rfc3465 => ABC_LIMIT,
                 ByteCounting::Linux => u32::MAX,
+                ByteCounting::Ns3 if cfg.cc == CcKind::Cubic => u32::MAX,
+                ByteCounting::Ns3 => 1,
             },
             syn_pending: cfg.handshake.then_some(false),
             rto_deadline: None,
@@ -716,6 +718,15 @@ mod tests {
             // (L = 2) counts two segments, Linux all four, Linux 2.6, ns-2 and ns-3 the ACK once.
             s.on_ack(&ack(4, Time::ZERO), T, &mut out);
             assert_eq!(s.win.cwnd, grown, "byte_counting = {byte_counting:?}");
+        }
+        // ns-3's rule: TcpCubic counts the four segments, TcpNewReno the ACK once.
+        for (cc, grown) in [(CcKind::Cubic, 14), (CcKind::Newreno, 11)] {
+            let cfg = TcpConfig { byte_counting: ByteCounting::Ns3, ..cfg(cc) };
+            let mut s = TcpSender::new(0, 0, 0, 1, &cfg, None);
+            let mut out = Outbox::default();
+            s.start(Time::ZERO, &mut out);
+            s.on_ack(&ack(4, Time::ZERO), T, &mut out);
+            assert_eq!(s.win.cwnd, grown, "cc = {cc:?}");
         }
     }
 }

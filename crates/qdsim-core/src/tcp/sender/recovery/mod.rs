@@ -155,7 +155,7 @@ impl LossRecovery {
             prr_bound: cfg.prr_bound,
             prr_dupack_segment: cfg.prr_dupack_segment,
             rescue: cfg.rescue_retransmit,
-            base: cfg.reduction_base,
+            base: cfg.reduction_base.for_cc(cfg.cc),
             checks_recover: dupack_scheme != Scheme::Reno || cfg.recover_check == RecoverCheck::Ns2,
             strict_recover: cfg.recover_check == RecoverCheck::Ns2
                 || (!cfg.sack && dupack_scheme == Scheme::Tahoe)
@@ -237,7 +237,9 @@ impl TcpSender {
                 self.win.ssthresh
             }
             ReductionBase::Cwnd => self.win.cwnd,
-            ReductionBase::Pipe => {
+            // `Ns3` is resolved per congestion control in `new` (`for_cc`); were it not, the
+            // pipe is what ns-3's TcpSocketBase hands every control.
+            ReductionBase::Pipe | ReductionBase::Ns3 => {
                 let head = u32::from(head_lost);
                 if r.sack() {
                     let high_rxt = if r.in_recovery { r.high_rxt } else { self.snd_una };

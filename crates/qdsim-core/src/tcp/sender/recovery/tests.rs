@@ -459,6 +459,16 @@ fn the_reduction_base_is_flightsize_cwnd_or_pipe() {
         }
         assert_eq!(s.win.ssthresh, ssthresh, "{base:?}");
     }
+    // ns-3's rule per control: TcpNewReno halves the pipe (4 -> 2); TcpCubic cuts beta x its
+    // window whatever is in flight (10 -> 7), where its pipe would give 2.
+    for (cc, ssthresh) in [(CcKind::Newreno, 2), (CcKind::Cubic, 7)] {
+        let c = TcpConfig { reduction_base: ReductionBase::Ns3, cc, ..plain_sack() };
+        let (mut s, mut out) = started(&c, Some(8 * 1460));
+        for hi in 2..=4 {
+            s.on_ack(&sack_ack(0, &[(1, hi)]), T, &mut out);
+        }
+        assert_eq!(s.win.ssthresh, ssthresh, "{cc:?}");
+    }
 }
 
 #[test]
