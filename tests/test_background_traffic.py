@@ -153,9 +153,8 @@ def test_runs_with_background_traffic_are_deterministic():
 
 
 #: ns-2's Agent/TCP/Newreno as the reproduction of Augé & Roberts runs it
-#: (``experiments/auge-buffer-sizing/``): the ns2-sack1 profile without SACK, so the
-#: congestion control's own recovery (NewReno) repairs losses.
-NS2_NEWRENO = {"profile": "ns2-sack1", "sack": False, "recovery": "rfc6675"}
+#: (``experiments/auge-buffer-sizing/``): the ns2-newreno profile.
+NS2_NEWRENO = {"profile": "ns2-newreno"}
 
 
 def _buffer_sizing(background: str, buffer: int, seed: int) -> dict:

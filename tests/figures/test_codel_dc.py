@@ -147,7 +147,7 @@ def test_fig5_red_keeps_the_bottleneck_above_90_percent(incast, setup):
     "setup",
     _setups(
         {
-            "40x100kB": FAITHFUL + "loss RED 5.20 % vs CoDel 6.70 % (paper ~16 % vs ~11 %); RED on the instantaneous queue caps it at max_th = 51 and keeps a quarter of CoDel's queue",
+            "40x100kB": FAITHFUL + "loss RED 5.20 % vs CoDel 6.70 % (paper ~16 % vs ~11 %); RED on the instantaneous queue caps it at max_th = 51 and keeps about half of CoDel's queue",
             "30x100kB": FAITHFUL + "loss RED 4.52 % vs CoDel 5.76 %",
             "48x100kB": FAITHFUL + "loss RED 4.97 % vs CoDel 6.95 %",
             "40x80kB": FAITHFUL + "loss RED 5.18 % vs CoDel 6.48 %",

@@ -3,8 +3,8 @@
 Each test reads the ``[quick]`` run of a committed experiment file
 (``experiments/menth-lds/figNN.toml``; the ``quick`` fixture): a few grid points, each with
 seeds 1-10 instead of 100 repetitions, and asserts the paper's finding on the mean over the
-seeds at one grid point, under the paper's stack (profile ``linux-2.6``) with the hosts'
-processing jitter. Throughput per user is a group's goodput over its users, from 5 s
+seeds at one grid point, under the paper's stack (profile ``linux-2.6``, exactly timed as
+INET runs it). Throughput per user is a group's goodput over its users, from 5 s
 on. Findings our model does not reproduce are strict xfails carrying the measured numbers;
 docs/reproductions/menth-lds.md explains them.
 """
