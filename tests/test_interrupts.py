@@ -132,3 +132,24 @@ def test_ctrl_c_ends_a_long_single_run_and_progress_shows_while_piped(tmp_path):
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130 and time.monotonic() - sent < PROMPT_S
     assert "Traceback" not in stderr and stderr.strip().splitlines()[-1] == "error: interrupted"
+
+
+def test_a_second_sweep_into_a_held_directory_is_refused_and_nothing_is_stored_twice(tmp_path):
+    first = _start(tmp_path, "sweep", "SPEC", "--jobs", "1", "--out", "out")
+    try:
+        _wait_for(first, "2/5 runs")
+        second = subprocess.run(
+            [sys.executable, "-m", "qdsim", "sweep", str(tmp_path / "long.toml"), "--jobs", "1", "--out", "out"], check=False, cwd=tmp_path, capture_output=True, text=True, timeout=60
+        )
+        assert second.returncode == 2, second.stderr
+        line = second.stderr.strip()
+        assert line.startswith('error: --out: "out" is not allowed; a results directory no other qdsim is writing to; held by pid ' + str(first.pid)), line
+        assert "qdsim sweep" in line and len(line.splitlines()) == 1
+    finally:
+        os.killpg(first.pid, signal.SIGINT)
+        first.communicate(timeout=30)
+    # The first sweep's two finished runs, once each; the directory is free again.
+    keys = store.stored_runs(tmp_path / "out").column("point_key").to_pylist()
+    assert len(keys) == len(set(keys)) == 2
+    with store.locked(tmp_path / "out"):
+        pass

@@ -31,11 +31,15 @@ connection with one view per table (and ``stored``, every stored run of a sweep)
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import shutil
+import socket
+import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -256,6 +260,33 @@ def claim(out_dir: Path, kind: str, experiment: str, force: bool = False, option
         probe.unlink()
     except OSError as exc:
         raise SpecError(option, str(out_dir), f"a directory that can be created and written to ({exc.strerror or exc})") from None
+
+
+#: The lock file of a results directory (a dot file: not a result, never cleared).
+LOCK = ".qdsim-lock"
+
+
+@contextlib.contextmanager
+def locked(out_dir: Path, option: str = "--out") -> Iterator[None]:
+    """Holds ``out_dir`` for this process while the block runs, so that two sweeps into one
+    directory never both compute its runs and store them twice: a second writer is refused
+    (SpecError naming ``option`` and who holds it: process, host, since when, command). The
+    lock is ``flock`` on :data:`LOCK`, released by the kernel when the holder ends however it
+    ends (even ``kill -9``), so a stale lock file never blocks anyone."""
+    path = Path(out_dir) / LOCK
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 4096, 0).decode(errors="replace").strip() or "another process"
+            raise SpecError(option, str(out_dir), f"a results directory no other qdsim is writing to; held by {holder} (wait for it to end, or use another {option})") from None
+        since = time.strftime("%Y-%m-%d %H:%M:%S")
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {since} ({' '.join(['qdsim', *sys.argv[1:]])[:200]})\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)
 
 
 # --- a sweep's provenance -------------------------------------------------------------------------

@@ -336,6 +336,21 @@ def run_sweep(
     """
     points = plan(raw, seed=seed, on_progress=on_plan)
     store.claim(out_dir, "sweep", str(raw["experiment"]["name"]), force=force)
+    with store.locked(out_dir):
+        return _run_claimed(raw, out_dir, points, jobs, on_progress, source, executor, memory_limit)
+
+
+def _run_claimed(
+    raw: dict[str, Any],
+    out_dir: Path,
+    points: list[Point],
+    jobs: int | None,
+    on_progress: ProgressFn | None,
+    source: Path | None,
+    executor: cf.Executor | None,
+    memory_limit: int | None,
+) -> SweepReport:
+    """Runs the sweep's missing points into ``out_dir``, which this process holds."""
     grid, reps, seeds = _grid(raw)
     info: dict[str, Any] = {"grid": grid, "repetitions": reps, "seeds": seeds, "code_version": code_version(), "points": [p.key for p in points]}
     if source is not None:

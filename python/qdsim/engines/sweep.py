@@ -106,45 +106,46 @@ def run_engine_sweep(
     if first_refusal is not None and not runnable:
         raise first_refusal
     store.claim(out, "sweep", str(raw["experiment"]["name"]), option="--out")
-    grid, reps, seeds = sweep_grid(raw)
-    info: dict[str, Any] = {"grid": grid, "repetitions": reps, "seeds": seeds, "code_version": engine.version(), "engine": engine.name, "engine_title": engine.title}
-    info["points"] = [p.key for p in mine]
-    if source is not None:
-        info["file"] = str(Path(source).resolve())
-    store.write_sweep(out, raw, info)
-    store.write_json(out / REFUSED, result.refused)
-    stored = store.committed_runs(out)
-    todo = [p for p in runnable if p.key not in stored]
-    result.reused = len(runnable) - len(todo)
-    done = result.reused
-    if on_progress:
-        on_progress(done, len(runnable))
+    with store.locked(out):
+        grid, reps, seeds = sweep_grid(raw)
+        info: dict[str, Any] = {"grid": grid, "repetitions": reps, "seeds": seeds, "code_version": engine.version(), "engine": engine.name, "engine_title": engine.title}
+        info["points"] = [p.key for p in mine]
+        if source is not None:
+            info["file"] = str(Path(source).resolve())
+        store.write_sweep(out, raw, info)
+        store.write_json(out / REFUSED, result.refused)
+        stored = store.committed_runs(out)
+        todo = [p for p in runnable if p.key not in stored]
+        result.reused = len(runnable) - len(todo)
+        done = result.reused
+        if on_progress:
+            on_progress(done, len(runnable))
 
-    def one(point: Point) -> tuple[Point, EngineRun]:
-        return point, run(engine, point.config, engine_seed(point), out / store.SCRIPTS, _stem(point, single))
+        def one(point: Point) -> tuple[Point, EngineRun]:
+            return point, run(engine, point.config, engine_seed(point), out / store.SCRIPTS, _stem(point, single))
 
-    try:
-        with store.PointWriter(out, engine.version()) as writer, cf.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            futures = [pool.submit(one, p) for p in todo]
-            try:
-                for future in cf.as_completed(futures):
-                    point, engine_run = future.result()
-                    summary = summarize(engine_run.outcome)
-                    summary["wall_s"] = engine_run.cpu_s  # the engine's CPU time: what a run costs it
-                    writer.add(point.key, point.seed, tables.run_tables(summary, engine_run.outcome.results))
-                    result.cpu_s.append(engine_run.cpu_s)
-                    result.wall_s.append(engine_run.wall_s)
-                    result.ran += 1
-                    done += 1
-                    if on_progress:
-                        on_progress(done, len(runnable))
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                terminate_all()
-                raise
-    finally:
-        result.missing = collect(out, mine, raw) - len(result.refused)
+        try:
+            with store.PointWriter(out, engine.version()) as writer, cf.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+                futures = [pool.submit(one, p) for p in todo]
+                try:
+                    for future in cf.as_completed(futures):
+                        point, engine_run = future.result()
+                        summary = summarize(engine_run.outcome)
+                        summary["wall_s"] = engine_run.cpu_s  # the engine's CPU time: what a run costs it
+                        writer.add(point.key, point.seed, tables.run_tables(summary, engine_run.outcome.results))
+                        result.cpu_s.append(engine_run.cpu_s)
+                        result.wall_s.append(engine_run.wall_s)
+                        result.ran += 1
+                        done += 1
+                        if on_progress:
+                            on_progress(done, len(runnable))
+                except BaseException:
+                    for future in futures:
+                        future.cancel()
+                    terminate_all()
+                    raise
+        finally:
+            result.missing = collect(out, mine, raw) - len(result.refused)
     if result.reused:
         result.cpu_s += _stored_cpu(out, [p.key for p in runnable if p.key in stored])
     return result
