@@ -316,3 +316,24 @@ def test_a_set_on_a_swept_key_is_refused_before_anything_runs(qdsim, write_spec,
         'error: --set: "topology.qdisc.limit=25" is not allowed; a key the [sweep] does not sweep: every run takes '
         '`topology.qdisc.limit` from sweep."topology.qdisc.limit" (change its values there: --set \'sweep."topology.qdisc.limit"=[...]\')'
     )
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty"])
+def test_a_damaged_run_file_is_named_skipped_and_its_runs_rerun(qdsim, write_spec, tmp_path, damage):
+    path, out = write_spec(SWEEP), tmp_path / "out"
+    assert qdsim("sweep", path, "--jobs", "1", "--out", out).code == 0
+    flows = store.read_table(out, "flows").num_rows
+    victim = sorted((out / "runs" / "flows").glob("*.parquet"))[0]
+    victim.write_bytes(victim.read_bytes()[: len(victim.read_bytes()) // 2] if damage == "truncated" else b"")
+    shown = qdsim("results", "show", out)
+    assert shown.code == 0 and "Traceback" not in shown.stderr, shown.stderr
+    assert f"note: {victim} is damaged" in shown.stderr
+    again = qdsim("sweep", path, "--jobs", "1", "--out", out, "--json")
+    assert again.code == 0, again.stderr
+    assert again.json()["missing"] == 0 and again.json()["ran"] > 0
+    # Every run stored once among the readable batches, and every table complete.
+    keys = store.stored_runs(out).column("point_key").to_pylist()
+    assert len(keys) == len(set(keys)) == 8
+    assert store.read_table(out, "points").num_rows == 8 and store.read_table(out, "flows").num_rows == flows
+    # The damaged batch went with the rerun: nothing more to say.
+    assert not victim.exists() and "damaged" not in qdsim("results", "show", out).stderr

@@ -92,9 +92,19 @@ _LEGACY = "points"
 
 
 def _atomic_write(path: Path, write) -> None:
+    """Writes ``path`` through ``write`` into a temporary file, flushed to the disk before it
+    is renamed into place (and the rename after it): a crash or power loss leaves the old
+    file or the new one, never a truncated one under the final name."""
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     write(tmp)
+    with open(tmp, "rb+") as f:
+        os.fsync(f.fileno())
     os.replace(tmp, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
 
 
 def _write_parquet(path: Path, table: pa.Table) -> None:
@@ -365,12 +375,50 @@ def _parts(out_dir: Path, name: str) -> list[Path]:
     return sorted((Path(out_dir) / RUNS / name).glob("*.parquet"))
 
 
+#: The damaged run files already named on stderr (each once per process).
+_NAMED_DAMAGED: set[Path] = set()
+
+
+def _damaged(path: Path) -> bool:
+    """Returns whether the stored run file ``path`` cannot be read (truncated, empty, not
+    Parquet), naming it once on stderr: its batch then counts as not stored, so a sweep reruns
+    its runs and every reader leaves it out."""
+    try:
+        pq.read_metadata(path)
+        return False
+    except (pa.ArrowException, OSError) as exc:
+        if path not in _NAMED_DAMAGED:
+            _NAMED_DAMAGED.add(path)
+            print(f"note: {path} is damaged ({str(exc).splitlines()[0][:120]}): its runs count as not stored and are rerun", file=sys.stderr)
+        return True
+
+
+def _damaged_batches(out_dir: Path) -> set[str]:
+    """Returns the batches of ``out_dir`` with a damaged file in any table."""
+    return {path.stem for name in _ALL_TABLES for path in _parts(out_dir, name) if _damaged(path)}
+
+
+def remove_damaged(out_dir: Path) -> int:
+    """Removes every file of the batches with a damaged file (their runs are not stored, and
+    the sweep about to run reruns them); returns how many files it removed. For the writer
+    holding the directory (:func:`locked`)."""
+    damaged = _damaged_batches(out_dir)
+    doomed = [path for name in _ALL_TABLES for path in _parts(out_dir, name) if path.stem in damaged]
+    for path in doomed:
+        path.unlink()
+    return len(doomed)
+
+
 def stored_runs(out_dir: Path) -> pa.Table:
     """Returns one row per stored run of a sweep: ``point_key``, ``seed``, ``code_version``,
-    ``wall_s`` and ``batch`` (a run stored twice has two rows)."""
+    ``wall_s`` and ``batch`` (a run stored twice has two rows); a batch with a damaged file
+    (:func:`_damaged`) is left out."""
     columns = ["point_key", "seed", "code_version", "wall_s"]
     read: list[pa.Table] = []
+    damaged = _damaged_batches(out_dir)
     for path in _parts(out_dir, "points"):
+        if path.stem in damaged:
+            continue
         part = pq.read_table(path, columns=columns)
         read.append(part.append_column("batch", pa.array([path.stem] * part.num_rows, pa.string())))
     if not read:
@@ -455,6 +503,9 @@ def prune(out_dir: Path, keep: Iterable[str], version: str) -> tuple[int, int]:
     for name in _ALL_TABLES:
         for path in _parts(out_dir, name):
             wanted = by_batch.get(path.stem, set())
+            if not wanted:  # a batch with nothing to keep (stale, or damaged): no need to read it
+                path.unlink()
+                continue
             part = pq.read_table(path)
             if set(part.column("point_key").to_pylist()) <= wanted:
                 continue

@@ -356,6 +356,7 @@ def _run_claimed(
     if source is not None:
         info["file"] = str(Path(source).resolve())
     store.write_sweep(out_dir, raw, info)
+    store.remove_damaged(out_dir)
     stored = store.committed_runs(out_dir)
     todo = [p for p in points if p.key not in stored]
     reused = len(points) - len(todo)

@@ -114,6 +114,7 @@ def run_engine_sweep(
             info["file"] = str(Path(source).resolve())
         store.write_sweep(out, raw, info)
         store.write_json(out / REFUSED, result.refused)
+        store.remove_damaged(out)
         stored = store.committed_runs(out)
         todo = [p for p in runnable if p.key not in stored]
         result.reused = len(runnable) - len(todo)
