@@ -2,6 +2,7 @@
 #   make dev         virtualenv + locked deps (requirements/lock.txt) + the Rust core built into the package
 #   make quickstart  dev, then run experiments/quickstart.toml
 #   make test        dev and engines, then Rust tests (release), both lints and pytest
+#   make test-fast   the loop while working: pytest without the figure and slow tests
 #   make engine-verdicts  every paper finding run in qdsim, ns-2 and ns-3 (the pages' engine tables)
 #   make engines     the reference engines qdsim validate runs: ns-2.35 and ns-3.37 (apt-get, needs
 #                    root or sudo; without them their tests skip), and the ns-3 program built once
@@ -12,7 +13,7 @@
 #   make figures     dev, then regenerate every committed paper figure (qdsim reproduce --all --docs)
 #   make docs        dev, then regenerate the docs written from the catalog (scripts/gen_docs.py)
 #   make lint        lint-rust (cargo fmt --check, clippy, rustdoc links) and lint-python (ruff check + format, stubtest)
-.PHONY: dev docs engines engine-verdicts validation quickstart test test-rust test-python wheel test-wheel bench bench-sweep figures lint lint-rust lint-python clean
+.PHONY: dev docs engines engine-verdicts validation quickstart test test-fast test-rust test-python wheel test-wheel bench bench-sweep figures lint lint-rust lint-python clean
 
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -66,6 +67,11 @@ test-rust:
 
 test-python: dev
 	$(VENV)/bin/pytest
+
+# The loop while changing the code: the Python tests without the figure tests and the slow
+# ones (no Rust tests, no lints); `make test` runs everything.
+test-fast: dev
+	$(VENV)/bin/pytest -q -m "not figure and not slow"
 
 # The wheel users `pip install`: manylinux (maturin checks the binary's glibc symbols and tags
 # it), abi3 (one wheel for every CPython >= 3.11), the experiment files inside. Built for the
