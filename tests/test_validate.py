@@ -13,6 +13,7 @@ import pytest
 from conftest import SMALL_SPEC as _SMALL
 from qdsim.engines import ENGINES, Unsupported, measure, run
 from qdsim.engines.ns2 import ns2_drr_hash
+from qdsim.errors import SpecError
 from qdsim.resolve import resolve
 from qdsim.run import summarize
 from qdsim.spec import load
@@ -248,3 +249,54 @@ def test_the_suites_laws_hold_the_formulas_they_name() -> None:
     assert by["ps"].predicted == pytest.approx(0.8667, abs=1e-4)
     assert by["mathis-newreno-0.02"].metric == ("groups", "newreno", "goodput_bps")
     assert json.dumps([law.id for law in LAWS])  # ids are plain strings for the page
+
+
+class _Spinner:
+    """An engine whose run never ends: a CPU loop (for the CPU limit)."""
+
+    name, title = "spin", "spinner"
+
+    def translate(self, config, seed):
+        from qdsim.engines.base import Script
+
+        return Script("spin", "while True:\n    pass\n", ".py")
+
+    def command(self, path):
+        import sys
+
+        return [sys.executable, str(path)]
+
+
+def test_an_engine_run_over_its_cpu_limit_fails_with_the_reason(tmp_path: Path, monkeypatch) -> None:
+    from qdsim.engines import EngineError
+
+    monkeypatch.setenv("QDSIM_ENGINE_CPU_LIMIT", "1")
+    with pytest.raises(EngineError, match=r"spinner exceeded its CPU limit of 1 s on .*spin\.py \(QDSIM_ENGINE_CPU_LIMIT\)"):
+        run(_Spinner(), {}, 1, tmp_path, "spin")
+    monkeypatch.setenv("QDSIM_ENGINE_CPU_LIMIT", "soon")
+    with pytest.raises(SpecError, match="QDSIM_ENGINE_CPU_LIMIT"):
+        run(_Spinner(), {}, 1, tmp_path, "spin")
+
+
+@needs_ns2
+def test_a_failed_engine_run_is_left_out_and_said_the_others_compared(write_spec, tmp_path: Path, monkeypatch) -> None:
+    # The engine crashes on its second seed: the validation compares the other two and says so.
+    from qdsim.engines import EngineError
+    from qdsim.engines import sweep as engine_sweep
+    from qdsim.validate import table_lines, validate
+
+    real = engine_sweep.run
+
+    def crashing(engine, config, seed, workdir, stem):
+        if seed == 2:
+            raise EngineError(f"{engine.title} failed on {workdir}/{stem} (exit -11): snap")
+        return real(engine, config, seed, workdir, stem)
+
+    monkeypatch.setattr(engine_sweep, "run", crashing)
+    raw, _ = load(write_spec(SMALL_SPEC))
+    result = validate(raw, tmp_path / "v", ["ns2"], seeds=3, jobs=1)
+    (side,) = result.sides
+    assert side.failed == [f"seed 2: ns-2.35 failed on {tmp_path / 'v' / 'ns2' / 'scripts'}/seed-2 (exit -11): snap"]
+    assert side.rows and all(r.reference_mean is not None for r in side.rows if r.metric == "jain_index")
+    assert "  ns-2.35 failed 1 run(s), left out of its means:" in table_lines(result)
+    assert result.as_json()["failed"] == side.failed

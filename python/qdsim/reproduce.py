@@ -299,7 +299,7 @@ def sweep_figure(figure: Figure, raw: dict[str, Any], out_dir: Path, engine: str
         raise SpecError("--engine", engine, missing)
     points = plan(raw, seed=options.get("seed"), on_progress=options.get("on_plan"))
     done = run_engine_sweep(chosen, raw, points, Path(out_dir), jobs=options.get("jobs") or 1, source=figure.path, on_progress=options.get("on_progress"))
-    return SweepReport(ran=done.ran, reused=done.reused, missing=done.missing, out_dir=Path(out_dir), refused=len(done.refused))
+    return SweepReport(ran=done.ran, reused=done.reused, missing=done.missing + len(done.failed), out_dir=Path(out_dir), refused=len(done.refused))
 
 
 def reproduce(figure: Figure, raw: dict[str, Any], out_dir: Path, png: Path | None = None, docs: bool = False, root: Path = EXPERIMENTS, engine: str | None = None, **options: Any) -> Reproduced:

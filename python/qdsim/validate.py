@@ -126,6 +126,8 @@ class EngineSide:
     reused: int = 0
     refused: str | None = None
     rows: list[Row] = field(default_factory=list)
+    #: The engine's runs that failed ("seed N: reason"): left out of its mean, and said.
+    failed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -147,6 +149,7 @@ class Validation:
                 "title": s.title,
                 "engine_out": str(s.out) if s.out else None,
                 "refused": s.refused,
+                "failed": s.failed,
                 "notes": s.notes,
                 "speed": _speed(self.qdsim_wall_s, s),
                 "rows": [r.as_json() for r in s.rows],
@@ -185,7 +188,8 @@ def validation_raw(raw: dict[str, Any], seeds: int) -> dict[str, Any]:
 
 def _run_engine(engine: engines.Engine, raw: dict[str, Any], points: list[Point], out: Path, jobs: int, on_progress: Callable[[int, int], None] | None) -> EngineSide:
     done = run_engine_sweep(engine, raw, points, out, jobs=jobs, on_progress=on_progress)
-    return EngineSide(engine.name, engine.title, out=out, notes=done.notes, cpu_s=done.cpu_s, wall_s=done.wall_s, reused=done.reused)
+    failed = [f"seed {f['rep'] + 1}: {f['reason']}" for f in done.failed]
+    return EngineSide(engine.name, engine.title, out=out, notes=done.notes, cpu_s=done.cpu_s, wall_s=done.wall_s, reused=done.reused, failed=failed)
 
 
 def validate(
@@ -386,6 +390,9 @@ def table_lines(validation: Validation, width: int = 80) -> list[str]:
             lines.append(f"  {label:<{name_w}} {_cell(row.qdsim_mean, row.qdsim_ci, row.scale):>17} {_cell(row.reference_mean, row.reference_ci, row.scale):>17} {ratio:>5} {row.verdict:>8}")
         count = {v: sum(r.verdict == v for r in side.rows) for v in ("agree", "unclear", "disagree")}
         lines.append(f"  {count['agree']} agree, {count['unclear']} unclear, {count['disagree']} disagree (tolerances: docs/validation.md)")
+        if side.failed:
+            lines.append(f"  {side.title} failed {len(side.failed)} run(s), left out of its means:")
+            lines += _wrap_items(side.failed, width)
         if side.notes:
             lines.append(f"  not exact in {side.title} ({len(side.notes)}; each in the scripts' header):")
             lines += _wrap_items(side.notes, width)

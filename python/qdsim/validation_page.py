@@ -40,6 +40,7 @@ def _scenario(sc: Scenario, validation: Validation, engines: list[str]) -> tuple
     for side in validation.sides:
         if side.refused:
             lines += [f"Not run in {side.title}: {side.refused}", ""]
+    lines += _failed(validation)
     if not names:
         return lines, 0, 0, 0
     head = "| metric | qdsim | " + " | ".join(f"{ENGINES[n].title} | ratio | verdict" for n in names) + " |"
@@ -78,6 +79,13 @@ def _scenario(sc: Scenario, validation: Validation, engines: list[str]) -> tuple
     return lines, agree, judged, unexplained
 
 
+def _failed(validation: Validation) -> list[str]:
+    """Returns a line per engine with runs that failed (left out of its means), and why."""
+    return [f"{side.title} failed {len(side.failed)} of {validation.seeds} run(s), left out of its means: {'; '.join(side.failed)}" for side in validation.sides if side.failed] + (
+        [""] if any(side.failed for side in validation.sides) else []
+    )
+
+
 def _laws(laws: list[tuple[Law, Validation]], engines: list[str]) -> tuple[list[str], int, int]:
     names = ["qdsim", *engines]
     titles = {"qdsim": "qdsim", **{n: ENGINES[n].title for n in engines}}
@@ -100,6 +108,7 @@ def _laws(laws: list[tuple[Law, Validation]], engines: list[str]) -> tuple[list[
             if r["verdict"] == "disagree":
                 why = cause(law.id, n, law.metric[2])
                 notes.append(f"- **{law.title}, {titles[n]}**: {why or 'cause not found yet.'}")
+        notes += [f"- **{law.title}**: {line}" for line in _failed(validation) if line]
         lines.append("| " + " | ".join(cells) + " |")
     return [*lines, "", *notes, ""], agree, judged
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import resource
 import signal
 import subprocess
 import threading
@@ -122,6 +123,22 @@ def terminate_all() -> None:
             os.killpg(proc.pid, signal.SIGKILL)
 
 
+#: The CPU seconds an engine run may take before the kernel ends it (``SIGXCPU``), from
+#: ``QDSIM_ENGINE_CPU_LIMIT``: a run that hangs fails with a reason instead of holding a
+#: validation forever (the suite's longest ns-3 runs take about 10 CPU minutes).
+DEFAULT_CPU_LIMIT_S = 1800
+
+
+def cpu_limit_s() -> int:
+    """Returns the CPU limit of an engine run, in seconds (``QDSIM_ENGINE_CPU_LIMIT``)."""
+    text = os.environ.get("QDSIM_ENGINE_CPU_LIMIT", "")
+    if not text:
+        return DEFAULT_CPU_LIMIT_S
+    if not text.isdigit() or int(text) < 1:
+        raise SpecError("QDSIM_ENGINE_CPU_LIMIT", text, "a whole number of CPU seconds, at least 1")
+    return int(text)
+
+
 def run(engine: Engine, config: dict[str, Any], seed: int, workdir: Path, stem: str) -> EngineRun:
     """Translates ``config`` for ``engine`` with ``seed``, writes the script to
     ``workdir/<stem><suffix>`` (kept, so that a user can read it and run it by hand), runs it
@@ -135,11 +152,19 @@ def run(engine: Engine, config: dict[str, Any], seed: int, workdir: Path, stem: 
     path = workdir / f"{stem}{script.suffix}"
     out_path, err_path = workdir / f"{stem}.out", workdir / f"{stem}.err"
     path.write_text(script.text, encoding="utf-8")
+    limit = cpu_limit_s()
     started = time.perf_counter()
     with out_path.open("wb") as out, err_path.open("wb") as err:
         # A session of its own: the engine's CPU time is its own (wait4), and ending its
         # group ends whatever it started.
-        proc = subprocess.Popen(engine.command(path.resolve()), cwd=workdir, stdout=out, stderr=err, start_new_session=True)
+        proc = subprocess.Popen(
+            engine.command(path.resolve()),
+            cwd=workdir,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5)),
+        )
         with _LIVE_LOCK:
             _LIVE.add(proc)
         try:
@@ -150,6 +175,8 @@ def run(engine: Engine, config: dict[str, Any], seed: int, workdir: Path, stem: 
         proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - started
     stdout = out_path.read_text(encoding="utf-8", errors="replace")
+    if proc.returncode == -signal.SIGXCPU or (proc.returncode == -signal.SIGKILL and usage.ru_utime + usage.ru_stime >= limit):
+        raise EngineError(f"{engine.title} exceeded its CPU limit of {limit} s on {path} (QDSIM_ENGINE_CPU_LIMIT)")
     if proc.returncode != 0 or not measure.complete(stdout):
         stderr = err_path.read_text(encoding="utf-8", errors="replace")
         tail = " | ".join((stderr.strip() or stdout.strip()).splitlines()[-3:]) or "(no output)"

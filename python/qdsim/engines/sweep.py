@@ -27,7 +27,7 @@ from ..errors import SpecError
 from ..resolve import config_json
 from ..run import summarize
 from ..sweep import Point, collect, sweep_grid
-from .base import Engine, EngineRun, run, terminate_all
+from .base import Engine, EngineError, EngineRun, run, terminate_all
 
 __all__ = ["REFUSED", "EngineSweep", "engine_key", "engine_seed", "refused_points", "run_engine_sweep"]
 
@@ -48,6 +48,9 @@ class EngineSweep:
     ran: int = 0
     reused: int = 0
     refused: list[dict[str, Any]] = field(default_factory=list)
+    #: The runs the engine failed (crashed, exceeded its CPU limit, printed no measurement),
+    #: each with ``params``, ``rep`` and the one-line ``reason``: left out, and said.
+    failed: list[dict[str, Any]] = field(default_factory=list)
     missing: int = 0
 
 
@@ -122,8 +125,11 @@ def run_engine_sweep(
         if on_progress:
             on_progress(done, len(runnable))
 
-        def one(point: Point) -> tuple[Point, EngineRun]:
-            return point, run(engine, point.config, engine_seed(point), out / store.SCRIPTS, _stem(point, single))
+        def one(point: Point) -> tuple[Point, EngineRun | EngineError]:
+            try:
+                return point, run(engine, point.config, engine_seed(point), out / store.SCRIPTS, _stem(point, single))
+            except EngineError as exc:  # one failed run: the others still count
+                return point, exc
 
         try:
             with store.PointWriter(out, engine.version()) as writer, cf.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -131,6 +137,12 @@ def run_engine_sweep(
                 try:
                     for future in cf.as_completed(futures):
                         point, engine_run = future.result()
+                        if isinstance(engine_run, EngineError):
+                            result.failed.append({"params": point.params, "rep": point.rep, "reason": str(engine_run)})
+                            done += 1
+                            if on_progress:
+                                on_progress(done, len(runnable))
+                            continue
                         summary = summarize(engine_run.outcome)
                         summary["wall_s"] = engine_run.cpu_s  # the engine's CPU time: what a run costs it
                         writer.add(point.key, point.seed, tables.run_tables(summary, engine_run.outcome.results))
@@ -146,7 +158,9 @@ def run_engine_sweep(
                     terminate_all()
                     raise
         finally:
-            result.missing = collect(out, mine, raw) - len(result.refused)
+            result.missing = collect(out, mine, raw) - len(result.refused) - len(result.failed)
+    if result.failed and result.ran == 0 and result.reused == 0:
+        raise EngineError(result.failed[0]["reason"])  # nothing to compare: the first failure
     if result.reused:
         result.cpu_s += _stored_cpu(out, [p.key for p in runnable if p.key in stored])
     return result
