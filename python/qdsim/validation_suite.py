@@ -144,6 +144,13 @@ SCENARIOS: tuple[Scenario, ...] = (
         quick=_Q_10S,
     ),
     Scenario(
+        "ns3-dumbbell100",
+        "100 ns3-profile CUBIC flows, RTT 40 / 200 ms, 500 Mb/s FIFO 1000 (Kantawala-Turner's set-up with ns-3's TCP)",
+        "validation/dumbbell100.toml",
+        engines=("ns3",),
+        quick=("experiment.duration=8s", "experiment.warmup=4s"),
+    ),
+    Scenario(
         "menth-drr-20",
         "Menth-Mehl-Veith Fig. 3(a): heavy and light users, DRR shared buffer 20",
         "menth-lds/fig3a.toml",
