@@ -300,3 +300,18 @@ def test_a_failed_engine_run_is_left_out_and_said_the_others_compared(write_spec
     assert side.rows and all(r.reference_mean is not None for r in side.rows if r.metric == "jain_index")
     assert "  ns-2.35 failed 1 run(s), left out of its means:" in table_lines(result)
     assert result.as_json()["failed"] == side.failed
+
+
+def test_every_stated_cause_belongs_to_a_scenario_or_law_of_the_suite_and_an_engine() -> None:
+    import fnmatch
+
+    from qdsim.validation_suite import CAUSES, LAWS, SCENARIOS, cause
+
+    ids = [s.id for s in SCENARIOS] + [law.id for law in LAWS]
+    for (pattern, engine, _metric), text in CAUSES.items():
+        assert any(fnmatch.fnmatchcase(i, pattern) for i in ids), pattern
+        assert engine in ENGINES and text.strip(), (pattern, engine)
+    # A metric with brackets is matched by the ? of its pattern; no cause is made up.
+    assert cause("kantawala-droptail", "ns2", "groups.goodput_bps[rtt200]") is not None
+    assert cause("kantawala-droptail", "ns3", "groups.goodput_bps[rtt200]") is None
+    assert cause("ns3-dumbbell100", "ns3", "groups.retransmits[rtt40]") is None

@@ -263,7 +263,40 @@ LAWS: tuple[Law, ...] = (
 
 #: What an engine does differently, for each disagreement found: ``(scenario or law id,
 #: engine, metric pattern)`` → the cause, found by changing one setting at a time on one side.
-CAUSES: dict[tuple[str, str, str], str] = {}
+_TIE_NOISE = (
+    "ns-2 computes event times in floating point: on this set-up's lattice of exact rates (500 Mb/s = 50 x 10 Mb/s, "
+    "every packet 1540 B) arrivals tie at the bottleneck and ns-2's ties fall by rounding noise, which qdsim's integer "
+    "nanoseconds cannot reproduce; with 10 us of host jitter standing in for that noise qdsim agrees with ns-2.35 "
+    '(docs/tcp.md, "Timing jitter")'
+)
+_NS3_STAND_IN = (
+    "the file's profile is ns-2's Sack1 agent, which ns-3.37 does not have: ns-3's own TCP runs as its stand-in "
+    "(the stated mappings below: recovery, RTO estimator and restart, limited transmit), so its retransmissions and "
+    "timeouts follow ns-3's rules, not the agent's; ns-2.35 is the reference for this file"
+)
+_NS3_CUBIC = (
+    "ns-3.37's TcpCubic has no Reno-friendly region (ns-3.41) and grows its window while the receive window limits "
+    "the sender (suppressed since ns-3.42); the ns3 profile follows ns-3.44. With TcpNewReno on both sides these "
+    'agree (Jain 0.639 vs 0.631, 200-ms share 0.247 vs 0.233, drops, queue): docs/engine-ns3.md, "100-flow dumbbell"'
+)
+_MENTH_STAND_INS = (
+    "stand-ins on both sides: ns-2.35 has no Linux 2.6.26 TCP (its Sack1 agent runs for the linux-2.6 profile) and "
+    "its Queue/DRR drops from the head of the longest queue in bytes where the file's shared buffer drops the "
+    "arrival (the stated mappings below)"
+)
+
+#: The cause of each disagreement found, by (scenario or law id, engine, metric pattern as
+#: ``fnmatch`` takes it: ``?`` for the brackets of a group's or link's metric). Each was found
+#: by changing one setting at a time on one side; a disagreement without one says so on the page.
+CAUSES: dict[tuple[str, str, str], str] = {
+    **{("kantawala-droptail", "ns2", m): _TIE_NOISE for m in ("jain_index", "groups.goodput_bps?*", "groups.fair_share_ratio?*")},
+    **{("codel-*", "ns3", m): _NS3_STAND_IN for m in ("groups.retransmits?*", "groups.timeouts?*", "groups.goodput_bps?long?", "groups.fair_share_ratio?long?")},
+    **{
+        ("ns3-dumbbell100", "ns3", m): _NS3_CUBIC
+        for m in ("jain_index", "groups.goodput_bps?*", "groups.fair_share_ratio?*", "links.drops?*", "links.loss_rate?*", "links.mean_queue_pkts?*", "links.mean_delay_s?*")
+    },
+    ("menth-drr-20", "ns2", "*"): _MENTH_STAND_INS,
+}
 
 
 def cause(scenario: str, engine: str, metric: str) -> str | None:
