@@ -32,6 +32,13 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _read_only_with(use: dict | None) -> str:
+    """Returns the note of a key read only under another key's value (refused elsewhere)."""
+    if use is None:
+        return ""
+    return f" (read only with {use['when']} = {', '.join(use['values'])}; refused otherwise)"
+
+
 def qdisc_section(catalog: dict | None = None) -> str:
     """Returns the generated section: one table per queue discipline, in the catalog's order."""
     catalog = catalog or core_catalog()
@@ -42,7 +49,8 @@ def qdisc_section(catalog: dict | None = None) -> str:
             out += ["No parameters.", ""]
             continue
         out += ["| parameter | unit | default | meaning |", "| --- | --- | --- | --- |"]
-        out += [f"| `{p['name']}` | {_cell(p['unit'])} | `{_cell(p['default'])}` | {_cell(p['help'])} |" for p in qdisc["params"]]
+        only = {u["key"]: u for u in catalog.get("key_uses", []) if u["table"] == f"qdisc.{qdisc['name']}"}
+        out += [f"| `{p['name']}` | {_cell(p['unit'])} | `{_cell(p['default'])}` | {_cell(p['help'] + _read_only_with(only.get(p['name'])))} |" for p in qdisc["params"]]
         out.append("")
     out.append(END)
     return "\n".join(out)

@@ -60,7 +60,8 @@ def resolved(path, *overrides):
     [
         ("topology.qdisc.buffer=lifo", "topology.qdisc.buffer", "dsdrr"),
         ("topology.qdisc={kind='drr',buffer='dtdrr'}", "topology.qdisc.limit", "required by buffer = dtdrr"),
-        ("topology.qdisc.dtdrr_alpha=0", "topology.qdisc.dtdrr_alpha", "> 0"),
+        ("topology.qdisc={kind='drr',buffer='dtdrr',dtdrr_alpha=0}", "topology.qdisc.dtdrr_alpha", "> 0"),
+        ("topology.qdisc.dtdrr_alpha=3", "topology.qdisc.dtdrr_alpha", 'buffer = "dtdrr"'),
         ("topology.qdisc.dsdrr_alpha=-1", "topology.qdisc.dsdrr_alpha", "> 0"),
         ("topology.qdisc.dsdrr_alpha='x'", "topology.qdisc.dsdrr_alpha", "number"),
         ("topology.qdisc.dsdrr_period='0s'", "topology.qdisc.dsdrr_period", "> 0"),

@@ -52,7 +52,7 @@ def load_with(path, *overrides):
         # List and name parameters are typed before the core sees them.
         ("topology.qdisc={kind='drr',weights=[1,'x']}", "topology.qdisc.weights", "list of whole numbers"),
         ("topology.qdisc={kind='drr',classifier=5}", "topology.qdisc.classifier", "qdsim list"),
-        ("topology.qdisc={kind='drr',queue_limits=[1,-1]}", "topology.qdisc.queue_limits[1]", "at least 1 byte"),
+        ("topology.qdisc={kind='drr',buffer='per_queue',queue_limits=[1,-1]}", "topology.qdisc.queue_limits[1]", "at least 1 byte"),
     ],
 )
 def test_bad_values_name_the_key_and_what_is_allowed(small_spec, override, key, hint):
@@ -139,6 +139,92 @@ def test_every_qdisc_with_its_defaults_passes_the_core_check():
 
     for q in algorithms.core_catalog()["qdiscs"]:
         assert algorithms.qdisc_config(q["name"], {}, "topology.qdisc", 10**9)["kind"] == q["name"]
+
+
+_MULTI_QUEUE = ("drr", "drr_lds", "wfq", "wf2q_plus", "fifo_classes")
+
+
+def test_no_buffer_policy_takes_a_key_of_another_and_each_takes_its_own():
+    # Walks every buffer policy's keys against every other policy of every multi-queue qdisc:
+    # a key the selected policy does not read is refused in one line naming the key and the
+    # policies that read it (the core's Rust test proves the declared keys are the keys read).
+    from qdsim import algorithms
+
+    catalog = algorithms.core_catalog()
+    by_table: dict[str, dict[str, list[str]]] = {}
+    for use in catalog["key_uses"]:
+        if use["when"] == "buffer":
+            by_table.setdefault(use["table"], {})[use["key"]] = use["values"]
+    policies = next(p for p in catalog["qdiscs"][1]["params"] if p["name"] == "buffer")
+    assert catalog["qdiscs"][1]["name"] == "drr" and "dsdrr" in policies["help"]
+    refused = 0
+    for kind in _MULTI_QUEUE:
+        readers = by_table[f"qdisc.{kind}"]
+        names = sorted({n for rs in readers.values() for n in rs})
+        assert len(names) == 9 and "t_d" in readers and "ewfq_alpha" in readers, names
+        for buffer in names:
+            for key, rs in readers.items():
+                params = {"buffer": buffer, key: "whatever"}
+                if buffer in rs:
+                    continue
+                with pytest.raises(SpecError) as exc:
+                    algorithms.qdisc_config(kind, params, "topology.qdisc", 10**9)
+                assert exc.value.key == f"topology.qdisc.{key}", (kind, buffer, key)
+                assert f'buffer = "{buffer}"' in exc.value.allowed and f'"{rs[0]}"' in exc.value.allowed
+                refused += 1
+        # Its own keys are taken: the policy's required ones with a value, the rest at theirs.
+        assert algorithms.qdisc_config(kind, {"buffer": "drop_on_dequeue", "t_d": "5ms", "limit": "50pkt"}, "q", 10**9)["t_d_ns"] == 5_000_000
+    assert refused > 5 * 9 * 10
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "fragment"),
+    [
+        ({"kind": "drr", "buckets": 16}, "buckets", 'classifier = "per_flow"'),
+        ({"kind": "fifo_classes", "weights": [2, 1]}, "weights", 'buffer = "shared"'),
+        ({"kind": "pie", "mark_ecnth": 0.2}, "mark_ecnth", 'ecn = "false"'),
+    ],
+)
+def test_a_key_another_key_switches_off_is_refused(table, key, fragment):
+    from qdsim import algorithms
+
+    kind = table.pop("kind")
+    with pytest.raises(SpecError) as exc:
+        algorithms.qdisc_config(kind, table, "topology.qdisc", 10**9)
+    assert (exc.value.key, fragment in exc.value.allowed) == (f"topology.qdisc.{key}", True), exc.value
+    # With the switch on, the same key is taken.
+    switch = {"buckets": {"classifier": "hashed"}, "weights": {"buffer": "ewfq", "limit": "100KB", "ewfq_rtt_o": "100ms"}, "mark_ecnth": {"ecn": True}}[key]
+    assert algorithms.qdisc_config(kind, {**table, **switch}, "topology.qdisc", 10**9)["kind"] == kind
+
+
+@pytest.mark.parametrize(
+    ("tcp", "key"),
+    [
+        ('{profile="ns2-sack1", quick_acks=2}', "quick_acks"),
+        ('{delayed_ack=false, delayed_ack_timeout="40ms"}', "delayed_ack_timeout"),
+        ('{recovery="rfc6675", prr_bound="ssrb"}', "prr_bound"),
+        ('{profile="ns2-newreno", hystart="linux"}', "hystart"),
+    ],
+)
+def test_a_tcp_option_the_stack_would_not_read_is_refused(small_spec, tcp, key):
+    with pytest.raises(SpecError) as exc:
+        load_with(small_spec, f"flows.0.tcp={tcp}")
+    assert exc.value.key == f"flows.0.tcp.{key}", exc.value
+
+
+def test_a_tcp_option_read_under_the_profile_s_values_is_taken(small_spec):
+    # linux: delayed ACKs and PRR on; the ns3 profile's default control is CUBIC.
+    load_with(small_spec, 'flows.0.tcp={quick_acks=4, prr_bound="ssrb"}')
+    load_with(small_spec, 'flows.0.tcp={profile="ns3", hystart="linux"}', 'flows.0.cc="cubic"')
+
+
+def test_exponential_size_bounds_are_refused_for_fixed_sizes():
+    from qdsim import workloads
+
+    group = spec.PoissonPacketsFlows(kind="poisson_packets", group="bg", rate=10**6, min_packet_size=100)
+    with pytest.raises(SpecError) as exc:
+        workloads.source(group, "flows.1", None, None)  # type: ignore[arg-type]
+    assert exc.value.key == "flows.1.min_packet_size" and '"fixed"' in exc.value.allowed
 
 
 def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():

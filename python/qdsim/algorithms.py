@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import units
@@ -129,22 +129,62 @@ def qdisc_config(kind: str, params: dict[str, Any], key: str, rate_bps: int) -> 
     if kind not in by_name:
         raise SpecError(f"{key}.kind", kind, f"one of {', '.join(sorted(by_name))} (see `qdsim list`)")
     known = {p["name"]: p for p in by_name[kind]["params"]}
+    unknown = next((name for name in params if name not in known), None)
+    if unknown is not None:
+        raise SpecError(f"{key}.{unknown}", params[unknown], f"a parameter of {kind} ({', '.join(known) or 'none'})")
+    from . import _core
+
+    def checked_selector(name: str) -> object:
+        # The key that switches others off is checked first: an unknown `buffer` is the
+        # mistake to name, not the keys it would leave unread.
+        if name in params:
+            try:
+                _translate(name, known[name]["unit"], params[name])
+            except units.UnitError as exc:
+                raise SpecError(f"{key}.{name}", params[name], exc.allowed) from None
+            try:
+                _core.check_qdisc(json.dumps({"kind": kind, name: params[name]}), rate_bps)
+            except _core.ConfigError as exc:
+                if getattr(exc, "key", None) == name:
+                    raise SpecError(f"{key}.{name}", params[name], str(getattr(exc, "allowed", exc))) from None
+        return params.get(name, known[name]["default"])
+
+    refuse_idle_keys(f"qdisc.{kind}", params, checked_selector, key)
     config: dict[str, Any] = {"kind": kind}
     fields: dict[str, tuple[str, object]] = {}
     for name, value in params.items():
-        if name not in known:
-            allowed = ", ".join(known) or "none"
-            raise SpecError(f"{key}.{name}", value, f"a parameter of {kind} ({allowed})")
         try:
             core_key, core_value = _translate(name, known[name]["unit"], value)
         except units.UnitError as exc:
             raise SpecError(f"{key}.{name}", value, exc.allowed) from None
         config[core_key] = core_value
         fields[core_key] = fields[name] = (name, value)
-    from . import _core
-
     core_checked(lambda: _core.check_qdisc(json.dumps(config), rate_bps), key, fields)
     return config
+
+
+def as_written(value: object) -> str:
+    """Returns a key's value as the catalog writes values: booleans ``true``/``false``."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def refuse_idle_keys(table: str, given: Mapping[str, object], value_of: Callable[[str], object], key: str) -> None:
+    """Refuses a key of ``given`` (what the file set in ``table``: ``qdisc.<kind>`` or
+    ``tcp``) that the core would not read with the values of the others: the core declares,
+    beside the parameters that read them, the keys read only under a value of another key
+    (``t_d`` only with ``buffer = "drop_on_dequeue"``). ``value_of`` returns the value a key
+    takes (set, a profile's or the default); ``key`` is the table's key path, for the error.
+    """
+    for use in core_catalog()["key_uses"]:
+        name = use["key"]
+        if use["table"] != table or name not in given:
+            continue
+        if use["value"] is not None and as_written(given[name]) != use["value"]:
+            continue
+        current = as_written(value_of(use["when"]))
+        if current not in use["values"]:
+            readers = " or ".join(f'"{v}"' for v in use["values"])
+            raise SpecError(f"{key}.{name}", given[name], f'no value with {use["when"]} = "{current}": read only with {use["when"]} = {readers}')
 
 
 def core_checked(check: Callable[[], None], key: str, fields: dict[str, tuple[str, object]]) -> None:

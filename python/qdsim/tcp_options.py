@@ -100,9 +100,9 @@ def tcp_config(group: Any, key: str) -> dict[str, Any]:
         if group.cc not in names:
             raise SpecError(f"{key}.cc", group.cc, f"one of {', '.join(names)} (see `qdsim list`)")
         tcp["cc"] = group.cc
-    if options.get("hystart") == "linux" and tcp["cc"] != "cubic":
-        # Set by the file, it would do nothing: Linux's HyStart is part of its CUBIC module.
-        raise SpecError(f"{key}.tcp.hystart", "linux", f'"off" or "rfc9406" with cc = "{tcp["cc"]}" (Linux\'s HyStart is CUBIC\'s: cc = "cubic")')
+    # An option set where the core would not read it (delayed-ACK details without delayed
+    # ACKs, Linux's HyStart outside CUBIC, ...) is refused, as the core declares them.
+    algorithms.refuse_idle_keys("tcp", options, lambda name: tcp["cc"] if name == "cc" else options.get(name, profile_value(profile, name)), f"{key}.tcp")
     # The core's cross-checks (e.g. max_rto >= min_rto), named by the file's key and value; a
     # value from the profile is named by the option's key with the profile's value.
     fields = {o["field"]: (name, o["unit"], options.get(name, profile_value(profile, name))) for name, o in by_name.items()}

@@ -200,6 +200,9 @@ def _poisson_source(group: PoissonPacketsFlows, key: str) -> dict[str, Any]:
     """Returns the core's ``SourceConfig`` of a Poisson packet group (keys left at their
     default are left out: the core's defaults). Raises SpecError when a size is below a
     datagram's 41 bytes or ``min_packet_size`` ≤ ``packet_size`` ≤ ``max_packet_size`` fails."""
+    for name in ("min_packet_size", "max_packet_size"):
+        if getattr(group, name) is not None and group.size_distribution == "fixed":
+            raise SpecError(f"{key}.{name}", f"{getattr(group, name)}B", 'no value with size_distribution = "fixed" (it bounds exponential sizes)')
     sizes = {"min_packet_size": group.min_packet_size or MIN_DATAGRAM, "packet_size": group.packet_size or 1500, "max_packet_size": group.max_packet_size or MAX_DATAGRAM}
     for name, value in sizes.items():
         if value < MIN_DATAGRAM:

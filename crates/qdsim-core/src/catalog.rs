@@ -36,6 +36,42 @@ pub struct Catalog {
     pub drop_reasons: Vec<&'static str>,
     /// The TCP profiles (a flow group's `tcp = { profile = "..." }`), the default first.
     pub tcp_profiles: Vec<TcpProfileInfo>,
+    /// The keys that do something only under a value of another key of their table
+    /// ([`KeyUse`]): a file that sets one where it would do nothing is refused.
+    pub key_uses: Vec<KeyUse>,
+}
+
+/// A key that has an effect only while another key of the same table takes one of some
+/// values — `t_d` only with `buffer = "drop_on_dequeue"` — declared beside the parameters
+/// that read it, so that an experiment file setting the key where it would do nothing is
+/// refused instead of silently ignored (the Python side checks it with the file's values).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KeyUse {
+    /// The table: `qdisc.<kind>`, `traffic.<kind>`, or `tcp` (a flow group's `tcp = {...}`,
+    /// whose `when` may also be the group's `cc`).
+    pub table: String,
+    /// The key.
+    pub key: &'static str,
+    /// Only this value of `key` depends on `when` (`hystart = "linux"`); `None`: any value.
+    pub value: Option<&'static str>,
+    /// The key deciding whether `key` is read.
+    pub when: &'static str,
+    /// The values of `when`, as a file writes them (`"true"`, a name), under which `key` is read.
+    pub values: Vec<&'static str>,
+}
+
+impl KeyUse {
+    /// Returns that `key` of `table` is read only while `when` is one of `values`.
+    pub fn new(table: impl Into<String>, key: &'static str, when: &'static str, values: &[&'static str]) -> Self {
+        KeyUse { table: table.into(), key, value: None, when, values: values.to_vec() }
+    }
+
+    /// Restricts the condition to the value `value` of the key.
+    #[must_use]
+    pub fn of_value(mut self, value: &'static str) -> Self {
+        self.value = Some(value);
+        self
+    }
 }
 
 /// A congestion control's name and description.

@@ -32,7 +32,7 @@ pub use queue::PacketFifo;
 
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::AlgorithmInfo;
+use crate::catalog::{AlgorithmInfo, KeyUse};
 use crate::error::ConfigError;
 use crate::packet::{Ecn, Packet};
 use crate::rng::StreamRng;
@@ -329,6 +329,11 @@ macro_rules! registry {
             vec![$($info()),*]
         }
     };
+}
+
+/// Returns the qdisc keys read only under a value of another key ([`KeyUse`]).
+pub fn key_uses() -> Vec<KeyUse> {
+    multi::key_uses().into_iter().chain(aqm::pie::key_uses()).collect()
 }
 
 registry! {

@@ -23,7 +23,7 @@ pub use config::{
     RecoveryKind, ReductionBase, RescueRetransmit, RtoFormula, RtoRestart, SynLoss, TcpConfig, TimeoutSsthresh,
     WindowArithmetic,
 };
-pub use options::OPTIONS;
+pub use options::{key_uses, OPTIONS};
 pub use receiver::{Delivery, TcpReceiver};
 pub use rtt::RttEstimator;
 pub use sack::Scoreboard;

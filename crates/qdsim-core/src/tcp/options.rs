@@ -2,7 +2,7 @@
 //! field, its unit, the names it takes and its help. Defaults are not here: each profile
 //! (`profiles.rs`) gives every option a value, and the default profile's are the defaults.
 
-use crate::catalog::TcpOption;
+use crate::catalog::{KeyUse, TcpOption};
 
 const U32: Option<u64> = Some(u32::MAX as u64);
 const U64: Option<u64> = Some(u64::MAX);
@@ -26,6 +26,23 @@ const fn flag(name: &'static str, field: &'static str, help: &'static str) -> Tc
 /// An option that takes one of `values` (the serde names of its enum).
 const fn choice(name: &'static str, values: &'static [&'static str], help: &'static str) -> TcpOption {
     TcpOption { name, field: name, unit: "name", values, allow_zero: false, help, max: None }
+}
+
+/// The options read only under another option's value, or the group's `cc` (see
+/// [`KeyUse`]): the delayed-ACK details only with `delayed_ack` (without it, `receiver.rs`
+/// ACKs every segment at once); PRR's bound and duplicate-ACK rule only in PRR's recovery
+/// (`sender/recovery`); Linux's HyStart only in CUBIC (`sender/mod.rs`: Linux keeps it in its
+/// CUBIC module, every other control runs without).
+pub fn key_uses() -> Vec<KeyUse> {
+    let tcp = |key, when, values: &[&'static str]| KeyUse::new("tcp", key, when, values);
+    vec![
+        tcp("delayed_ack_count", "delayed_ack", &["true"]),
+        tcp("delayed_ack_timeout", "delayed_ack", &["true"]),
+        tcp("quick_acks", "delayed_ack", &["true"]),
+        tcp("prr_bound", "recovery", &["prr"]),
+        tcp("prr_dupack_segment", "recovery", &["prr"]),
+        tcp("hystart", "cc", &["cubic"]).of_value("linux"),
+    ]
 }
 
 /// Every option of a flow group's `tcp = {...}`, with the `TcpConfig` field it sets (all but

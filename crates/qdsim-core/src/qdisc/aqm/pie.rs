@@ -23,7 +23,7 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::{AlgorithmInfo, ParamInfo};
+use crate::catalog::{AlgorithmInfo, KeyUse, ParamInfo};
 use crate::error::ConfigError;
 use crate::packet::Packet;
 use crate::qdisc::{DropReason, MarkReason, PacketFifo, Qdisc, QdiscCtx, QdiscParams};
@@ -102,6 +102,11 @@ impl QdiscParams for PieParams {
         }
         Ok(())
     }
+}
+
+/// `mark_ecnth` is read only with `ecn` (without it every early drop is a drop).
+pub(crate) fn key_uses() -> Vec<KeyUse> {
+    vec![KeyUse::new("qdisc.pie", "mark_ecnth", "ecn", &["true"])]
 }
 
 pub(crate) fn info() -> AlgorithmInfo {

@@ -21,7 +21,7 @@ mod params;
 
 pub use buffer::{BufferPolicy, Policy};
 pub use params::FqParams;
-pub(crate) use params::{info_drr, info_drr_lds, info_fifo_classes, info_wf2q_plus, info_wfq};
+pub(crate) use params::{info_drr, info_drr_lds, info_fifo_classes, info_wf2q_plus, info_wfq, key_uses};
 
 use super::classify::Classifier;
 use super::sched::{Arrival, Drr, DrrLds, Queues, Scheduler, Wfq};

@@ -4,15 +4,18 @@
 use serde::{Deserialize, Serialize};
 
 use super::buffer::{BufferPolicy, Policy};
-use crate::catalog::{AlgorithmInfo, ParamInfo};
+use crate::catalog::{AlgorithmInfo, KeyUse, ParamInfo};
 use crate::error::ConfigError;
 use crate::qdisc::classify::{Classifier, MAX_QUEUES};
 use crate::qdisc::QdiscParams;
 
 /// Parameters shared by `drr`, `drr_lds`, `wfq`, `wf2q_plus` and `fifo_classes` (flat, one key each).
 ///
-/// Keys that an algorithm or buffer policy does not use (`quantum` for WFQ, `d_max` outside
-/// `drr_lds`, `t_d` outside drop-on-dequeue, ...) are accepted and ignored. Defaults: Menth,
+/// A qdisc's catalog lists only the keys its scheduler reads (`quantum` for DRR, `d_max` for
+/// DRR-LDS); a buffer policy's keys (`t_d` for drop-on-dequeue, ...), the hashed classifiers'
+/// `buckets` and `fifo_classes`' `weights` are read only under their `buffer` or
+/// `classifier` ([`crate::qdisc::key_uses`]), and an experiment file setting one elsewhere is refused; here,
+/// in the core, they are left at their value. Defaults: Menth,
 /// Mehl & Veith 2017 (DRR-LDS) where they give one, Linux `sfq` for the hashed classifier.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -240,6 +243,31 @@ fn common_params(with_quantum: bool, with_d_max: bool) -> Vec<ParamInfo> {
     });
     v.extend(BufferPolicy::params());
     v
+}
+
+/// Returns the keys of every multi-queue qdisc read only under a value of another key: each
+/// buffer policy's keys under the policies that read them (their `PARAMS`), `buckets` under
+/// the hashed classifiers, and `fifo_classes`' `weights` under `ewfq` (the only reader there:
+/// its arrival-order scheduler weighs no queue).
+pub(crate) fn key_uses() -> Vec<KeyUse> {
+    let by_policy = BufferPolicy::params_by_policy();
+    let mut uses = Vec::new();
+    for info in [info_drr(), info_drr_lds(), info_wfq(), info_wf2q_plus(), info_fifo_classes()] {
+        let table = format!("qdisc.{}", info.name);
+        for key in BufferPolicy::params() {
+            let readers: Vec<&str> = by_policy
+                .iter()
+                .filter(|(_, keys)| keys.iter().any(|k| k.name == key.name))
+                .map(|(name, _)| *name)
+                .collect();
+            uses.push(KeyUse::new(table.clone(), key.name, "buffer", &readers));
+        }
+        uses.push(KeyUse::new(table.clone(), "buckets", "classifier", &["hashed", "ns2_hash"]));
+        if info.name == "fifo_classes" {
+            uses.push(KeyUse::new(table, "weights", "buffer", &["ewfq"]));
+        }
+    }
+    uses
 }
 
 pub(crate) fn info_drr() -> AlgorithmInfo {

@@ -341,6 +341,7 @@ impl Ewfq {
 
 impl Policy for Ewfq {
     const PARAMS: &'static [ParamInfo] = &[
+        super::shared::LIMIT,
         ParamInfo {
             name: "ewfq_alpha",
             unit: "float",

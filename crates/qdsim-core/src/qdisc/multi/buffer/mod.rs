@@ -15,7 +15,8 @@
 //! A policy implements [`Policy`]: it is built (and its keys checked) from [`FqParams`],
 //! decides every arrival — possibly dropping queued packets first — and may drop the head
 //! the scheduler chose. Adding one is a file here plus a line in the `policies!` list below
-//! (its keys go into [`FqParams`], its name into the `buffer` key's help).
+//! (its keys go into [`FqParams`], its name into the `buffer` key's help; its `PARAMS` are the
+//! keys it reads, so that a file setting one under another policy is refused).
 //!
 //! A policy only ever drops the arriving packet or a queue's head, so the scheduler hears of
 //! every change through `enqueued`, `sent` and `head_dropped`.
@@ -131,6 +132,11 @@ macro_rules! policies {
             pub fn check_every_policy_s_keys(p: &FqParams) -> Result<(), ConfigError> {
                 $(<$policy as Policy>::check_keys(p)?;)*
                 Ok(())
+            }
+
+            /// Returns every policy's name and keys, in policy order.
+            pub fn params_by_policy() -> [(&'static str, &'static [ParamInfo]); NAMES.len()] {
+                [$(($name, <$policy as Policy>::PARAMS)),*]
             }
 
             /// Returns the catalog entries of every policy's keys, each key once.
@@ -259,5 +265,68 @@ mod tests {
         unique.sort_unstable();
         unique.dedup();
         assert_eq!(unique.len(), names.len(), "{names:?}");
+    }
+
+    /// Returns `p` with the field behind the catalog key `key` changed to another valid value.
+    fn perturbed(mut p: FqParams, key: &str) -> FqParams {
+        const MS: u64 = 1_000_000;
+        match key {
+            "limit" => p.limit_bytes = Some(200_000),
+            "t_d" => p.t_d_ns = Some(6 * MS),
+            "queue_limits" => p.queue_limits = vec![20_000],
+            "ewfq_alpha" => p.ewfq_alpha = 0.5,
+            "ewfq_beta" => p.ewfq_beta = 1.2,
+            "ewfq_f_s" => p.ewfq_f_s = 50.0,
+            "ewfq_t_i" => p.ewfq_t_i_ns = 2_000 * MS,
+            "ewfq_window" => p.ewfq_window_ns = Some(50 * MS),
+            "ewfq_ceiling" => p.ewfq_ceiling = "fair_share".into(),
+            "ewfq_p_c" => p.ewfq_p_c = 0.2,
+            "ewfq_k" => p.ewfq_k = 2,
+            "ewfq_cache_size" => p.ewfq_cache_size = 50,
+            "ewfq_p_miss" => p.ewfq_p_miss = 0.2,
+            "ewfq_hold_fraction" => p.ewfq_hold_fraction = 0.25,
+            "ewfq_rtt_o" => p.ewfq_rtt_o_ns = Some(200 * MS),
+            "ewfq_size_p" => p.ewfq_size_p_bytes = Some(1000),
+            "ewfq_responsive" => p.ewfq_responsive = vec![false],
+            "ewfq_tcp_flows" => p.ewfq_tcp_flows = vec![3],
+            "link_rate" => p.link_rate_bps = Some(20_000_000),
+            "qsdrr_release" => p.qsdrr_release = "empty".into(),
+            "tdrr_w" => p.tdrr_w = 0.25,
+            "tdrr_period" => p.tdrr_period_ns = 20 * MS,
+            "dtdrr_alpha" => p.dtdrr_alpha = 3.0,
+            "dsdrr_alpha" => p.dsdrr_alpha = 0.2,
+            "dsdrr_period" => p.dsdrr_period_ns = 2_000 * MS,
+            "dsdrr_w0" => p.dsdrr_w0 = 0.2,
+            "dsdrr_w_max" => p.dsdrr_w_max = 0.6,
+            other => panic!("no perturbation for key {other}: add one"),
+        }
+        p
+    }
+
+    /// A policy's `PARAMS` are exactly the keys it reads: changing one of them changes the
+    /// built policy, changing any other policy's key leaves it equal — what makes refusing
+    /// another policy's key (`key_uses`) right, and never refusing a key that acts.
+    #[test]
+    fn each_policy_reads_its_keys_and_no_other_policy_s() {
+        const MS: u64 = 1_000_000;
+        let all = BufferPolicy::params();
+        for (name, own) in BufferPolicy::params_by_policy() {
+            let base = FqParams {
+                buffer: name.into(),
+                limit_bytes: Some(150_000),
+                t_d_ns: Some(5 * MS),
+                queue_limits: vec![10_000],
+                ewfq_rtt_o_ns: Some(100 * MS),
+                link_rate_bps: Some(10_000_000),
+                ..FqParams::default()
+            };
+            let built = BufferPolicy::from_params(&base).unwrap_or_else(|e| panic!("{name}: {e}"));
+            for key in &all {
+                let changed = BufferPolicy::from_params(&perturbed(base.clone(), key.name))
+                    .unwrap_or_else(|e| panic!("{name} with {} changed: {e}", key.name));
+                let reads = own.iter().any(|k| k.name == key.name);
+                assert_eq!(changed != built, reads, "buffer = {name}, key {}: read = {}", key.name, !reads);
+            }
+        }
     }
 }
