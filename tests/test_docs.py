@@ -221,3 +221,15 @@ def test_a_finding_that_fails_only_in_qdsim_says_why_in_its_xfail():
 def test_the_engine_verdict_tables_are_the_record_s():
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "engine_verdicts.py"), "--check"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_results_layout_names_every_column_of_every_table():
+    # docs/experiment-file.md's table of the results files against qdsim.tables' schemas: a
+    # column added to a table (every core result field is one) is documented with it.
+    from qdsim import tables
+
+    doc = (ROOT / "docs" / "experiment-file.md").read_text()
+    for name in (*tables.TABLES, "series_queue", "series_packets", "series_tcp", "series_tcp_events"):
+        row = next(line for line in doc.splitlines() if line.startswith(f"| `{name}.parquet`"))
+        missing = [column for column, _ in tables.columns(name) if f"`{column}`" not in row]
+        assert not missing, (name, missing)

@@ -99,3 +99,35 @@ def test_unusable_output_paths_are_one_line_errors(small_spec, tmp_path, capsys,
         result = qdsim("plot", tmp_path / "run", "--kind", "queue", "--out", out)
         assert result.code == 2 and len(result.stderr.splitlines()) == 1, result.stderr
         assert result.stderr.startswith(start), result.stderr
+
+
+def test_every_field_the_core_reports_reaches_the_tables(small_spec):
+    # The core's RunResults, field by field: each flow, group and link field is a column of
+    # its table (a by-reason map one column per reason), each run-wide scalar one of points.
+    from qdsim import spec, tables
+    from qdsim.resolve import resolve
+    from qdsim.run import run_config, summarize
+
+    _, parsed = spec.load(small_spec, ['topology.qdisc={kind="codel", ecn=true}', "flows.0.tcp.ecn=true", "sampling.packets.link='bottleneck'"])
+    outcome = run_config(resolve(parsed))
+    res = outcome.results
+    out = tables.run_tables(summarize(outcome), res)
+    stored = {name: set(out[name].column_names) for name in ("points", "flows", "groups", "links")}
+    for name in ("flows", "groups", "links"):
+        fields = {key for row in res[name] for key in row}
+        assert fields, name
+        for key in fields:
+            if key.endswith("_by_reason"):
+                what = key.removesuffix("_by_reason")
+                assert {f"{what}_{r}" for r in getattr(tables, f"{what[:-1]}_reasons")()} <= stored[name], key
+            else:
+                assert key in stored[name], (name, key)
+    scalars = {key for key, value in res.items() if not isinstance(value, (dict, list))}
+    # (`seed` is an identifying column of every table, added as the run is stored.)
+    assert scalars - {"seed"} <= stored["points"], scalars - stored["points"]
+    assert "packets_not_recorded" in scalars and out["points"]["packets_not_recorded"][0].as_py() is not None
+    links = out["links"].to_pylist()
+    bottleneck = next(row for row in links if row["name"] == "bottleneck")
+    assert bottleneck["marks"] > 0 and bottleneck["marks"] == sum(bottleneck[f"marks_{r}"] for r in tables.mark_reasons())
+    assert bottleneck["p50_delay_s"] <= bottleneck["p95_delay_s"] <= bottleneck["p99_delay_s"]
+    assert sum(row["ecn_reductions"] for row in out["flows"].to_pylist()) > 0

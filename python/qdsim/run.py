@@ -238,32 +238,9 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
     """
     res = outcome.results
     flow_fct, group_fct = completion_times(res)
-    flows = [
-        {
-            "id": f["id"],
-            "group": f["group"],
-            "kind": f["kind"],
-            "cc": f["cc"],
-            "src": f["src"],
-            "dst": f["dst"],
-            "start_s": f["start_s"],
-            "size_bytes": f["size_bytes"],
-            "goodput_bps": f["goodput_bps"],
-            "delivered_bytes": f["delivered_bytes"],
-            "retransmits": f["retransmits"],
-            "fast_retransmits": f["fast_retransmits"],
-            "timeouts": f["timeouts"],
-            "drops": f["drops"],
-            "retransmits_total": f["retransmits_total"],
-            "fast_retransmits_total": f["fast_retransmits_total"],
-            "timeouts_total": f["timeouts_total"],
-            "drops_total": f["drops_total"],
-            **flow_fct[f["id"]],
-            "mean_queue_delay_s": f["mean_queue_delay_s"],
-            "rwnd_limited": f.get("rwnd_limited"),
-        }
-        for f in res["flows"]
-    ]
+    # Every field the core reports reaches the tables (`qdsim.tables` refuses a key its schema
+    # lacks); the completion times are recomputed from the transfer table.
+    flows = [{**f, **flow_fct[f["id"]]} for f in res["flows"]]
     saturated = [f["goodput_bps"] for f in flows if _is_saturated(f)]
     jain = jain_index(saturated or [f["goodput_bps"] for f in flows])
     bottleneck = bottleneck_link(res["links"])
@@ -274,18 +251,12 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
         per_flow = g["goodput_bps"] / g["flows"] if g["flows"] else 0.0
         groups.append(
             {
-                "group": g["group"],
-                "flows": g["flows"],
-                "goodput_bps": g["goodput_bps"],
+                **g,
                 "per_flow_goodput_bps": per_flow,
                 # The spread across the group's flows (Kantawala & Turner's Fig. 6(b)): the
                 # population standard deviation of their goodputs; None without flows.
                 "per_flow_goodput_std_bps": statistics.pstdev(f["goodput_bps"] for f in members) if members else None,
                 "fair_share_ratio": per_flow / fair_share if fair_share else None,
-                "mean_queue_delay_s": g["mean_queue_delay_s"],
-                "p50_queue_delay_s": g["p50_queue_delay_s"],
-                "p95_queue_delay_s": g["p95_queue_delay_s"],
-                "p99_queue_delay_s": g["p99_queue_delay_s"],
                 **{column: _sum_known(f[column] for f in members) for column in _GROUP_COUNTERS},
                 "rwnd_limited": _mean_known(f["rwnd_limited"] for f in members),
                 **group_fct[g["group"]],
@@ -293,23 +264,9 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
         )
     links = [
         {
-            "name": link["name"],
-            "from": link["from"],
-            "to": link["to"],
-            "qdisc": link["qdisc"],
-            "rate_bps": link["rate_bps"],
-            "utilization": link["utilization"],
-            "tx_pkts": link["tx_pkts"],
-            "arrivals": link["arrivals"],
-            "drops": link["drops"],
-            "drops_by_reason": link["drops_by_reason"],
+            **link,
             "overflow_drops": link["drops_by_reason"].get("overflow", 0),
             "aqm_drops": link["drops"] - link["drops_by_reason"].get("overflow", 0),
-            "loss_rate": link["loss_rate"],
-            "mean_queue_pkts": link["mean_queue_pkts"],
-            "max_queue_pkts": link["max_queue_pkts"],
-            "mean_delay_s": link["mean_delay_s"],
-            "p95_delay_s": link["p95_delay_s"],
         }
         for link in res["links"]
     ]

@@ -41,6 +41,7 @@ __all__ = [
     "axis_cells",
     "columns",
     "drop_reasons",
+    "mark_reasons",
     "run_tables",
     "schema",
     "swept_columns",
@@ -66,8 +67,17 @@ def drop_reasons() -> tuple[str, ...]:
 
 
 @functools.cache
+def mark_reasons() -> tuple[str, ...]:
+    """Returns every ECN mark reason a link's results can name, from the core's catalog."""
+    from .algorithms import core_catalog
+
+    return tuple(core_catalog()["mark_reasons"])
+
+
+@functools.cache
 def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
     drops = tuple((f"drops_{reason}", _I) for reason in drop_reasons())
+    marks = tuple((f"marks_{reason}", _I) for reason in mark_reasons())
     return {
         "points": (
             ("jain_index", _F),
@@ -77,6 +87,8 @@ def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
             ("fair_share_bps", _F),
             ("events", _I),
             ("packets_forwarded", _I),
+            # Packets `[sampling.packets]` left out of its record (its cap); null without it.
+            ("packets_not_recorded", _I),
             ("duration_s", _F),
             ("warmup_s", _F),
             ("wall_s", _F),
@@ -93,13 +105,18 @@ def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
             ("user", _I),
             ("goodput_bps", _F),
             ("delivered_bytes", _I),
+            ("delivered_bytes_total", _I),
+            ("sent_pkts", _I),
             ("retransmits", _I),
             ("fast_retransmits", _I),
             ("timeouts", _I),
+            ("ecn_reductions", _I),
             ("drops", _I),
+            ("sent_pkts_total", _I),
             ("retransmits_total", _I),
             ("fast_retransmits_total", _I),
             ("timeouts_total", _I),
+            ("ecn_reductions_total", _I),
             ("drops_total", _I),
             ("fct_s", _F),
             ("finished", _B),
@@ -115,6 +132,7 @@ def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
             ("per_flow_goodput_std_bps", _F),
             ("per_user_goodput_bps", _F),
             ("fair_share_ratio", _F),
+            ("delay_samples", _I),
             ("mean_queue_delay_s", _F),
             ("p50_queue_delay_s", _F),
             ("p95_queue_delay_s", _F),
@@ -143,18 +161,25 @@ def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
             ("to", _S),
             ("qdisc", _S),
             ("rate_bps", _I),
+            ("delay_s", _F),
             ("utilization", _F),
             ("tx_pkts", _I),
+            ("tx_bytes", _I),
             ("arrivals", _I),
             ("drops", _I),
             ("overflow_drops", _I),
             ("aqm_drops", _I),
             *drops,
+            ("marks", _I),
+            *marks,
             ("loss_rate", _F),
             ("mean_queue_pkts", _F),
+            ("mean_queue_bytes", _F),
             ("max_queue_pkts", _I),
             ("mean_delay_s", _F),
+            ("p50_delay_s", _F),
             ("p95_delay_s", _F),
+            ("p99_delay_s", _F),
         ),
         "series_queue": (
             ("t", _F),
@@ -219,12 +244,17 @@ def _from_columns(table: str, data: dict[str, Any]) -> pa.Table:
 
 
 def _link_row(link: dict[str, Any]) -> dict[str, Any]:
-    by_reason = link["drops_by_reason"]
-    unknown = set(by_reason) - set(drop_reasons())
-    if unknown:
-        raise ValueError(f"links: drop reasons {sorted(unknown)} are not in the core's catalog")
-    row = {k: v for k, v in link.items() if k != "drops_by_reason"}
-    return row | {f"drops_{reason}": by_reason.get(reason, 0) for reason in drop_reasons()}
+    row = {k: v for k, v in link.items() if k not in ("drops_by_reason", "marks_by_reason")}
+    for what, reasons in (("drops", drop_reasons()), ("marks", mark_reasons())):
+        by_reason = link.get(f"{what}_by_reason")
+        if by_reason is None:  # an engine that does not tell them apart: null, not 0
+            row |= {f"{what}_{reason}": None for reason in reasons}
+            continue
+        unknown = set(by_reason) - set(reasons)
+        if unknown:
+            raise ValueError(f"links: {what} reasons {sorted(unknown)} are not in the core's catalog")
+        row |= {f"{what}_{reason}": by_reason.get(reason, 0) for reason in reasons}
+    return row
 
 
 _POINT_KEYS = ("jain_index", "bottleneck", "bottleneck_utilization", "fair_share_bps", "events", "packets_forwarded", "duration_s", "warmup_s", "wall_s")
@@ -235,7 +265,7 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
     ``flows``, ``groups``, ``links`` from its summary (:func:`qdsim.run.summarize`), and the
     sampled series of its results (``series_queue``, ``series_tcp``, ``series_tcp_events``,
     ``series_qdisc``, ``series_packets``) that hold rows."""
-    point = {key: summary[key] for key in _POINT_KEYS}
+    point = {key: summary[key] for key in _POINT_KEYS} | {"packets_not_recorded": summary.get("packets_not_recorded")}
     point["bottleneck_drops"] = next((link["drops"] for link in summary["links"] if link["name"] == summary["bottleneck"]), None)
     out = {
         "points": _from_rows("points", [point]),

@@ -34,6 +34,9 @@ pub struct Catalog {
     /// Every reason a link's results count drops under (`drops_by_reason`): the qdiscs'
     /// reasons, then the wire's losses. The results tables have one column per reason.
     pub drop_reasons: Vec<&'static str>,
+    /// Every reason a link's results count ECN marks under (`marks_by_reason`); the results
+    /// tables have one column per reason.
+    pub mark_reasons: Vec<&'static str>,
     /// The TCP profiles (a flow group's `tcp = { profile = "..." }`), the default first.
     pub tcp_profiles: Vec<TcpProfileInfo>,
     /// The keys that do something only under a value of another key of their table

@@ -98,6 +98,7 @@ pub fn catalog() -> Catalog {
         tcp: tcp::profiles::option_infos(),
         tcp_profiles: tcp::profiles::PROFILES.iter().map(|p| p.info()).collect(),
         drop_reasons: qdisc::DropReason::ALL.iter().map(|r| r.name()).chain([net::WIRE_LOSS]).collect(),
+        mark_reasons: qdisc::MarkReason::ALL.iter().map(|r| r.name()).collect(),
         key_uses: qdisc::key_uses().into_iter().chain(tcp::key_uses()).collect(),
     }
 }
