@@ -4,7 +4,7 @@ The script builds the run's nodes and unidirectional links (``simplex-link``, ro
 ``cost``), each link's queue, one ns-2 agent pair per TCP connection, the datagram sources,
 and measures with ns-2's own instruments: a ``QueueMonitor`` on every link (arrivals,
 departures, drops, time integrals of the queue, sojourn samples), the TCP agents' counters
-(``ndatapack_``, ``nrexmitpack_``, ``nrexmit_``, ``ncwndcuts_``), ``TCPSink``'s in-order
+(``ndatapack_``, ``nrexmitpack_``, ``nrexmit_``, ``ncwndcuts1_``), ``TCPSink``'s in-order
 ``bytes_`` and a receiver-side application that sees each transfer complete. It then prints
 the protocol of :mod:`qdsim.engines.measure`; the library that does so is ``ns2_lib.tcl``,
 copied into every script so that it runs by hand (``ns run.tcl``).

@@ -151,7 +151,11 @@ proc qd_tcp_counters {f} {
 			incr rexmit [$tcpa($c) set nrexmitpack_]
 			set to [$tcpa($c) set nrexmit_]
 			incr timeouts $to
-			incr fast [expr {[$tcpa($c) set ncwndcuts_] - $to}]
+			# Window cuts with data outstanding (ncwndcuts1_; ncwndcuts_ also counts the
+			# cuts of the timer firing with nothing outstanding, every RTO after a transfer
+			# ends, tcp.cc:1246 and 1898) less the timeouts: the fast retransmits (and, with
+			# ECN, the ECN reductions).
+			incr fast [expr {[$tcpa($c) set ncwndcuts1_] - $to}]
 		}
 	}
 	return "delivered_bytes=$delivered sent_pkts=$sent retransmits=$rexmit fast_retransmits=$fast timeouts=$timeouts"

@@ -480,6 +480,10 @@ impl TcpSender {
                 self.exit_recovery(cwnd);
                 if self.rec.kind == RecoveryKind::Ns2Sack1 {
                     self.rec.scoreboard.clear();
+                    // ns-2 forgets the recovery point when a recovery ends (tcp-sack1.cc:194,
+                    // `recover_ = 0`): the next third duplicate ACK starts a recovery even if
+                    // it ACKs exactly the old point (the first segment after it lost).
+                    self.rec.recover = 0;
                 }
                 false
             }

@@ -12,7 +12,9 @@
 //!   resent and below the highest SACK (`h_seqno_` only moves forward: no hole is resent twice
 //!   before a timeout), else a new segment within the window; each adds one to `pipe_`.
 //! - An ACK at or above `recover_` ends recovery with cwnd left at the halved window (no
-//!   growth on that ACK) and the scoreboard cleared; so does every new ACK outside recovery.
+//!   growth on that ACK), the scoreboard cleared and `recover_` forgotten (set to 0: the next
+//!   third duplicate ACK may start a recovery whatever it ACKs); a new ACK outside recovery
+//!   clears the scoreboard too.
 //!
 //! The timeout's side (ssthresh halved on every timeout, the scoreboard forgotten, go-back-N
 //! over everything) is in the sender's `on_timeout` and `LossRecovery::on_timeout`.

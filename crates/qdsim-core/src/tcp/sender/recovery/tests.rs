@@ -411,6 +411,18 @@ fn ns2_sack1_trace_with_two_losses() {
     ];
     assert_eq!(got, expected);
     assert_eq!(s.win.ssthresh, 5);
+
+    // ns-2 forgets recover_ as the recovery ends (tcp-sack1.cc:194): segment 12, the first
+    // past the old recovery point, lost; its duplicate ACKs ACK exactly that point (12), and
+    // the third still starts a recovery (with recover_ kept, `highest_ack_ > recover_` would
+    // fail and only the timer would resend 12). The first two send 17 and 18 (send_one).
+    let got: Vec<Vec<(u64, bool)>> =
+        trace(&mut s, &mut out, &[(12, &[(13, 14)]), (12, &[(13, 15)]), (12, &[(13, 16)])])
+            .into_iter()
+            .map(|(sent, _)| sent)
+            .collect();
+    assert_eq!(got, vec![new(&[17]), new(&[18]), retx(12)]);
+    assert!(s.rec.in_recovery);
 }
 
 #[test]
