@@ -314,4 +314,6 @@ def test_every_stated_cause_belongs_to_a_scenario_or_law_of_the_suite_and_an_eng
     # A metric with brackets is matched by the ? of its pattern; no cause is made up.
     assert cause("kantawala-droptail", "ns2", "groups.goodput_bps[rtt200]") is not None
     assert cause("kantawala-droptail", "ns3", "groups.goodput_bps[rtt200]") is None
-    assert cause("ns3-dumbbell100", "ns3", "groups.retransmits[rtt40]") is None
+    assert cause("ns3-dumbbell100", "ns3", "groups.retransmits[rtt40]") is not None
+    assert cause("ns3-dumbbell100", "ns3", "groups.timeouts[rtt40]") is None
+    assert cause("mathis-newreno-0.02", "ns3", "goodput_bps") is not None and cause("mathis-0.01", "ns2", "goodput_bps") is None

@@ -279,6 +279,21 @@ _NS3_CUBIC = (
     "the sender (suppressed since ns-3.42); the ns3 profile follows ns-3.44. With TcpNewReno on both sides these "
     'agree (Jain 0.639 vs 0.631, 200-ms share 0.247 vs 0.233, drops, queue): docs/engine-ns3.md, "100-flow dumbbell"'
 )
+_NS3_NEXTSEG = (
+    "ns-3.37 resends segments still in flight: in recovery with no unsent data (the send buffer is the window), its "
+    "NextSeg rule 3 takes the first segment neither SACKed nor resent without RFC 6675's condition (1.b), below the "
+    "highest SACK (tcp-tx-buffer.cc:1003-1007), so on every ACK it resends the segment just past the SACKed edge. "
+    "With (1.b) added to ns-3.37 (one change, linked over the library's), its retransmissions equal its drops "
+    "(1212 + 1083 for 1212 + 1083 drops, seed 1) and goodput barely moves (111.2 / 370.9 vs 106.9 / 369.4 Mb/s)"
+)
+_NS3_RENO_SACK = (
+    "ns-3.37 without SACK counts each duplicate ACK as a SACK of the next segment and clears these guesses only at a "
+    "timeout; when the cumulative ACK reaches a guessed segment it moves the guess on and marks the head lost "
+    "(tcp-tx-buffer.cc:752-763), so the head still in flight is resent and its duplicate ACK keeps the loop going "
+    "(tcp-socket-base.cc:1741-1747): the resends repair random losses without cutting the window (33626 "
+    "retransmissions for 2069 drops at p = 1 %). Dropping the guess instead (one change, linked over the library's) "
+    "gives 0.81-0.84 Mb/s, qdsim's 0.83, and 469 retransmissions for 334 drops"
+)
 _MENTH_STAND_INS = (
     "stand-ins on both sides: ns-2.35 has no Linux 2.6.26 TCP (its Sack1 agent runs for the linux-2.6 profile) and "
     "its Queue/DRR drops from the head of the longest queue in bytes where the file's shared buffer drops the "
@@ -295,6 +310,8 @@ CAUSES: dict[tuple[str, str, str], str] = {
         ("ns3-dumbbell100", "ns3", m): _NS3_CUBIC
         for m in ("jain_index", "groups.goodput_bps?*", "groups.fair_share_ratio?*", "links.drops?*", "links.loss_rate?*", "links.mean_queue_pkts?*", "links.mean_delay_s?*")
     },
+    **{("ns3-dumbbell100", "ns3", m): _NS3_NEXTSEG for m in ("groups.retransmits?*",)},
+    ("mathis-*", "ns3", "goodput_bps"): _NS3_RENO_SACK,
     ("menth-drr-20", "ns2", "*"): _MENTH_STAND_INS,
 }
 
