@@ -96,7 +96,15 @@ def _mean(runs: list[dict], metric: str) -> float:
 FAITHFUL = "not reproduced with ns-2 TCP SACK (profile ns2-sack1, RTO_min 10 ms, exact timing; 3 seeds, 1 s): "
 
 
-@pytest.mark.parametrize("setup", list(INCAST_SETUPS))
+@pytest.mark.parametrize(
+    "setup",
+    _setups(
+        {
+            "30x100kB": FAITHFUL + "AFCT CoDel 24.42 ms vs DropTail 24.91 ms (2 % faster; the finding asks 3 %), since the "
+            "Sack1 agent forgets its recovery point when a recovery ends as ns-2's does (before: held); ns-3.37, with its own TCP, holds it",
+        }
+    ),
+)
 def test_fig5_codel_completes_incast_responses_faster_than_droptail(incast, setup):
     runs = incast(setup)
     codel, droptail = _mean(runs["CoDel"], "afct_s"), _mean(runs["DropTail"], "afct_s")
@@ -107,10 +115,10 @@ def test_fig5_codel_completes_incast_responses_faster_than_droptail(incast, setu
     "setup",
     _setups(
         {
-            "30x100kB": FAITHFUL + "CoDel's utilization 92.0 / 85.8 / 91.8 % (DropTail 99.6-99.8 %; paper: > 98 % under all AQMs). "
+            "30x100kB": FAITHFUL + "CoDel's utilization 90.7 / 90.3 / 89.8 % (DropTail 99.6-99.8 %; paper: > 98 % under all AQMs). "
             "ns-3.37 holds it (CoDel 93.4 / 93.6 / 92.7 %) with its own TCP standing in for ns-2's Sack1 agent "
             "(stand-ins in docs/engine-ns3.md): CoDel's utilisation is 2-4 points above the 90 % line in both, below it in one qdsim seed",
-            "40x80kB": FAITHFUL + "CoDel's utilization 90.5 / 89.3 / 91.0 % (DropTail 97.4-98.0 %); ns-3.37 91.1 / 91.4 / 92.1 % with its own TCP standing in for ns-2's Sack1 agent",
+            "40x80kB": FAITHFUL + "CoDel's utilization 88.3 / 89.6 / 87.0 % (DropTail 97.4-98.0 %); ns-3.37 91.1 / 91.4 / 92.1 % with its own TCP standing in for ns-2's Sack1 agent",
         }
     ),
 )
@@ -127,17 +135,7 @@ def test_fig6_codel_keeps_a_shorter_queue_than_droptail(incast, setup):
     assert codel < 0.6 * droptail, f"mean queue CoDel {codel:.1f} vs DropTail {droptail:.1f} packets"
 
 
-@pytest.mark.parametrize(
-    "setup",
-    _setups(
-        {
-            "40x80kB": FAITHFUL + "RED's utilization 88.5 / 90.8 / 91.0 % (paper: > 98 % under all AQMs; 90-95 % at the other set-ups). "
-            "ns-2.35 holds it here (92.1 / 93.4 / 92.3 %) and fails it at 48 servers (95.6 / 86.8 / 95.9 %), where qdsim holds it: "
-            "RED's utilisation dips below 90 % in single seeds in both simulators, at different set-ups; ns-3.37, with its own "
-            "TCP, holds it (93.0 / 91.2 / 92.6 %)",
-        }
-    ),
-)
+@pytest.mark.parametrize("setup", list(INCAST_SETUPS))
 def test_fig5_red_keeps_the_bottleneck_above_90_percent(incast, setup):
     utils = [r["utilization"] for r in incast(setup)["RED"]]
     assert min(utils) > 0.90, f"RED: {utils}"
@@ -147,10 +145,10 @@ def test_fig5_red_keeps_the_bottleneck_above_90_percent(incast, setup):
     "setup",
     _setups(
         {
-            "40x100kB": FAITHFUL + "loss RED 5.20 % vs CoDel 6.70 % (paper ~16 % vs ~11 %); RED on the instantaneous queue caps it at max_th = 51 and keeps about half of CoDel's queue",
-            "30x100kB": FAITHFUL + "loss RED 4.52 % vs CoDel 5.76 %",
-            "48x100kB": FAITHFUL + "loss RED 4.97 % vs CoDel 6.95 %",
-            "40x80kB": FAITHFUL + "loss RED 5.18 % vs CoDel 6.48 %",
+            "40x100kB": FAITHFUL + "loss RED 5.31 % vs CoDel 6.79 % (paper ~16 % vs ~11 %); RED on the instantaneous queue caps it at max_th = 51 and keeps about half of CoDel's queue",
+            "30x100kB": FAITHFUL + "loss RED 4.40 % vs CoDel 5.92 %",
+            "48x100kB": FAITHFUL + "loss RED 4.97 % vs CoDel 7.22 %",
+            "40x80kB": FAITHFUL + "loss RED 4.95 % vs CoDel 6.82 %",
         }
     ),
 )
@@ -165,10 +163,10 @@ def test_fig6_red_loses_more_packets_than_codel(incast, setup):
     "setup",
     _setups(
         {
-            "40x100kB": FAITHFUL + "AFCT CoDel 30.25 ms vs RED 27.95 ms (1.08; paper: CoDel up to 35 % faster)",
-            "30x100kB": FAITHFUL + "AFCT CoDel 23.86 ms vs RED 23.25 ms (1.03)",
-            "48x100kB": FAITHFUL + "AFCT CoDel 34.64 ms vs RED 31.86 ms (1.09)",
-            "40x80kB": FAITHFUL + "AFCT CoDel 26.14 ms vs RED 23.33 ms (1.12)",
+            "40x100kB": FAITHFUL + "AFCT CoDel 30.62 ms vs RED 28.10 ms (1.09; paper: CoDel up to 35 % faster)",
+            "30x100kB": FAITHFUL + "AFCT CoDel 24.42 ms vs RED 23.00 ms (1.06)",
+            "48x100kB": FAITHFUL + "AFCT CoDel 34.21 ms vs RED 32.05 ms (1.07)",
+            "40x80kB": FAITHFUL + "AFCT CoDel 25.63 ms vs RED 24.04 ms (1.07)",
         }
     ),
 )
@@ -245,7 +243,7 @@ def one_incast_event(quick) -> dict[str, list[float]]:
 
 @pytest.mark.xfail(
     strict=True,
-    reason=FAITHFUL.replace("1 s", "0.2 s") + "flows in timeout from 100 to 150 ms (summed over the samples) RED 64 / 77 / 84 vs CoDel 90 in every seed "
+    reason=FAITHFUL.replace("1 s", "0.2 s") + "flows in timeout from 100 to 150 ms (summed over the samples) RED 67 / 56 / 65 vs CoDel 84 in every seed "
     "(DropTail 33); with 10 us host jitter RED was ahead in every seed",
 )
 def test_fig7_red_puts_more_flows_in_timeout_than_codel_after_the_burst(one_incast_event):
@@ -255,7 +253,7 @@ def test_fig7_red_puts_more_flows_in_timeout_than_codel_after_the_burst(one_inca
 
 @pytest.mark.xfail(
     strict=True,
-    reason=FAITHFUL.replace("1 s", "0.2 s") + "drops from 100 to 150 ms over the three seeds RED 1306 vs CoDel 1305 (per seed 453/438/415 vs 435 each); paper, Fig. 8(a): RED 'significantly more'",
+    reason=FAITHFUL.replace("1 s", "0.2 s") + "drops from 100 to 150 ms over the three seeds RED 1331 vs CoDel 1242 (per seed 433/464/434 vs 414 each: 1.07, the test asks 1.1); paper, Fig. 8(a): RED 'significantly more'",
 )
 def test_fig8a_red_drops_more_packets_than_codel_in_an_incast_event(one_incast_event):
     # Paper, Fig. 8(a): "RED introduces significantly more packet drops than CoDel".
@@ -265,10 +263,6 @@ def test_fig8a_red_drops_more_packets_than_codel_in_an_incast_event(one_incast_e
     assert red > 1.1 * codel, w
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=FAITHFUL.replace("1 s", "0.2 s") + "loss from 100 to 200 ms RED 3.92 / 3.82 / 3.53 % vs CoDel 3.69 % in each: RED higher in two seeds of three",
-)
 def test_fig8a_red_loses_more_than_codel_in_every_seed_of_an_incast_event(quick):
     # Paper, §III-B: "RED induces a higher loss rate under incast scenarios (see Figure 8)". The
     # event of Fig. 8(a) (40 x 100 kB at 100 ms), measured from 100 to 200 ms, three seeds: RED's
