@@ -211,3 +211,20 @@ def test_red_with_a_limit_below_min_th_is_an_error_naming_both(tmp_path, qdisc, 
     with pytest.raises(SpecError) as error:
         resolve(spec)
     assert message in str(error.value) and "min_th" in str(error.value)
+
+
+def test_results_list_show_and_reproduce_list_keep_to_80_columns(tmp_path):
+    # A results directory nested deep enough that its path alone takes most of a line, a
+    # sweep's table-valued axis, and the figure list: each fits 80 columns piped to a file.
+    spec = tmp_path / "small.toml"
+    spec.write_text(SMALL_SPEC + '\n[sweep]\n"topology.qdisc" = [{kind = "fifo", limit = "20pkt"}, {kind = "codel", target = "5ms", interval = "100ms"}]\n')
+    out = tmp_path / "results" / ("a-directory-named-at-length-" * 2) / "sweep"
+    assert qdsim_at_80(tmp_path, "sweep", spec, "--out", out, "--jobs", "1").returncode == 0
+    listed = qdsim_at_80(tmp_path, "results", "list").stdout
+    shown = qdsim_at_80(tmp_path, "results", "show", out).stdout
+    figures = qdsim_at_80(tmp_path, "reproduce", "--list").stdout
+    for text in (listed, shown, figures):
+        assert _widest(text) <= 80, text
+    assert str(out.relative_to(tmp_path)) in listed and "sweep" in listed.splitlines()[2]
+    assert "fifo, codel" in shown and "  runs" in shown
+    assert "fig11.toml" in figures and "(files under experiments/<paper>/)" in figures

@@ -503,14 +503,22 @@ def _print_figures(todo: list[tuple[Any, dict[str, Any], Path]], root: Path, as_
     if as_json:
         print(json.dumps({"figures": [{"paper": f.paper, "figure": f.label, "file": f.shown(root), "runs": n, "cpu_s": cpu} for f, n, cpu in rows]}))
         return 0
+
+    # Within 80 columns: a paper's file is named within its directory (the paper column).
+    def file_of(f: Any) -> str:
+        shown = f.shown(root)
+        return f.path.name if f.paper and f.path.parent.name == f.paper else shown
+
     table = [("paper", "figure", "file", "runs", "est. CPU")]
-    table += [(f.paper or "-", _clip(f.label, 14), f.shown(root), str(n), duration(cpu)) for f, n, cpu in rows]
+    table += [(f.paper or "-", _clip(f.label, 14), file_of(f), str(n), duration(cpu)) for f, n, cpu in rows]
     widths = [max(len(row[i]) for row in table) for i in range(5)]
     for row in table:
         print("  ".join(cell.rjust(w) if i >= 3 else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip())
     known = [cpu for _, _, cpu in rows if cpu is not None]
     total = f"{duration(sum(known))} CPU for the {len(known)} with stored runs" if known else "CPU time unknown (no stored runs)"
     print(f"{len(rows)} figures, {sum(n for _, n, _ in rows)} runs; {total}")
+    if any(f.paper and f.path.parent.name == f.paper for f, _, _ in rows):
+        print(f"(files under {Path(rows[0][0].shown(root)).parent.parent}/<paper>/)")
     return 0
 
 

@@ -185,39 +185,84 @@ def _aligned(rows: list[tuple[str, ...]], right_from: int) -> list[str]:
     return ["  ".join(c.rjust(w) if i >= right_from else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
 
 
+#: The width every listing keeps to, a terminal's or a file's (`qdsim ... > file`).
+WIDTH = 80
+
+
+def _folded(name: str, rest: str, name_width: int) -> list[str]:
+    """Returns one line, ``name`` padded then ``rest``, or two (``name`` alone, ``rest``
+    indented under the others' details) where ``name`` is wider than ``name_width``."""
+    if len(name) <= name_width:
+        return [f"{name.ljust(name_width)}  {rest}".rstrip()]
+    return [name, f"{'':{name_width}}  {rest}".rstrip()]
+
+
 def print_results(found: list[Any]) -> None:
-    """Prints one line per results directory (``qdsim results list``): path, kind,
-    experiment, runs in its tables, stale stored runs and size."""
+    """Prints each results directory (``qdsim results list``) within 80 columns: path, kind,
+    runs in its tables, stale stored runs and size, then, on a line of its own, the
+    experiment when the directory is not named after it; a path too long for its column
+    takes a line of its own."""
     if not found:
         print("no results directories found")
         return
-    rows = [("directory", "kind", "experiment", "runs", "stale", "size")]
-    for s in found:
+    details = [(s.kind or "?", str(s.runs), str(s.stale) if s.kind == "sweep" else "-", _size(s.bytes)) for s in found]
+    head = ("kind", "runs", "stale", "size")
+    widths = [max(len(row[i]) for row in [head, *details]) for i in range(4)]
+
+    def rest(row: tuple[str, ...]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+
+    paths = [_relative(s.path) for s in found]
+    name_width = min(max(len(p) for p in [*paths, "directory"]), WIDTH - len(rest(head)) - 2)
+    print(f"{'directory'.ljust(name_width)}  {rest(head)}".rstrip())
+    for s, path, row in zip(found, paths, details, strict=True):
+        for line in _folded(path, rest(row), name_width):
+            print(line)
         experiment = s.experiment or "?"
-        rows.append((s.path, s.kind or "?", experiment if len(experiment) <= 24 else experiment[:21] + "...", str(s.runs), str(s.stale) if s.kind == "sweep" else "-", _size(s.bytes)))
-    for line in _aligned(rows, 3):
-        print(line)
+        if not Path(path).name.startswith(experiment) and not Path(path).parent.name.startswith(experiment):
+            print(f"  experiment {experiment}")
     stale = sum(s.stale for s in found)
     if stale:
-        print(f"{stale} stale stored runs (older code, or not in the last grid): `qdsim results show DIR` says which, `qdsim results prune DIR` deletes them")
+        print(f"{stale} stale stored runs (older code, or not in the last grid):")
+        print("  `qdsim results show DIR` says which, `qdsim results prune DIR` deletes them")
+
+
+def _relative(path: Any) -> str:
+    """Returns ``path`` from the working directory on when it is under it (as typed there)."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)
 
 
 def print_status(s: Any) -> None:
-    """Prints what one results directory holds (``qdsim results show``)."""
-    print(f"{s.path}: {s.kind} results of experiment {s.experiment!r}, {_size(s.bytes)}")
+    """Prints what one results directory holds (``qdsim results show``), within 80 columns:
+    a long field wraps under its value, a swept table is shown by its ``kind``."""
+
+    def field(label: str, text: str) -> None:
+        lines = textwrap.wrap(text, WIDTH - 19, break_on_hyphens=False, break_long_words=False) or [""]
+        print(f"  {label:<16} {lines[0]}")
+        for line in lines[1:]:
+            print(f"{'':19}{line}")
+
+    def value(v: Any) -> str:
+        return str(v.get("kind", v)) if isinstance(v, dict) else str(v)
+
+    print(f"{_relative(s.path)}:")
+    field("holds", f"{s.kind} results of experiment {s.experiment!r}, {_size(s.bytes)}")
     if s.file:
-        print(f"  experiment file  {s.file}")
+        field("experiment file", _relative(s.file))
     if s.kind == "sweep":
-        grid = "; ".join(f"{k} ({len(v)}: {', '.join(map(str, v[:4]))}{', ...' if len(v) > 4 else ''})" for k, v in s.grid.items()) or "none"
-        print(f"  grid             {grid}")
-        print(f"  repetitions      {s.repetitions}")
-        print(f"  code version     {s.code_version}")
-        print(f"  runs             {s.planned} planned, {s.planned - s.missing} stored, {s.missing} missing")
-        print(f"  stale runs       {s.stale_version} of an older code version, {s.stale_grid} not in the grid, {s.legacy} in the old JSON format")
+        grid = "; ".join(f"{k} ({len(v)}: {', '.join(map(value, v[:4]))}{', ...' if len(v) > 4 else ''})" for k, v in s.grid.items()) or "none"
+        field("grid", grid)
+        field("repetitions", str(s.repetitions))
+        field("code version", str(s.code_version))
+        field("runs", f"{s.planned} planned, {s.planned - s.missing} stored, {s.missing} missing")
+        field("stale runs", f"{s.stale_version} of an older code version, {s.stale_grid} not in the grid, {s.legacy} in the old JSON format")
         if s.stale:
-            print(f"                   (`qdsim results prune {s.path}` deletes them)")
+            field("", f"(`qdsim results prune {_relative(s.path)}` deletes them)")
     tables = ", ".join(f"{name} {rows}" for name, rows in s.tables.items()) or "none"
-    print(f"  tables (rows)    {tables}")
+    field("tables (rows)", tables)
 
 
 def print_rows(columns: list[str], rows: list[tuple[Any, ...]], limit: int = 200) -> None:

@@ -253,7 +253,8 @@ def test_fig7_red_puts_more_flows_in_timeout_than_codel_after_the_burst(one_inca
 
 @pytest.mark.xfail(
     strict=True,
-    reason=FAITHFUL.replace("1 s", "0.2 s") + "drops from 100 to 150 ms over the three seeds RED 1331 vs CoDel 1242 (per seed 433/464/434 vs 414 each: 1.07, the test asks 1.1); paper, Fig. 8(a): RED 'significantly more'",
+    reason=FAITHFUL.replace("1 s", "0.2 s") + "drops from 100 to 150 ms over the three seeds RED 1331 vs CoDel 1242 (per seed 433/464/434 vs 414 each: "
+    "1.07, the test asks 1.1); paper, Fig. 8(a): RED 'significantly more'",
 )
 def test_fig8a_red_drops_more_packets_than_codel_in_an_incast_event(one_incast_event):
     # Paper, Fig. 8(a): "RED introduces significantly more packet drops than CoDel".
