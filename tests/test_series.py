@@ -100,3 +100,34 @@ def test_series_columns_come_as_numpy_arrays_of_the_core_types(small_spec):
     assert queue["pkts"].dtype == np.uint64 and queue["link"].dtype == np.uint32
     assert len({len(c) for c in tcp.values()}) == 1 and len(tcp["t"]) > 0
     assert series_as_lists(results)["series"]["tcp"]["cwnd"] == tcp["cwnd"].tolist()
+
+
+def test_every_aqm_reports_its_variables_in_series_qdisc(small_spec):
+    # [sampling] qdisc = true: RED and ARED their average, count, p_b and max_p (ARED's
+    # adapted), CoDel its state, PIE its probability, Blue p_m; a FIFO nothing.
+    from qdsim import spec, tables
+    from qdsim.resolve import resolve
+    from qdsim.run import run_config, summarize
+
+    cases = {
+        '{kind="ared", min_th=5, max_th=15, limit="50pkt"}': {"avg", "count", "p_b", "max_p"},
+        '{kind="red", min_th=5, max_th=15, limit="50pkt"}': {"avg", "count", "p_b", "max_p"},
+        '{kind="codel", limit="50pkt"}': {"dropping", "count", "lastcount"},
+        '{kind="pie", limit="50pkt"}': {"drop_prob", "qdelay_old", "burst_allowance"},
+        '{kind="blue", limit="50pkt"}': {"p_m"},
+    }
+    for qdisc, names in cases.items():
+        _, parsed = spec.load(small_spec, [f"topology.qdisc={qdisc}", "sampling.qdisc=true", 'sampling.interval="50ms"'])
+        outcome = run_config(resolve(parsed))
+        series = tables.run_tables(summarize(outcome), outcome.results)["series_qdisc"].to_pydict()
+        bottleneck = {v for v, link in zip(series["var"], series["link_name"], strict=True) if link == "bottleneck"}
+        assert bottleneck == names, (qdisc, bottleneck)
+        values = dict(zip(series["var"], series["value"], strict=True))  # each variable's last sample
+        if "max_p" in names:
+            assert 0 < values["max_p"] <= 1 and values["avg"] >= 0, values
+    # ARED adapts max_p: with a queue held above the band it rises from 0.1 within 2 s.
+    _, parsed = spec.load(small_spec, ['topology.qdisc={kind="ared", min_th=2, max_th=6, limit="50pkt"}', "sampling.qdisc=true"])
+    outcome = run_config(resolve(parsed))
+    series = tables.run_tables(summarize(outcome), outcome.results)["series_qdisc"].to_pydict()
+    max_p = [v for v, var, link in zip(series["value"], series["var"], series["link_name"], strict=True) if var == "max_p" and link == "bottleneck"]
+    assert max_p[0] == 0.1 and len(set(max_p)) > 1, max_p[:3]

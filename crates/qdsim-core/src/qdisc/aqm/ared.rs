@@ -25,7 +25,7 @@ use super::Periodic;
 use crate::catalog::{AlgorithmInfo, ParamInfo};
 use crate::error::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{Qdisc, QdiscCtx, QdiscParams};
+use crate::qdisc::{Probe, Qdisc, QdiscCtx, QdiscParams};
 use crate::time::{Duration, Time};
 
 /// ARED parameters. Defaults: the paper and ns-2 `ns-default.tcl` / `red.cc`.
@@ -260,6 +260,10 @@ impl Qdisc for Ared {
         if self.timer.fire(now, ctx) {
             self.adapt();
         }
+    }
+    /// RED's variables, `max_p` as adapted.
+    fn internals(&self, probe: &mut dyn Probe) {
+        self.inner.internals(probe);
     }
 }
 

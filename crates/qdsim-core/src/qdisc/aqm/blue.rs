@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::{AlgorithmInfo, ParamInfo};
 use crate::error::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{DropReason, MarkReason, PacketFifo, Qdisc, QdiscCtx, QdiscParams};
+use crate::qdisc::{DropReason, MarkReason, PacketFifo, Probe, Qdisc, QdiscCtx, QdiscParams};
 use crate::time::{Duration, Time};
 
 /// Blue parameters. Defaults: Feng's ns-2 script and the NITK ns-3 port (`docs/algorithms/blue.md`).
@@ -135,6 +135,11 @@ impl Qdisc for Blue {
             self.nudge(-self.params.d2, now); // the link is idle
         }
         p
+    }
+
+    /// Blue's marking probability `p_m`.
+    fn internals(&self, probe: &mut dyn Probe) {
+        probe.record("p_m", None, self.p_m);
     }
 
     fn len_pkts(&self) -> u64 {

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::{AlgorithmInfo, ParamInfo};
 use crate::error::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{DropReason, MarkReason, PacketFifo, Qdisc, QdiscCtx, QdiscParams};
+use crate::qdisc::{DropReason, MarkReason, PacketFifo, Probe, Qdisc, QdiscCtx, QdiscParams};
 use crate::time::{Duration, Time};
 
 /// A queue the CoDel control law can run against (Linux `codel_impl.h`'s callbacks).
@@ -291,6 +291,13 @@ impl Qdisc for CodelQdisc {
 
     fn dequeue(&mut self, now: Time, ctx: &mut QdiscCtx) -> Option<Packet> {
         self.codel.dequeue(&mut self.vars, &mut self.queue, now, ctx)
+    }
+
+    /// CoDel's state (RFC 8289's names): `dropping` (1 or 0), `count`, `lastcount`.
+    fn internals(&self, probe: &mut dyn Probe) {
+        probe.record("dropping", None, f64::from(u8::from(self.vars.dropping)));
+        probe.record("count", None, f64::from(self.vars.count));
+        probe.record("lastcount", None, f64::from(self.vars.lastcount));
     }
 
     fn len_pkts(&self) -> u64 {

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::{AlgorithmInfo, KeyUse, ParamInfo};
 use crate::error::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{DropReason, MarkReason, PacketFifo, Qdisc, QdiscCtx, QdiscParams};
+use crate::qdisc::{DropReason, MarkReason, PacketFifo, Probe, Qdisc, QdiscCtx, QdiscParams};
 use crate::time::{Duration, Time};
 
 use super::Periodic;
@@ -290,6 +290,13 @@ impl Qdisc for Pie {
     fn dequeue(&mut self, _now: Time, _ctx: &mut QdiscCtx) -> Option<Packet> {
         let p = self.queue.pop()?;
         Some(p)
+    }
+
+    /// PIE's state (RFC 8033's names): `drop_prob`, `qdelay_old` (s), `burst_allowance` (s).
+    fn internals(&self, probe: &mut dyn Probe) {
+        probe.record("drop_prob", None, self.drop_prob);
+        probe.record("qdelay_old", None, self.qdelay_old.as_secs_f64());
+        probe.record("burst_allowance", None, self.burst_allowance.as_secs_f64());
     }
 
     fn len_pkts(&self) -> u64 {

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::{AlgorithmInfo, ParamInfo};
 use crate::error::ConfigError;
 use crate::packet::Packet;
-use crate::qdisc::{DropReason, MarkReason, PacketFifo, Qdisc, QdiscCtx, QdiscParams};
+use crate::qdisc::{DropReason, MarkReason, PacketFifo, Probe, Qdisc, QdiscCtx, QdiscParams};
 use crate::rng::StreamRng;
 use crate::time::Time;
 
@@ -159,6 +159,16 @@ pub(crate) struct RedQueue {
 }
 
 impl RedQueue {
+    /// Reports RED's variables (`[sampling] qdisc`): the average `avg`, `count` since the
+    /// last drop, the base probability `p_b` at the average and `max_p`.
+    pub fn internals(&self, probe: &mut dyn Probe) {
+        let c = &self.core;
+        probe.record("avg", None, c.avg);
+        probe.record("count", None, c.count as f64);
+        probe.record("p_b", None, c.p_b());
+        probe.record("max_p", None, c.max_p);
+    }
+
     /// Returns an empty queue deciding by `core`, with the shared parameters' ECN and limits.
     pub fn new(core: RedCore, shared: &Shared) -> Self {
         RedQueue {
@@ -499,6 +509,9 @@ impl Qdisc for Red {
     }
     fn len_bytes(&self) -> u64 {
         self.inner.queue.len_bytes()
+    }
+    fn internals(&self, probe: &mut dyn Probe) {
+        self.inner.internals(probe);
     }
 }
 
