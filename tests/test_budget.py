@@ -82,3 +82,14 @@ def test_the_default_budget_is_a_share_of_physical_memory_split_between_runs():
     assert memory is not None and memory > 10**8
     assert default_memory_limit() == int(memory * MEMORY_SHARE)
     assert default_memory_limit(4) == int(memory * MEMORY_SHARE) // 4
+
+
+def test_a_network_too_large_for_the_budget_is_refused_before_it_is_built(qdsim, small_spec, tmp_path):
+    # 20 000 flows, 80 004 links: about 470 MiB of set-up against 100 MB, refused at once
+    # (building it alone took seconds and most of that memory), no table written.
+    out = tmp_path / "big"
+    started = time.monotonic()
+    error = _one_line_error(qdsim("run", small_spec, "--set", "flows.0.count=20000", "--memory-limit", "100MB", "--out", out))
+    assert time.monotonic() - started < 20
+    assert error.startswith("error: memory budget: the network needs about 4") and "refused before it was built" in error
+    assert "80.0 k links for 20.0 k flows" in error and not (out / "flows.parquet").exists()

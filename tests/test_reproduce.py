@@ -88,7 +88,8 @@ def test_list_shows_each_figure_with_runs_and_cpu_time_within_80_columns(qdsim, 
     lines = listed.stdout.splitlines()
     assert lines[0].split()[:4] == ["paper", "figure", "file", "runs"]
     assert lines[1].split()[:3] == ["toy", "Fig.", "1"] and lines[1].split()[-2:] == ["6", "unknown"]
-    assert lines[2].split()[-2:] == ["2", "unknown"] and lines[-1].startswith("2 figures, 8 runs")
+    assert lines[2].split()[-2:] == ["2", "unknown"] and lines[-2].startswith("2 figures, 8 runs")
+    assert lines[1].split()[3] == "fig1.toml" and lines[-1].startswith("(files under ") and lines[-1].endswith("/<paper>/)")
     assert max(map(len, lines)) <= 80, lines
     assert qdsim("reproduce", experiments / "toy" / "fig1.toml", "--experiments", experiments, "--jobs", "1").code == 0
     estimated = qdsim("reproduce", "toy", "--list", "--json", "--experiments", experiments).json()["figures"]

@@ -226,10 +226,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     if spec.sweep is not None and (spec.sweep.grid or spec.sweep.repetitions > 1):
         points = math.prod(len(v) if isinstance(v, list) else 1 for v in spec.sweep.grid.values())
         note(f"running the file's own values once; its [sweep] ({points} point(s) x {spec.sweep.repetitions} repetition(s)) runs with `qdsim sweep`")
+    # Every phase is shown, so that a large run (10^5 flows: seconds of set-up and of
+    # writing) is never silent.
     with RunProgress(f"run {spec.experiment.name}") as progress:
+        progress.phase(f"building {len(config['flows'])} flows over {len(config['links'])} links")
         outcome = run_config(config, memory_limit=limit, progress=progress.callback)
-    summary = summarize(outcome)
-    store.write_run(out, raw, config, summary, tables.run_tables(summary, outcome.results))
+        progress.phase("summarising")
+        summary = summarize(outcome)
+        progress.phase(f"writing the results to {out}/")
+        store.write_run(out, raw, config, summary, tables.run_tables(summary, outcome.results))
     if args.json:
         print(json.dumps(summary))
         if _verbosity >= 0:

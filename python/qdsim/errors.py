@@ -84,7 +84,15 @@ class BudgetError(Exception):
         self.what, self.detail, self.used, self.limit, self.at_s = what, detail, used, limit, at_s
         super().__init__(str(self))
 
+    #: The part the core names for the network itself, known before the run is built.
+    SETUP = "links, their ports and hosts"
+
     def __str__(self) -> str:
+        if self.what == self.SETUP and self.at_s == 0:
+            return (
+                f"memory budget: the network needs about {_bytes(self.used)} before it runs ({self.detail}), over its budget of "
+                f"{_bytes(self.limit)}; refused before it was built. Use fewer flows or hosts, or raise the budget with --memory-limit"
+            )
         return (
             f"memory budget: the run held {_bytes(self.used)} at {self.at_s:.6g} s simulated, over its budget of {_bytes(self.limit)}; "
             f"most of it {self.what} ({self.detail}). Bound what grows (a qdisc limit, a longer sampling interval, a shorter run) "

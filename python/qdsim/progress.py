@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from typing import Any, TextIO
 
@@ -63,6 +64,10 @@ class Progress:
         self._started = time.monotonic()
         self._first: tuple[float, int] | None = None
         self._last_line = self._started
+        self._phase: str | None = None
+        self._phase_started = self._started
+        self._ticker: threading.Thread | None = None
+        self._done = threading.Event()
 
     def __enter__(self) -> Progress:
         if not self.quiet and self.stream.isatty():
@@ -76,8 +81,37 @@ class Progress:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._stop_ticker()
         if self._bar is not None:
             self._bar.__exit__(*exc)
+
+    def phase(self, name: str) -> None:
+        """Says what the command does now (``building 10000 flows``, ``writing results``):
+        on the bar at once; on a plain stream (a file, a pipe) a line every interval while
+        the phase lasts, so that a long set-up or write is never silent."""
+        self._phase, self._phase_started = name, time.monotonic()
+        if self.quiet:
+            return
+        if self._bar is not None:
+            self._bar.update(self._task, description=f"{self.label}: {name}")
+            return
+        if self._ticker is None and self.interval > 0:
+            self._ticker = threading.Thread(target=self._tick, name="qdsim-progress", daemon=True)
+            self._ticker.start()
+
+    def _tick(self) -> None:
+        """Prints the phase's line on a plain stream every interval without another line."""
+        while not self._done.wait(self.interval / 4):
+            now = time.monotonic()
+            if self._phase and now - self._last_line >= self.interval:
+                self._last_line = now
+                self.stream.write(f"{self.label}: {self._phase}, {duration(now - self._phase_started)}\n")
+                self.stream.flush()
+
+    def _stop_ticker(self) -> None:
+        self._done.set()
+        if self._ticker is not None:
+            self._ticker.join()
 
     def restart(self, label: str, unit: str) -> None:
         """Starts counting something else (``runs`` after ``grid points``) on the same line."""
@@ -96,6 +130,7 @@ class Progress:
         if self._bar is not None:
             self._bar.update(self._task, completed=done, total=total, description=f"{self.label}: {self.text(done, total, now)}")
             return
+        self._phase = None  # counted now: the update's own lines say where it is
         if now - self._last_line >= self.interval and done < total:
             self._last_line = now
             self.stream.write(f"{self.label}: {self.text(done, total, now)}\n")

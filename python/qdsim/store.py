@@ -112,10 +112,28 @@ def _write_parquet(path: Path, table: pa.Table) -> None:
     _atomic_write(path, lambda p: pq.write_table(table, p))
 
 
+def json_text(value: Any, level: int = 0) -> str:
+    """Returns ``value`` as JSON for people and for size: objects indented by key, each
+    element of a list on one line of its own (a flow, a link, a grid point), every line
+    encoded by the C encoder — ``json.dumps(indent=2)`` falls back to the pure-Python one,
+    70 % of a 2·10⁴-flow run's wall time."""
+    pad, inner = "  " * level, "  " * (level + 1)
+    if isinstance(value, dict) and value:
+        items = (f"{inner}{_ENCODER.encode(str(k))}: {json_text(v, level + 1)}" for k, v in value.items())
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        return "[\n" + ",\n".join(inner + _ENCODER.encode(v) for v in value) + f"\n{pad}]"
+    return _ENCODER.encode(value)
+
+
+#: One encoder for every line (``json.dumps`` with ``default=`` builds a new one per call).
+_ENCODER = json.JSONEncoder(default=str)
+
+
 def write_json(path: Path, value: Any) -> None:
-    """Writes ``value`` as indented JSON to ``path`` (atomically)."""
+    """Writes ``value`` as JSON (:func:`json_text`) to ``path`` (atomically)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(value, indent=2, default=str) + "\n"
+    text = json_text(value) + "\n"
     _atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
 
 

@@ -225,11 +225,11 @@ def schema(table: str) -> pa.Schema:
 def _from_rows(table: str, rows: list[dict[str, Any]]) -> pa.Table:
     """Returns ``rows`` as ``table``'s schema; a key the schema lacks is an error (a column
     that would drift from the documented layout), a column the rows lack is null."""
-    names = [name for name, _ in columns(table)]
-    unknown = {key for row in rows for key in row} - set(names)
+    names = {name for name, _ in columns(table)}
+    unknown = set().union(*{frozenset(row) for row in rows}) - names
     if unknown:
         raise ValueError(f"{table}: columns {sorted(unknown)} are not in its schema (qdsim.tables)")
-    return pa.table({name: pa.array([row.get(name) for row in rows], type=kind) for name, kind in columns(table)})
+    return pa.Table.from_pylist(rows, schema=schema(table))
 
 
 def _from_columns(table: str, data: dict[str, Any]) -> pa.Table:

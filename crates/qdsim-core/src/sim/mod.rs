@@ -484,6 +484,17 @@ pub fn run_watched(
     watch: Watch,
     on_check: &mut dyn FnMut(&Progress) -> std::ops::ControlFlow<()>,
 ) -> Result<crate::results::RunResults, RunError> {
+    // A network too large for the budget is refused before it is built.
+    let setup = watch::setup_part(cfg);
+    if setup.bytes > watch.memory_limit_bytes {
+        let bytes = setup.bytes;
+        return Err(RunError::Stopped(Stop::Budget(BudgetExceeded {
+            largest: setup,
+            bytes,
+            limit: watch.memory_limit_bytes,
+            at: Time::ZERO,
+        })));
+    }
     let mut sim = Sim::new(cfg).map_err(RunError::Config)?;
     sim.run_watched(watch, on_check).map_err(RunError::Stopped)?;
     Ok(finish(&sim))

@@ -30,8 +30,10 @@ use crate::time::{Time, NS_PER_SEC};
 pub struct Watch {
     /// The most bytes the growing parts of the run may hold ([`Sim::memory_use`]).
     pub memory_limit_bytes: u64,
-    /// Events between two checks (at least 1). The default, 2^14, is about 2 ms of a run on
-    /// one core; checks on runs with many links are spaced to cost under 1 % of the events.
+    /// Events between two checks of the caller's (`on_check`: the clock, signals, progress;
+    /// at least 1). The default, 2^14, is about 2 ms of a run on one core. The memory sum
+    /// visits every link, so it is spaced to every 64 events per link when that is more,
+    /// keeping it under 1 % of the events; the checks between report the last sum.
     pub check_every: u64,
 }
 
@@ -149,10 +151,31 @@ const TCP_ROW_BYTES: u64 = (2 * size_of::<f64>() + 3 * size_of::<u32>() + size_o
 const QDISC_ROW_BYTES: u64 = (2 * size_of::<f64>() + size_of::<u32>() + size_of::<&str>() + size_of::<i64>()) as u64;
 const EVENT_ROW_BYTES: u64 = (size_of::<f64>() + size_of::<u32>() + size_of::<&str>() + size_of::<u64>()) as u64;
 
+/// The set-up memory a link brings, counted by the budget: its `Link` and port, the delay
+/// line's and the FIFO's rings at their first size, the histogram groups its port touches,
+/// and its share of the hosts and their routes. Measured, not summed from the structures:
+/// about 27 KiB per flow of the dumbbell, four links each (docs/performance.md, "Many flows").
+pub const LINK_SETUP_BYTES: u64 = 6 * 1024;
+
+/// Returns the set-up part of a run of `cfg` (its links, [`LINK_SETUP_BYTES`] each), known
+/// before it is built: a run whose set-up alone exceeds its budget is refused before it is.
+pub fn setup_part(cfg: &crate::config::RunConfig) -> MemoryPart {
+    MemoryPart {
+        what: "links, their ports and hosts",
+        bytes: cfg.links.len() as u64 * LINK_SETUP_BYTES,
+        detail: format!(
+            "{} links for {} flows, about {} KiB a link",
+            human_count(cfg.links.len() as u64),
+            human_count(cfg.flows.len() as u64),
+            LINK_SETUP_BYTES / 1024
+        ),
+    }
+}
+
 impl Sim {
-    /// Returns the bytes held by the parts of the run that grow with it: packets in ports
-    /// and on links, sampled series rows, the TCP event log, transfer records, flows and
-    /// pending events. Fixed-size state (routes, qdisc parameters, histograms) is left out.
+    /// Returns the bytes held by the run: the set-up part of its links (`setup_part`),
+    /// and the parts that grow with it: packets in ports and on links, sampled series rows,
+    /// the TCP event log, transfer records, flows and pending events.
     pub fn memory_use(&self) -> MemoryUse {
         let packet = size_of::<Packet>() as u64;
         let propagating = size_of::<(Time, Packet)>() as u64;
@@ -175,6 +198,7 @@ impl Sim {
         let part = |what, bytes, detail| MemoryPart { what, bytes, detail };
         MemoryUse {
             parts: vec![
+                setup_part(&self.cfg),
                 part(
                     "packets queued or propagating on links",
                     packet_bytes,
@@ -240,8 +264,12 @@ impl Sim {
         watch: Watch,
         on_check: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
     ) -> Result<(), Stop> {
-        // A check sums over every link: space checks so that they stay a small cost.
-        let every = watch.check_every.max(1).max(64 * self.links.len() as u64);
+        // The caller's check is cheap and comes every `check_every` events, whatever the
+        // network's size (a run of 10^5 flows would otherwise report nothing for seconds); the
+        // memory sum visits every link, so it comes at most every 64 events per link.
+        let every = watch.check_every.max(1);
+        let memory_every = every.max(64 * self.links.len() as u64);
+        let (mut since_memory, mut bytes) = (memory_every, 0);
         loop {
             for _ in 0..every {
                 if !self.step() {
@@ -249,16 +277,20 @@ impl Sim {
                     return Ok(());
                 }
             }
-            let memory = self.memory_use();
-            let bytes = memory.total();
-            if bytes > watch.memory_limit_bytes {
-                let largest = memory.largest().clone();
-                return Err(Stop::Budget(BudgetExceeded {
-                    largest,
-                    bytes,
-                    limit: watch.memory_limit_bytes,
-                    at: self.now(),
-                }));
+            since_memory += every;
+            if since_memory >= memory_every {
+                since_memory = 0;
+                let memory = self.memory_use();
+                bytes = memory.total();
+                if bytes > watch.memory_limit_bytes {
+                    let largest = memory.largest().clone();
+                    return Err(Stop::Budget(BudgetExceeded {
+                        largest,
+                        bytes,
+                        limit: watch.memory_limit_bytes,
+                        at: self.now(),
+                    }));
+                }
             }
             let progress = Progress { now: self.now(), end: self.end, events: self.events(), memory_bytes: bytes };
             if on_check(&progress).is_break() {
@@ -315,6 +347,50 @@ mod tests {
         assert!(sim.now() < Time::from_ns(SECOND), "stopped late, at {}", sim.now());
         let text = e.to_string();
         assert!(text.contains("over its budget of 20.0 MB"), "{text}");
+    }
+
+    #[test]
+    fn a_network_too_large_for_the_budget_is_refused_before_it_is_built() {
+        // 2000 flows: 8 004 links, about 48 MiB of set-up against a 10 MB budget.
+        let cfg = dumbbell(2000, 1);
+        let mut checked = 0;
+        let Err(super::super::RunError::Stopped(Stop::Budget(e))) =
+            super::super::run_watched(&cfg, Watch { memory_limit_bytes: 10_000_000, ..Watch::default() }, &mut |_| {
+                checked += 1;
+                ControlFlow::Continue(())
+            })
+        else {
+            panic!("the set-up was not refused")
+        };
+        assert_eq!((e.largest.what, e.at, checked), ("links, their ports and hosts", Time::ZERO, 0));
+        assert_eq!(e.bytes, cfg.links.len() as u64 * LINK_SETUP_BYTES);
+        assert!(e.largest.detail.contains("for 2.0 k flows"), "{}", e.largest.detail);
+        // The same network within a budget runs, its set-up counted in every check.
+        let mut sim = Sim::new(&dumbbell(2, 1)).unwrap();
+        assert_eq!(sim.memory_use().parts[0].bytes, sim.cfg.links.len() as u64 * LINK_SETUP_BYTES);
+        sim.run_watched(Watch { memory_limit_bytes: 10_000_000, ..Watch::default() }, &mut go_on).unwrap();
+    }
+
+    /// A check (the caller's) comes every `check_every` events even where the memory sum,
+    /// spaced by the links, comes far less often.
+    #[test]
+    fn the_caller_is_checked_every_check_every_events_whatever_the_links() {
+        let cfg = dumbbell(200, 2);
+        let links = cfg.links.len() as u64;
+        let mut sim = Sim::new(&cfg).unwrap();
+        let mut seen: Vec<Progress> = Vec::new();
+        sim.run_watched(Watch { check_every: 1000, ..Watch::default() }, &mut |p| {
+            seen.push(*p);
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert!(
+            64 * links > 1000 && seen.len() as u64 >= sim.events() / 1000 - 1,
+            "{} checks, {} events",
+            seen.len(),
+            sim.events()
+        );
+        assert!(seen.windows(2).all(|w| w[1].events - w[0].events == 1000));
     }
 
     #[test]
