@@ -5,9 +5,7 @@
 //! [`TcpConfig::default`] *is* that profile, so the defaults are written once, in its table.
 //! The options' names, units and help are the catalog in `options.rs`.
 
-use std::sync::OnceLock;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 use super::wire::{WireFormat, WireSizes};
 use crate::error::ConfigError;
@@ -179,6 +177,11 @@ pub enum LimitedTransmit {
     /// what was SACKed (without SACK: one segment per duplicate ACK) — one new segment per
     /// SACKed segment, with no bound of two.
     Pipe,
+    /// ns-2's `send_one` (`singledup_`, tcp.cc:1576-1588): each duplicate ACK before the
+    /// fast retransmit sends the next segment in sequence (`t_seqno_`: after a timeout, a
+    /// go-back-N resend) if it lies within cwnd + the duplicates of the cumulative ACK,
+    /// whatever `recover_` — Sack1 only once a new ACK has followed a timeout (`timeout_`).
+    Ns2,
 }
 
 /// How the retransmission timeout is computed from RTT samples.
@@ -325,7 +328,7 @@ pub enum TimeoutSsthresh {
 /// Parameters of one TCP connection (sender and receiver).
 ///
 /// Deserializing fills every field absent from the input from the default profile
-/// (`profiles.rs`, ns-3.44's defaults); [`TcpConfig::default`] is that profile. See
+/// (`profiles.rs`); [`TcpConfig::default`] is that profile. See
 /// `docs/tcp.md` for what each option does and `docs/tcp-profiles.md` for the profiles.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(remote = "Self", deny_unknown_fields)]
@@ -429,35 +432,7 @@ impl Serialize for TcpConfig {
     }
 }
 
-impl<'de> Deserialize<'de> for TcpConfig {
-    /// Reads a `TcpConfig` whose absent fields take the default profile's values.
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let given = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
-        let mut fields = super::profiles::default_fields().clone();
-        fields.extend(given);
-        TcpConfig::deserialize(serde_json::Value::Object(fields)).map_err(serde::de::Error::custom)
-    }
-}
-
-impl Default for TcpConfig {
-    /// The default profile (`profiles::DEFAULT`, ns-3.44's defaults).
-    fn default() -> Self {
-        static DEFAULT: OnceLock<TcpConfig> = OnceLock::new();
-        DEFAULT
-            .get_or_init(|| {
-                TcpConfig::deserialize(serde_json::Value::Object(super::profiles::default_fields().clone()))
-                    .expect("the default profile is a complete TcpConfig (profiles.rs tests)")
-            })
-            .clone()
-    }
-}
-
 impl TcpConfig {
-    /// Returns the configuration of the profile named `name`, if there is one.
-    pub fn profile(name: &str) -> Option<TcpConfig> {
-        super::profiles::find(name).map(|p| p.config())
-    }
-
     /// Reads a complete `TcpConfig` (every field present, no profile filled in).
     pub(super) fn from_complete(fields: serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
         TcpConfig::deserialize(serde_json::Value::Object(fields)).map_err(|e| e.to_string())

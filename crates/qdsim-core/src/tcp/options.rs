@@ -125,6 +125,9 @@ pub const OPTIONS: &[TcpOption] = &[
     ),
     choice(
         "limited_transmit",
+        // `ns2` (`LimitedTransmit::Ns2`, ns-2's send_one) is modelled and tested but not offered
+        // yet: the ns-2 profiles adopt it, and the ns-3 translation states it, with the papers'
+        // figures re-decided (issue 21).
         &["off", "rfc3042", "pipe"],
         "new data on duplicate ACKs before recovery: none, RFC 3042, one per SACKed segment",
     ),

@@ -12,6 +12,7 @@
 
 use std::sync::OnceLock;
 
+use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use super::config::{CcKind, TcpConfig};
@@ -426,6 +427,40 @@ impl Profile {
 pub(super) fn default_fields() -> &'static Map<String, Value> {
     static FIELDS: OnceLock<Map<String, Value>> = OnceLock::new();
     FIELDS.get_or_init(|| find(DEFAULT).expect("the default profile exists").fields())
+}
+
+// The profiles give `TcpConfig` its defaults: reading one fills absent fields from the default
+// profile, and `TcpConfig::default()` is that profile. These impls live here, beside the
+// table they read, so that `config.rs` (the options' types) does not depend on this file.
+
+impl<'de> Deserialize<'de> for TcpConfig {
+    /// Reads a `TcpConfig` whose absent fields take the default profile's values.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let given = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
+        let mut fields = default_fields().clone();
+        fields.extend(given);
+        TcpConfig::deserialize(serde_json::Value::Object(fields)).map_err(serde::de::Error::custom)
+    }
+}
+
+impl Default for TcpConfig {
+    /// The default profile ([`DEFAULT`]).
+    fn default() -> Self {
+        static CONFIG: OnceLock<TcpConfig> = OnceLock::new();
+        CONFIG
+            .get_or_init(|| {
+                TcpConfig::deserialize(serde_json::Value::Object(default_fields().clone()))
+                    .expect("the default profile is a complete TcpConfig (profiles.rs tests)")
+            })
+            .clone()
+    }
+}
+
+impl TcpConfig {
+    /// Returns the configuration of the profile named `name`, if there is one.
+    pub fn profile(name: &str) -> Option<TcpConfig> {
+        find(name).map(|p| p.config())
+    }
 }
 
 /// Returns the catalog entries of the TCP options, their defaults the default profile's values.

@@ -442,6 +442,7 @@ impl TcpSender {
         if self.rec.after_timeout && ack >= self.rec.recover {
             self.rec.after_timeout = false;
         }
+        self.rec.ns2_timeout = false;
         if self.snd_nxt < self.snd_una {
             // The receiver had buffered what go-back-N was about to resend.
             self.snd_nxt = self.snd_una;

@@ -131,6 +131,9 @@ pub(super) struct LossRecovery {
     pub rescue_sent: bool,
     /// Between a timeout and the ACK of everything outstanding at it.
     pub after_timeout: bool,
+    /// ns-2's `timeout_` (tcp-sack1.cc:129-166, 397-399): set by a timeout, cleared by the
+    /// next new ACK; while set, ns-2's Sack1 takes no duplicate ACK into account.
+    pub ns2_timeout: bool,
     /// PRR's state.
     pub prr: Prr,
     /// Rate-halving's ACK counter (Linux `snd_cwnd_cnt` during recovery).
@@ -172,6 +175,7 @@ impl LossRecovery {
             marked_lost_end: 0,
             rescue_sent: false,
             after_timeout: false,
+            ns2_timeout: false,
             prr: Prr::default(),
             halving_cnt: 0,
             ns2_pipe: 0,
@@ -204,6 +208,7 @@ impl LossRecovery {
     /// far cannot start another one (`recover`). ns-2 forgets the SACK scoreboard.
     pub fn on_timeout(&mut self, snd_max: u64) {
         self.after_timeout = true;
+        self.ns2_timeout = true;
         self.in_recovery = false;
         self.dupacks = 0;
         self.dup_credit = 0;
@@ -329,11 +334,14 @@ impl TcpSender {
     /// ns-3 ignoring duplicates in LOSS), when they may be echoes of go-back-N.
     fn limited_transmit(&mut self, now: Time, out: &mut Outbox) {
         let r = &self.rec;
+        if r.limited_transmit == LimitedTransmit::Ns2 {
+            return self.ns2_send_one(now, out);
+        }
         if !self.may_recover() {
             return;
         }
         let (beyond, limit) = match r.limited_transmit {
-            LimitedTransmit::Off => return,
+            LimitedTransmit::Off | LimitedTransmit::Ns2 => return,
             // RFC 3042: one new segment on each of the first two duplicate ACKs, at most two
             // beyond cwnd.
             LimitedTransmit::Rfc3042 if r.dupacks <= 2 => (self.win.cwnd + r.dupacks, 1),
@@ -362,7 +370,26 @@ impl TcpSender {
         }
     }
 
-    /// Sends the next new segment.
+    /// ns-2's `send_one` on a duplicate ACK before the fast retransmit: the next segment in
+    /// sequence, new or (after a timeout) a go-back-N resend, if `snd_nxt < snd_una + cwnd +
+    /// dupacks` (ns-2's `t_seqno_ <= highest_ack_ + cwnd_ + dupacks_`) and within the
+    /// receiver's window — with no `recover_` check; Sack1 not before a new ACK has followed
+    /// a timeout (`timeout_`).
+    fn ns2_send_one(&mut self, now: Time, out: &mut Outbox) {
+        let r = &self.rec;
+        if r.dupacks >= r.dupack_threshold || (r.kind == RecoveryKind::Ns2Sack1 && r.ns2_timeout) {
+            return;
+        }
+        let window = self.snd_una + u64::from(self.win.cwnd) + u64::from(r.dupacks);
+        if self.snd_nxt < window
+            && self.snd_nxt < self.snd_una + u64::from(self.win.cwnd_clamp)
+            && self.data.has(self.snd_nxt)
+        {
+            self.send_new(now, out);
+        }
+    }
+
+    /// Sends the next segment in sequence (new, unless go-back-N is resending).
     fn send_new(&mut self, now: Time, out: &mut Outbox) {
         let seq = self.snd_nxt;
         self.transmit(seq, now, out);

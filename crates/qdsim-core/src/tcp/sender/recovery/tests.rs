@@ -520,3 +520,49 @@ fn rto_restart_decides_which_acks_restart_the_timer() {
         assert_eq!(got, want, "{restart:?}, fast retransmit restarts: {at_fast_retransmit}");
     }
 }
+
+#[test]
+fn ns2_send_one_resends_in_sequence_after_a_timeout_once_a_new_ack_came() {
+    // ns-2.35 Sack1 with singledup_ (tcp.cc:1576-1588 send_one, tcp-sack1.cc:129-166):
+    // window 0..10, segments 0 and 5 lost, the timer fires.
+    let c = TcpConfig {
+        recovery: RecoveryKind::Ns2Sack1,
+        reduction_base: ReductionBase::Cwnd,
+        limited_transmit: LimitedTransmit::Ns2,
+        rescue_retransmit: RescueRetransmit::Off,
+        rto_restart: RtoRestart::EveryAck,
+        fast_retransmit_restarts_rto: true,
+        ..plain_sack()
+    };
+    let (mut s, mut out) = started(&c, None);
+    let (at, gen) = match out.timers.last() {
+        Some(&(at, crate::event::FlowTimer::Rto(g))) => (at, g),
+        other => panic!("RTO not armed: {other:?}"),
+    };
+    s.on_rto_timer(gen, at, &mut out);
+    assert_eq!((sent(&mut out), s.win.cwnd), (retx(0), 1));
+    // Before a new ACK (`timeout_`), a duplicate ACK sends nothing.
+    s.on_ack(&sack_ack(0, &[(1, 5)]), at, &mut out);
+    assert_eq!(sent(&mut out), vec![]);
+    let got = trace(
+        &mut s,
+        &mut out,
+        &[
+            // The resent 0 arrives: ACK 5, new: slow start (this configuration counts up to
+            // two segments per ACK), cwnd 3; go-back-N resends 5, 6 and 7.
+            (5, &[(6, 10)]),
+            // 6's echo: a duplicate ACK (the scoreboard was cleared by the new ACK, so its
+            // SACK is new): send_one, t_seqno_ 8 <= highest_ack_ 4 + cwnd_ 3 + dupacks_ 1,
+            // although 8 was sent before the timeout (recover_ = 10).
+            (5, &[(6, 10)]),
+        ],
+    );
+    assert_eq!(got, vec![(vec![(5, true), (6, true), (7, true)], 3), (retx(8), 3)]);
+    // RFC 3042's rule sends nothing there: only new data, and not below recover.
+    let c = TcpConfig { limited_transmit: LimitedTransmit::Rfc3042, ..c };
+    let (mut s, mut out) = started(&c, None);
+    s.on_rto_timer(gen, at, &mut out);
+    out.pkts.clear();
+    let got = trace(&mut s, &mut out, &[(5, &[(6, 10)]), (5, &[(6, 10)])]);
+    assert_eq!(got[1], (vec![], 3));
+}
