@@ -246,7 +246,7 @@ const NS2_SACK1: Profile = Profile {
         e("timestamps", "false", "ns2:tcl/lib/ns-default.tcl:946 (timestamps_ false)"),
         e("byte_counting", "off", "ns2:tcp/tcp.cc:1119-1131 (opencwnd: +1, or +1/cwnd_, per new ACK)"),
         e("handshake", "true", "ns2:tcl/lib/ns-default.tcl:922 (syn_ true); tcp.cc:699-706 (packet 0 is a 40-B SYN ACKed like data; IW 1 if it is lost, tcp.cc:1885-1892)"),
-        e("wire", "ns2", "ns2:tcl/lib/ns-default.tcl:936-938, 1055; tcp.cc:634-645, 761-763; tcp-sink.cc:755 (data payload + 40 (+ 10 with TS), ACK 40 + 8n)"),
+        e("wire", "ns2", "ns2:tcl/lib/ns-default.tcl:936-938, 1055; tcp.cc:634-645, 761-763; tcp-sink.cc:755 (data payload + 40 (+ 10 with TS), ACK 40 + 8n); common/agent.cc:461, tcp.cc:647-654 (every data packet packetSize_, a transfer's last one too)"),
     ],
 };
 

@@ -6,7 +6,9 @@
 //! persistent connections, as in the ns-2 incast setups). Each chunk is cut into full
 //! segments and one last, possibly shorter, segment, as a sender with Nagle off would, so a
 //! segment never carries bytes of two chunks. Sender and receiver share this arithmetic so
-//! that both agree on where each chunk ends.
+//! that both agree on where each chunk ends. ns-2's agents send whole packets only
+//! (`packetSize_`, the last of a transfer too: `wire = "ns2"`): the stream can pad each
+//! chunk's last segment on the wire while counting only its application bytes.
 
 /// The segments of a connection's application data.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +20,8 @@ pub struct Stream {
     last_seg_bytes: u32,
     /// Chunks written so far.
     chunks: u64,
+    /// Whether each chunk's last segment is sent full (`mss` bytes of payload on the wire).
+    pad_last: bool,
 }
 
 impl Stream {
@@ -25,13 +29,23 @@ impl Stream {
     /// is taken as one byte so that a transfer always has a segment).
     pub fn new(mss: u32, size_bytes: Option<u64>) -> Self {
         match size_bytes {
-            None => Stream { mss, chunk_segs: 0, last_seg_bytes: mss, chunks: 0 },
+            None => Stream { mss, chunk_segs: 0, last_seg_bytes: mss, chunks: 0, pad_last: false },
             Some(b) => {
                 let b = b.max(1);
                 let n = b.div_ceil(mss as u64);
-                Stream { mss, chunk_segs: n, last_seg_bytes: (b - (n - 1) * mss as u64) as u32, chunks: 1 }
+                let last_seg_bytes = (b - (n - 1) * mss as u64) as u32;
+                Stream { mss, chunk_segs: n, last_seg_bytes, chunks: 1, pad_last: false }
             }
         }
+    }
+
+    /// Sends each chunk's last segment full on the wire ([`Stream::payload`]), as ns-2's
+    /// agents do (every packet `packetSize_`); [`Stream::bytes`] still counts the
+    /// application's bytes.
+    #[must_use]
+    pub fn padded(mut self, pad_last: bool) -> Self {
+        self.pad_last = pad_last;
+        self
     }
 
     /// Returns the number of segments written so far; `None` for unlimited data.
@@ -52,16 +66,16 @@ impl Stream {
         }
     }
 
-    /// Returns the payload bytes of segment `seq`.
+    /// Returns the payload bytes of segment `seq` on the wire.
     pub fn payload(&self, seq: u64) -> u32 {
-        if self.chunk_segs > 0 && (seq + 1) % self.chunk_segs == 0 {
+        if self.chunk_segs > 0 && !self.pad_last && (seq + 1) % self.chunk_segs == 0 {
             self.last_seg_bytes
         } else {
             self.mss
         }
     }
 
-    /// Returns the payload bytes of segments `from..to`.
+    /// Returns the application bytes of segments `from..to`.
     pub fn bytes(&self, from: u64, to: u64) -> u64 {
         let full = (to - from) * self.mss as u64;
         if self.chunk_segs == 0 {
@@ -101,6 +115,16 @@ mod tests {
                 assert_eq!(s.bytes(from, to), expected, "{from}..{to}");
             }
         }
+    }
+
+    #[test]
+    fn a_padded_stream_sends_each_chunk_s_last_segment_full_but_counts_the_application_s_bytes() {
+        // ns-2's agents: 2500 bytes go as three 1000-byte packets, of which 2500 delivered.
+        let mut s = Stream::new(1000, Some(2500)).padded(true);
+        s.write_chunk();
+        let sizes: Vec<u32> = (0..6).map(|k| s.payload(k)).collect();
+        assert_eq!(sizes, [1000; 6]);
+        assert_eq!((s.bytes(0, 3), s.bytes(0, 6), s.bytes(2, 4)), (2500, 5000, 1500));
     }
 
     #[test]

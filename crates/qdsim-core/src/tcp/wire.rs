@@ -15,7 +15,11 @@
 //! - **`ns2`** (ns-2.35 `Agent/TCP` + `TCPSink/Sack1`, research file §1 row 15): data =
 //!   payload + 40 (`tcpip_base_hdr_size_`) + 10 with timestamps (`ts_option_size_`, no
 //!   padding); an ACK is 40 + 8n for n SACK blocks, n ≤ 3 (`maxSackBlocks_`), with no option
-//!   kind, length or timestamp bytes; the SYN (packet 0) and its ACK are 40 bytes.
+//!   kind, length or timestamp bytes; the SYN (packet 0) and its ACK are 40 bytes. Every
+//!   data packet is `packetSize_` + headers, a transfer's last one too (ns-2's agents count
+//!   packets, not bytes: `Agent::allocpkt` sizes each `size_`, agent.cc:461; `output`,
+//!   tcp.cc:647-654): the sender pads the last segment of each transfer on the wire
+//!   (`Stream::padded`), the receiver counts the application's bytes.
 
 use serde::{Deserialize, Serialize};
 

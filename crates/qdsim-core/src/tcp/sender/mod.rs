@@ -39,7 +39,7 @@ use super::config::{
 };
 use super::rtt::RttEstimator;
 use super::stream::Stream;
-use super::wire::WireSizes;
+use super::wire::{WireFormat, WireSizes};
 
 mod connection;
 mod hystart;
@@ -187,7 +187,8 @@ impl TcpSender {
             }),
             mss,
             wire: cfg.wire_sizes(),
-            data: Stream::new(mss, size_bytes),
+            // ns-2's agents send every packet full, a transfer's last one too (`wire.rs`).
+            data: Stream::new(mss, size_bytes).padded(cfg.wire == WireFormat::Ns2),
             idle_restart: cfg.idle_restart,
             initial_cwnd: cfg.initial_cwnd().min(clamp),
             last_send: None,
@@ -618,15 +619,16 @@ mod tests {
     #[test]
     fn data_segments_are_packet_size_on_the_wire_whatever_the_options() {
         use crate::tcp::WireFormat::{Ietf, Ns2};
-        // 3000 bytes with 1500-byte packets: the payload is what the headers leave.
+        // 3000 bytes with 1500-byte packets: the payload is what the headers leave; the
+        // last segment carries the rest, except ns-2's, which sends every packet full.
         for (timestamps, wire, mss) in [(false, Ietf, 1460), (true, Ietf, 1448), (true, Ns2, 1450)] {
             let c = TcpConfig { timestamps, wire, ..cfg(CcKind::Newreno) };
             let mut s = TcpSender::new(0, 0, 0, 1, &c, Some(3000));
             let mut out = Outbox::default();
             s.start(Time::ZERO, &mut out);
             let sizes: Vec<u32> = out.pkts.iter().map(|p| p.size_bytes).collect();
-            let headers = 1500 - mss;
-            assert_eq!(sizes, vec![1500, 1500, 3000 - 2 * mss + headers], "timestamps {timestamps}, {wire:?}");
+            let last = if wire == Ns2 { 1500 } else { 3000 - 2 * mss + (1500 - mss) };
+            assert_eq!(sizes, vec![1500, 1500, last], "timestamps {timestamps}, {wire:?}");
         }
     }
 
