@@ -204,6 +204,8 @@ def test_a_key_another_key_switches_off_is_refused(table, key, fragment):
         ('{delayed_ack=false, delayed_ack_timeout="40ms"}', "delayed_ack_timeout"),
         ('{recovery="rfc6675", prr_bound="ssrb"}', "prr_bound"),
         ('{profile="ns2-newreno", hystart="linux"}', "hystart"),
+        ('{sack=false, rescue_retransmit="rfc6675"}', "rescue_retransmit"),
+        ('{profile="ns2-sack1", rescue_retransmit="rfc6675"}', "rescue_retransmit"),
     ],
 )
 def test_a_tcp_option_the_stack_would_not_read_is_refused(small_spec, tcp, key):
@@ -214,7 +216,7 @@ def test_a_tcp_option_the_stack_would_not_read_is_refused(small_spec, tcp, key):
 
 def test_a_tcp_option_read_under_the_profile_s_values_is_taken(small_spec):
     # linux: delayed ACKs and PRR on; the ns3 profile's default control is CUBIC.
-    load_with(small_spec, 'flows.0.tcp={quick_acks=4, prr_bound="ssrb"}')
+    load_with(small_spec, 'flows.0.tcp={quick_acks=4, prr_bound="ssrb", rescue_retransmit="partial_ack"}')
     load_with(small_spec, 'flows.0.tcp={profile="ns3", hystart="linux"}', 'flows.0.cc="cubic"')
 
 

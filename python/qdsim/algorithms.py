@@ -172,7 +172,8 @@ def refuse_idle_keys(table: str, given: Mapping[str, object], value_of: Callable
     """Refuses a key of ``given`` (what the file set in ``table``: ``qdisc.<kind>`` or
     ``tcp``) that the core would not read with the values of the others: the core declares,
     beside the parameters that read them, the keys read only under a value of another key
-    (``t_d`` only with ``buffer = "drop_on_dequeue"``). ``value_of`` returns the value a key
+    (``t_d`` only with ``buffer = "drop_on_dequeue"``); a key under several conditions needs
+    them all. ``value_of`` returns the value a key
     takes (set, a profile's or the default); ``key`` is the table's key path, for the error.
     """
     for use in core_catalog()["key_uses"]:

@@ -31,8 +31,10 @@ const fn choice(name: &'static str, values: &'static [&'static str], help: &'sta
 /// The options read only under another option's value, or the group's `cc` (see
 /// [`KeyUse`]): the delayed-ACK details only with `delayed_ack` (without it, `receiver.rs`
 /// ACKs every segment at once); PRR's bound and duplicate-ACK rule only in PRR's recovery
-/// (`sender/recovery`); Linux's HyStart only in CUBIC (`sender/mod.rs`: Linux keeps it in its
-/// CUBIC module, every other control runs without).
+/// (`sender/recovery`); the rescue retransmission only in SACK recovery other than ns-2
+/// Sack1's (`sack_ack_in_recovery`, `sack_send`: two conditions, both must hold); Linux's
+/// HyStart only in CUBIC (`sender/mod.rs`: Linux keeps it in its CUBIC module, every other
+/// control runs without).
 pub fn key_uses() -> Vec<KeyUse> {
     let tcp = |key, when, values: &[&'static str]| KeyUse::new("tcp", key, when, values);
     vec![
@@ -41,6 +43,8 @@ pub fn key_uses() -> Vec<KeyUse> {
         tcp("quick_acks", "delayed_ack", &["true"]),
         tcp("prr_bound", "recovery", &["prr"]),
         tcp("prr_dupack_segment", "recovery", &["prr"]),
+        tcp("rescue_retransmit", "sack", &["true"]),
+        tcp("rescue_retransmit", "recovery", &["rfc6675", "prr", "rate_halving"]),
         tcp("hystart", "cc", &["cubic"]).of_value("linux"),
     ]
 }
