@@ -32,7 +32,8 @@ class BudgetError(SimulationError):
 
     ``what`` names the growing part that held the most bytes (e.g. ``"sampled series
     rows"``), ``detail`` its count or largest contributor, ``used`` and ``limit`` are bytes
-    and ``at_s`` the simulated time of the check that found it.
+    and ``at_s`` the simulated time of the check that found it; ``before_build``: the
+    network alone exceeded the budget and the run was refused before it was built.
     """
 
     what: str
@@ -40,6 +41,7 @@ class BudgetError(SimulationError):
     used: int
     limit: int
     at_s: float
+    before_build: bool
 
 def run(
     config_json: str,

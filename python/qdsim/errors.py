@@ -77,18 +77,17 @@ class BudgetError(Exception):
     """A run whose growing parts (queued packets, series rows, ...) went over its memory budget.
 
     ``what`` names the part that held the most bytes and ``detail`` its count or largest
-    contributor; ``used`` and ``limit`` are bytes; ``at_s`` is the simulated time it was found.
+    contributor; ``used`` and ``limit`` are bytes; ``at_s`` is the simulated time it was found;
+    ``before_build``: the network alone exceeded the budget, refused before it was built.
     """
 
-    def __init__(self, what: str, detail: str, used: int, limit: int, at_s: float):
+    def __init__(self, what: str, detail: str, used: int, limit: int, at_s: float, before_build: bool = False):
         self.what, self.detail, self.used, self.limit, self.at_s = what, detail, used, limit, at_s
+        self.before_build = before_build
         super().__init__(str(self))
 
-    #: The part the core names for the network itself, known before the run is built.
-    SETUP = "links, their ports and hosts"
-
     def __str__(self) -> str:
-        if self.what == self.SETUP and self.at_s == 0:
+        if self.before_build:
             return (
                 f"memory budget: the network needs about {_bytes(self.used)} before it runs ({self.detail}), over its budget of "
                 f"{_bytes(self.limit)}; refused before it was built. Use fewer flows or hosts, or raise the budget with --memory-limit"
@@ -101,7 +100,7 @@ class BudgetError(Exception):
 
     def __reduce__(self):
         # Keeps the fields when the error crosses a process boundary (sweep workers).
-        return (BudgetError, (self.what, self.detail, self.used, self.limit, self.at_s))
+        return (BudgetError, (self.what, self.detail, self.used, self.limit, self.at_s, self.before_build))
 
 
 def _bytes(n: int) -> str:

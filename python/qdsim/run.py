@@ -110,7 +110,7 @@ def run_config(config: dict[str, Any], memory_limit: int | None = None, progress
         key = getattr(exc, "key", "")
         raise SpecError(f"config.{key}", getattr(exc, "value", "?"), getattr(exc, "allowed", str(exc))) from None
     except _core.BudgetError as exc:
-        raise BudgetError(exc.what, exc.detail, exc.used, exc.limit, exc.at_s) from None
+        raise BudgetError(exc.what, exc.detail, exc.used, exc.limit, exc.at_s, exc.before_build) from None
     results = json.loads(text)
     for kind, table in columns.items():
         results["series"][kind] = {name: np.frombuffer(data, dtype=dtype) for name, (dtype, data) in table.items()}

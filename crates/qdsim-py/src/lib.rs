@@ -153,6 +153,7 @@ fn budget_error(py: Python<'_>, e: &qdsim_core::sim::BudgetExceeded) -> PyErr {
     let _ = v.setattr("used", e.bytes);
     let _ = v.setattr("limit", e.limit);
     let _ = v.setattr("at_s", e.at.as_secs_f64());
+    let _ = v.setattr("before_build", e.before_build);
     err
 }
 

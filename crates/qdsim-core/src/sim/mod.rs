@@ -493,6 +493,7 @@ pub fn run_watched(
             bytes,
             limit: watch.memory_limit_bytes,
             at: Time::ZERO,
+            before_build: true,
         })));
     }
     let mut sim = Sim::new(cfg).map_err(RunError::Config)?;

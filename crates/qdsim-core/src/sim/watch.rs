@@ -98,6 +98,9 @@ pub struct BudgetExceeded {
     pub limit: u64,
     /// Simulated time at which the check found it.
     pub at: Time,
+    /// Whether the network alone exceeded the budget, and the run was refused before it
+    /// was built (`setup_part`).
+    pub before_build: bool,
 }
 
 impl fmt::Display for BudgetExceeded {
@@ -289,6 +292,7 @@ impl Sim {
                         bytes,
                         limit: watch.memory_limit_bytes,
                         at: self.now(),
+                        before_build: false,
                     }));
                 }
             }
@@ -362,7 +366,10 @@ mod tests {
         else {
             panic!("the set-up was not refused")
         };
-        assert_eq!((e.largest.what, e.at, checked), ("links, their ports and hosts", Time::ZERO, 0));
+        assert_eq!(
+            (e.largest.what, e.at, e.before_build, checked),
+            ("links, their ports and hosts", Time::ZERO, true, 0)
+        );
         assert_eq!(e.bytes, cfg.links.len() as u64 * LINK_SETUP_BYTES);
         assert!(e.largest.detail.contains("for 2.0 k flows"), "{}", e.largest.detail);
         // The same network within a budget runs, its set-up counted in every check.

@@ -250,17 +250,20 @@ fn common_params(with_quantum: bool, with_d_max: bool) -> Vec<ParamInfo> {
 /// the hashed classifiers, and `fifo_classes`' `weights` under `ewfq` (the only reader there:
 /// its arrival-order scheduler weighs no queue).
 pub(crate) fn key_uses() -> Vec<KeyUse> {
+    // Each buffer key and the policies that read it, the same for every multi-queue kind.
     let by_policy = BufferPolicy::params_by_policy();
+    let readers: Vec<(&'static str, Vec<&'static str>)> = BufferPolicy::params()
+        .iter()
+        .map(|key| {
+            let names = by_policy.iter().filter(|(_, keys)| keys.iter().any(|k| k.name == key.name)).map(|(n, _)| *n);
+            (key.name, names.collect())
+        })
+        .collect();
     let mut uses = Vec::new();
     for info in [info_drr(), info_drr_lds(), info_wfq(), info_wf2q_plus(), info_fifo_classes()] {
         let table = format!("qdisc.{}", info.name);
-        for key in BufferPolicy::params() {
-            let readers: Vec<&str> = by_policy
-                .iter()
-                .filter(|(_, keys)| keys.iter().any(|k| k.name == key.name))
-                .map(|(name, _)| *name)
-                .collect();
-            uses.push(KeyUse::new(table.clone(), key.name, "buffer", &readers));
+        for (key, names) in &readers {
+            uses.push(KeyUse::new(table.clone(), key, "buffer", names));
         }
         uses.push(KeyUse::new(table.clone(), "buckets", "classifier", &["hashed", "ns2_hash"]));
         if info.name == "fifo_classes" {
