@@ -44,6 +44,9 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+#[macro_use]
+mod names;
+
 pub mod catalog;
 pub mod config;
 pub mod error;
@@ -93,7 +96,7 @@ pub fn run_watched(
 pub fn catalog() -> Catalog {
     Catalog {
         qdiscs: qdisc::catalog(),
-        cc: tcp::CcKind::ALL.iter().map(|(_, name, summary)| CcInfo { name, summary }).collect(),
+        cc: tcp::CcKind::ALL.iter().map(|cc| CcInfo { name: cc.name(), summary: cc.summary() }).collect(),
         traffic: traffic::catalog(),
         tcp: tcp::profiles::option_infos(),
         tcp_profiles: tcp::profiles::PROFILES.iter().map(|p| p.info()).collect(),

@@ -38,101 +38,50 @@ use crate::packet::{Ecn, Packet};
 use crate::rng::StreamRng;
 use crate::time::Time;
 
-/// Why a qdisc dropped a packet. Counted per link, per reason. (Losses on the wire are the
-/// link's own count, not a qdisc's reason; results list them as `random_loss`.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum DropReason {
-    /// The queue (or its share of the buffer) was full when the packet arrived.
-    Overflow = 0,
-    /// A probabilistic AQM decision on arrival (RED, ARED, Blue, PIE).
-    Early = 1,
-    /// RED's average queue above its maximum threshold: every arrival dropped.
-    Forced = 2,
-    /// CoDel's sojourn time stayed above target for an interval (RFC 8289), at dequeue.
-    TargetExceeded = 3,
-    /// FQ-CoDel's packet limit: dropped from the fattest flow (Linux `drop_overlimit`).
-    Overlimit = 4,
-    /// FQ-CoDel's memory limit: dropped from the fattest flow (Linux `drop_overmemory`).
-    Overmemory = 5,
-    /// McKenney's buffer stealing: the head of the longest queue made room for an arrival.
-    LongestQueue = 6,
-    /// Drop-on-dequeue: the head packet waited longer than the delay threshold `T_D`.
-    DelayThreshold = 7,
-    /// EWFQ's weighted differential dropping: the arrival's class was over its fair share.
-    Differential = 8,
-    /// DSDRR: the arrival's queue is marked for discard (Kantawala & Turner 2005, Fig. 1).
-    DiscardState = 9,
-    /// DTDRR: the arrival's queue holds at least α times the free buffer (Choudhury & Hahne).
-    DynamicThreshold = 10,
-    /// TDRR: the head of the queue with the highest average throughput made room.
-    Throughput = 11,
-    /// QSDRR: the head of the current drop queue made room.
-    DropQueue = 12,
-}
-
-impl DropReason {
-    /// Number of reasons (the length of per-reason counter arrays).
-    pub const COUNT: usize = 13;
-    /// Every reason, in index order.
-    pub const ALL: [DropReason; Self::COUNT] = [
-        DropReason::Overflow,
-        DropReason::Early,
-        DropReason::Forced,
-        DropReason::TargetExceeded,
-        DropReason::Overlimit,
-        DropReason::Overmemory,
-        DropReason::LongestQueue,
-        DropReason::DelayThreshold,
-        DropReason::Differential,
-        DropReason::DiscardState,
-        DropReason::DynamicThreshold,
-        DropReason::Throughput,
-        DropReason::DropQueue,
-    ];
-
-    /// Returns the reason's name as used in results.
-    pub fn name(self) -> &'static str {
-        match self {
-            DropReason::Overflow => "overflow",
-            DropReason::Early => "early",
-            DropReason::Forced => "forced",
-            DropReason::TargetExceeded => "target_exceeded",
-            DropReason::Overlimit => "overlimit",
-            DropReason::Overmemory => "overmemory",
-            DropReason::LongestQueue => "longest_queue",
-            DropReason::DelayThreshold => "delay_threshold",
-            DropReason::Differential => "differential",
-            DropReason::DiscardState => "discard_state",
-            DropReason::DynamicThreshold => "dynamic_threshold",
-            DropReason::Throughput => "throughput",
-            DropReason::DropQueue => "drop_queue",
-        }
+named_enum! {
+    /// Why a qdisc dropped a packet. Counted per link, per reason. (Losses on the wire are the
+    /// link's own count, not a qdisc's reason; results list them as `random_loss`.)
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[repr(u8)]
+    pub enum DropReason {
+        /// The queue (or its share of the buffer) was full when the packet arrived.
+        Overflow = "overflow",
+        /// A probabilistic AQM decision on arrival (RED, ARED, Blue, PIE).
+        Early = "early",
+        /// RED's average queue above its maximum threshold: every arrival dropped.
+        Forced = "forced",
+        /// CoDel's sojourn time stayed above target for an interval (RFC 8289), at dequeue.
+        TargetExceeded = "target_exceeded",
+        /// FQ-CoDel's packet limit: dropped from the fattest flow (Linux `drop_overlimit`).
+        Overlimit = "overlimit",
+        /// FQ-CoDel's memory limit: dropped from the fattest flow (Linux `drop_overmemory`).
+        Overmemory = "overmemory",
+        /// McKenney's buffer stealing: the head of the longest queue made room for an arrival.
+        LongestQueue = "longest_queue",
+        /// Drop-on-dequeue: the head packet waited longer than the delay threshold `T_D`.
+        DelayThreshold = "delay_threshold",
+        /// EWFQ's weighted differential dropping: the arrival's class was over its fair share.
+        Differential = "differential",
+        /// DSDRR: the arrival's queue is marked for discard (Kantawala & Turner 2005, Fig. 1).
+        DiscardState = "discard_state",
+        /// DTDRR: the arrival's queue holds at least α times the free buffer (Choudhury & Hahne).
+        DynamicThreshold = "dynamic_threshold",
+        /// TDRR: the head of the queue with the highest average throughput made room.
+        Throughput = "throughput",
+        /// QSDRR: the head of the current drop queue made room.
+        DropQueue = "drop_queue",
     }
 }
 
-/// Why a packet was ECN-marked (CE set) instead of dropped. Counted per link, per reason.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum MarkReason {
-    /// A probabilistic AQM decision (RED, ARED, Blue, PIE) marked instead of dropping.
-    Early = 0,
-    /// CoDel's sojourn time stayed above target for an interval (RFC 8289).
-    TargetExceeded = 1,
-}
-
-impl MarkReason {
-    /// Number of reasons.
-    pub const COUNT: usize = 2;
-    /// Every reason, in index order.
-    pub const ALL: [MarkReason; Self::COUNT] = [MarkReason::Early, MarkReason::TargetExceeded];
-
-    /// Returns the reason's name as used in results.
-    pub fn name(self) -> &'static str {
-        match self {
-            MarkReason::Early => "early",
-            MarkReason::TargetExceeded => "target_exceeded",
-        }
+named_enum! {
+    /// Why a packet was ECN-marked (CE set) instead of dropped. Counted per link, per reason.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[repr(u8)]
+    pub enum MarkReason {
+        /// A probabilistic AQM decision (RED, ARED, Blue, PIE) marked instead of dropping.
+        Early = "early",
+        /// CoDel's sojourn time stayed above target for an interval (RFC 8289).
+        TargetExceeded = "target_exceeded",
     }
 }
 

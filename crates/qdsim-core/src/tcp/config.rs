@@ -10,50 +10,42 @@ use serde::{Deserialize, Serialize, Serializer};
 use super::wire::{WireFormat, WireSizes};
 use crate::error::ConfigError;
 
-/// Congestion control (and loss-recovery flavour) of a TCP sender, by the name papers use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum CcKind {
-    /// TCP Tahoe: fast retransmit but no fast recovery; every loss restarts slow start
-    /// (Jacobson 1988, as in ns-2's `Agent/TCP`).
-    Tahoe,
-    /// TCP Reno (RFC 5681): fast retransmit and fast recovery; any new ACK ends recovery.
-    Reno,
-    /// TCP NewReno (RFC 6582): stays in fast recovery until all data outstanding at the
-    /// loss is acknowledged, retransmitting one segment per partial ACK.
-    #[default]
-    Newreno,
-    /// CUBIC (RFC 9438) with NewReno loss recovery (or SACK with `sack = true`).
-    Cubic,
-    /// HighSpeed TCP (RFC 3649) with NewReno loss recovery (or SACK with `sack = true`).
-    Highspeed,
-    /// HighSpeed TCP with ns-2's decrease rules (`TcpAgent::slowdown`, `windowOption_ 8`):
-    /// halve on the first decrease, in slow start and after a timeout (`cc/highspeed.rs`).
-    HighspeedNs2,
+named_enum! {
+    /// Congestion control (and loss-recovery flavour) of a TCP sender, by the name papers use.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum CcKind {
+        /// TCP Tahoe: fast retransmit but no fast recovery; every loss restarts slow start
+        /// (Jacobson 1988, as in ns-2's `Agent/TCP`).
+        Tahoe = "tahoe",
+        /// TCP Reno (RFC 5681): fast retransmit and fast recovery; any new ACK ends recovery.
+        Reno = "reno",
+        /// TCP NewReno (RFC 6582): stays in fast recovery until all data outstanding at the
+        /// loss is acknowledged, retransmitting one segment per partial ACK.
+        #[default]
+        Newreno = "newreno",
+        /// CUBIC (RFC 9438) with NewReno loss recovery (or SACK with `sack = true`).
+        Cubic = "cubic",
+        /// HighSpeed TCP (RFC 3649) with NewReno loss recovery (or SACK with `sack = true`).
+        Highspeed = "highspeed",
+        /// HighSpeed TCP with ns-2's decrease rules (`TcpAgent::slowdown`, `windowOption_ 8`):
+        /// halve on the first decrease, in slow start and after a timeout (`cc/highspeed.rs`).
+        HighspeedNs2 = "highspeed_ns2",
+    }
 }
 
 impl CcKind {
-    /// Every congestion control, with a one-line description (for `qdsim list`).
-    pub const ALL: &'static [(CcKind, &'static str, &'static str)] = &[
-        (CcKind::Tahoe, "tahoe", "Tahoe: fast retransmit, then slow start from one segment (no fast recovery)"),
-        (CcKind::Reno, "reno", "RFC 5681 Reno: AIMD, fast retransmit, fast recovery ended by any new ACK"),
-        (CcKind::Newreno, "newreno", "RFC 6582 NewReno: Reno whose fast recovery retransmits on partial ACKs"),
-        (
-            CcKind::Cubic,
-            "cubic",
-            "RFC 9438 CUBIC: C = 0.4, beta = 0.7, fast convergence, Reno-friendly region; no HyStart",
-        ),
-        (CcKind::Highspeed, "highspeed", "RFC 3649 HighSpeed TCP: a(w), b(w) above Low_Window 38; w = 0.12/p^0.835"),
-        (
-            CcKind::HighspeedNs2,
-            "highspeed_ns2",
-            "HighSpeed TCP as ns-2 runs it: same a(w), b(w); halves on the first decrease, in slow start and after a timeout",
-        ),
-    ];
-
-    /// Returns the name used in experiment files.
-    pub fn name(self) -> &'static str {
-        Self::ALL.iter().find(|(k, _, _)| *k == self).map(|(_, n, _)| *n).unwrap_or("?")
+    /// Returns a one-line description (for `qdsim list`).
+    pub const fn summary(self) -> &'static str {
+        match self {
+            CcKind::Tahoe => "Tahoe: fast retransmit, then slow start from one segment (no fast recovery)",
+            CcKind::Reno => "RFC 5681 Reno: AIMD, fast retransmit, fast recovery ended by any new ACK",
+            CcKind::Newreno => "RFC 6582 NewReno: Reno whose fast recovery retransmits on partial ACKs",
+            CcKind::Cubic => "RFC 9438 CUBIC: C = 0.4, beta = 0.7, fast convergence, Reno-friendly region; no HyStart",
+            CcKind::Highspeed => "RFC 3649 HighSpeed TCP: a(w), b(w) above Low_Window 38; w = 0.12/p^0.835",
+            CcKind::HighspeedNs2 => {
+                "HighSpeed TCP as ns-2 runs it: same a(w), b(w); halves on the first decrease, in slow start and after a timeout"
+            }
+        }
     }
 }
 
@@ -67,13 +59,14 @@ pub enum InitialWindow {
     Rule(IwRule),
 }
 
-/// A rule that sets the initial window from the MSS.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum IwRule {
-    /// RFC 3390 (RFC 5681 §3.1): `min(4·MSS, max(2·MSS, 4380 B))` — 4 segments up to an MSS
-    /// of 1095 B, 3 up to 2190 B, else 2.
-    Rfc3390,
+named_enum! {
+    /// A rule that sets the initial window from the MSS.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum IwRule {
+        /// RFC 3390 (RFC 5681 §3.1): `min(4·MSS, max(2·MSS, 4380 B))` — 4 segments up to an MSS
+        /// of 1095 B, 3 up to 2190 B, else 2.
+        Rfc3390 = "rfc3390",
+    }
 }
 
 impl InitialWindow {
@@ -86,26 +79,27 @@ impl InitialWindow {
     }
 }
 
-/// What the window reduction after a loss starts from: the slow-start threshold is the
-/// congestion control's decrease (Reno: half, CUBIC: β) of it, and PRR's RecoverFS is it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReductionBase {
-    /// RFC 5681 eq. 4 and RFC 6937: FlightSize, the data outstanding (`snd_max − snd_una`),
-    /// capped at cwnd (see `docs/tcp.md`).
-    Flightsize,
-    /// Linux (`tcp_reno_ssthresh`, `bictcp_recalc_ssthresh`, PRR's `prior_cwnd`) and ns-2
-    /// (`slowdown`, half of `min(cwnd_, window_)`): the congestion window.
-    Cwnd,
-    /// ns-3 (`TcpSocketBase::EnterRecovery`: `BytesInFlight()` after `MarkHeadAsLost`): RFC
-    /// 6675's pipe, the segments still in the network with the head counted lost.
-    Pipe,
-    /// ns-3's rule per congestion control: `TcpSocketBase` hands every control's
-    /// `GetSsThresh` the pipe, which `TcpNewReno` and `TcpHighSpeed` cut (`tcp-congestion-
-    /// ops.cc`, `tcp-highspeed.cc:141-153`), while `TcpCubic` cuts its own window and ignores
-    /// it (`tcp-cubic.cc:407-432` in ns-3.37, the same in 3.44): [`Self::Cwnd`] for CUBIC,
-    /// [`Self::Pipe`] for the others ([`Self::for_cc`]).
-    Ns3,
+named_enum! {
+    /// What the window reduction after a loss starts from: the slow-start threshold is the
+    /// congestion control's decrease (Reno: half, CUBIC: β) of it, and PRR's RecoverFS is it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ReductionBase {
+        /// RFC 5681 eq. 4 and RFC 6937: FlightSize, the data outstanding (`snd_max − snd_una`),
+        /// capped at cwnd (see `docs/tcp.md`).
+        Flightsize = "flightsize",
+        /// Linux (`tcp_reno_ssthresh`, `bictcp_recalc_ssthresh`, PRR's `prior_cwnd`) and ns-2
+        /// (`slowdown`, half of `min(cwnd_, window_)`): the congestion window.
+        Cwnd = "cwnd",
+        /// ns-3 (`TcpSocketBase::EnterRecovery`: `BytesInFlight()` after `MarkHeadAsLost`): RFC
+        /// 6675's pipe, the segments still in the network with the head counted lost.
+        Pipe = "pipe",
+        /// ns-3's rule per congestion control: `TcpSocketBase` hands every control's
+        /// `GetSsThresh` the pipe, which `TcpNewReno` and `TcpHighSpeed` cut (`tcp-congestion-
+        /// ops.cc`, `tcp-highspeed.cc:141-153`), while `TcpCubic` cuts its own window and ignores
+        /// it (`tcp-cubic.cc:407-432` in ns-3.37, the same in 3.44): [`Self::Cwnd`] for CUBIC,
+        /// [`Self::Pipe`] for the others ([`Self::for_cc`]).
+        Ns3 = "ns3",
+    }
 }
 
 impl ReductionBase {
@@ -120,209 +114,222 @@ impl ReductionBase {
     }
 }
 
-/// How a SACK connection recovers from a loss detected by duplicate ACKs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RecoveryKind {
-    /// RFC 6675: `cwnd = ssthresh` at once, then `pipe` and `NextSeg` decide what is sent.
-    Rfc6675,
-    /// Proportional Rate Reduction (RFC 6937, RFC 9937; ns-3's `TcpPrrRecovery`, Linux ≥ 3.2):
-    /// the window falls to ssthresh in proportion to the data delivered. Without SACK: over
-    /// NewReno's retransmissions, a duplicate ACK counting one segment delivered.
-    Prr,
-    /// Linux 2.6 rate-halving with FACK loss marking: cwnd is not cut at entry but falls by one
-    /// segment per two ACKs that deliver data, never above `in_flight + 1`; SACK only.
-    RateHalving,
-    /// ns-2.35 `Agent/TCP/Sack1`: `cwnd = ssthresh` at once, a `pipe_` counter, every hole
-    /// below the highest SACK retransmitted once in order; SACK only.
-    Ns2Sack1,
+named_enum! {
+    /// How a SACK connection recovers from a loss detected by duplicate ACKs.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum RecoveryKind {
+        /// RFC 6675: `cwnd = ssthresh` at once, then `pipe` and `NextSeg` decide what is sent.
+        Rfc6675 = "rfc6675",
+        /// Proportional Rate Reduction (RFC 6937, RFC 9937; ns-3's `TcpPrrRecovery`, Linux ≥ 3.2):
+        /// the window falls to ssthresh in proportion to the data delivered. Without SACK: over
+        /// NewReno's retransmissions, a duplicate ACK counting one segment delivered.
+        Prr = "prr",
+        /// Linux 2.6 rate-halving with FACK loss marking: cwnd is not cut at entry but falls by one
+        /// segment per two ACKs that deliver data, never above `in_flight + 1`; SACK only.
+        RateHalving = "rate_halving",
+        /// ns-2.35 `Agent/TCP/Sack1`: `cwnd = ssthresh` at once, a `pipe_` counter, every hole
+        /// below the highest SACK retransmitted once in order; SACK only.
+        Ns2Sack1 = "ns2_sack1",
+    }
 }
 
-/// PRR's reduction bound, used once `pipe` has fallen to `ssthresh`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PrrBound {
-    /// RFC 6937 PRR-CRB: never send more than was delivered (`prr_delivered − prr_out`).
-    Crb,
-    /// RFC 6937 PRR-SSRB: one segment more than delivered, per ACK (Linux 3.2–4.x).
-    Ssrb,
-    /// RFC 9937 (ns-3.43+): SSRB on a "safe" ACK — one that advances `snd_una` and reveals no
-    /// new loss — else CRB, with `max(prr_delivered − prr_out, DeliveredData)` as the base.
-    Rfc9937,
+named_enum! {
+    /// PRR's reduction bound, used once `pipe` has fallen to `ssthresh`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum PrrBound {
+        /// RFC 6937 PRR-CRB: never send more than was delivered (`prr_delivered − prr_out`).
+        Crb = "crb",
+        /// RFC 6937 PRR-SSRB: one segment more than delivered, per ACK (Linux 3.2–4.x).
+        Ssrb = "ssrb",
+        /// RFC 9937 (ns-3.43+): SSRB on a "safe" ACK — one that advances `snd_una` and reveals no
+        /// new loss — else CRB, with `max(prr_delivered − prr_out, DeliveredData)` as the base.
+        Rfc9937 = "rfc9937",
+    }
 }
 
-/// How a SACK recovery resends a loss that no later segment has revealed (a tail loss).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RescueRetransmit {
-    /// RFC 6675 `NextSeg` rule 4: once per recovery, the highest unSACKed segment.
-    Rfc6675,
-    /// ns-3 (`ProcessAck`): each partial ACK retransmits the new first unacknowledged
-    /// segment unless it was already retransmitted, outside cwnd.
-    PartialAck,
-    /// None (Linux 2.6, ns-2 Sack1): a lost tail waits for the timer.
-    Off,
+named_enum! {
+    /// How a SACK recovery resends a loss that no later segment has revealed (a tail loss).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum RescueRetransmit {
+        /// RFC 6675 `NextSeg` rule 4: once per recovery, the highest unSACKed segment.
+        Rfc6675 = "rfc6675",
+        /// ns-3 (`ProcessAck`): each partial ACK retransmits the new first unacknowledged
+        /// segment unless it was already retransmitted, outside cwnd.
+        PartialAck = "partial_ack",
+        /// None (Linux 2.6, ns-2 Sack1): a lost tail waits for the timer.
+        Off = "off",
+    }
 }
 
-/// Sending new data on duplicate ACKs before recovery starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LimitedTransmit {
-    /// Nothing is sent on duplicate ACKs before the fast retransmit.
-    Off,
-    /// RFC 3042 (ns-2 `singledup_`): each of the first two duplicate ACKs releases one new
-    /// segment, at most two beyond cwnd.
-    Rfc3042,
-    /// Linux and ns-3 with SACK: new data goes out while `pipe < cwnd`, where pipe leaves out
-    /// what was SACKed (without SACK: one segment per duplicate ACK) — one new segment per
-    /// SACKed segment, with no bound of two.
-    Pipe,
-    /// ns-2's `send_one` (`singledup_`, tcp.cc:1576-1588): each duplicate ACK before the
-    /// fast retransmit sends the next segment in sequence (`t_seqno_`: after a timeout, a
-    /// go-back-N resend) if it lies within cwnd + the duplicates of the cumulative ACK,
-    /// whatever `recover_` — Sack1 only once a new ACK has followed a timeout (`timeout_`).
-    Ns2,
+named_enum! {
+    /// Sending new data on duplicate ACKs before recovery starts.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum LimitedTransmit {
+        /// Nothing is sent on duplicate ACKs before the fast retransmit.
+        Off = "off",
+        /// RFC 3042 (ns-2 `singledup_`): each of the first two duplicate ACKs releases one new
+        /// segment, at most two beyond cwnd.
+        Rfc3042 = "rfc3042",
+        /// Linux and ns-3 with SACK: new data goes out while `pipe < cwnd`, where pipe leaves out
+        /// what was SACKed (without SACK: one segment per duplicate ACK) — one new segment per
+        /// SACKed segment, with no bound of two.
+        Pipe = "pipe",
+        /// ns-2's `send_one` (`singledup_`, tcp.cc:1576-1588): each duplicate ACK before the
+        /// fast retransmit sends the next segment in sequence (`t_seqno_`: after a timeout, a
+        /// go-back-N resend) if it lies within cwnd + the duplicates of the cumulative ACK,
+        /// whatever `recover_` — Sack1 only once a new ACK has followed a timeout (`timeout_`).
+        Ns2 = "ns2",
+    }
 }
 
-/// How the retransmission timeout is computed from RTT samples.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RtoFormula {
-    /// RFC 6298 (ns-3's `RttMeanDeviation`): `RTO = max(min_rto, SRTT + max(G, 4·RTTVAR))`;
-    /// with timestamps, samples are whole ticks of G (ns-3's 1 ms TS clock), 0 taken as 1 µs.
-    Rfc6298,
-    /// Linux (`tcp_rtt_estimator`, `tcp_set_rto`) in jiffies of G: `RTO = SRTT + rttvar`,
-    /// rttvar the largest mean deviation ×4 over the last RTT, at least `min_rto`.
-    Linux,
-    /// ns-2 (`TcpAgent::rtt_update`, `rtt_timeout`) in ticks of G (`tcpTick_`): integer
-    /// SRTT ×8 and RTTVAR ×4, `RTO = max(min_rto, SRTT + 4·RTTVAR)`, at least two ticks;
-    /// without timestamps one segment per RTT is timed.
-    Ns2,
+named_enum! {
+    /// How the retransmission timeout is computed from RTT samples.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum RtoFormula {
+        /// RFC 6298 (ns-3's `RttMeanDeviation`): `RTO = max(min_rto, SRTT + max(G, 4·RTTVAR))`;
+        /// with timestamps, samples are whole ticks of G (ns-3's 1 ms TS clock), 0 taken as 1 µs.
+        Rfc6298 = "rfc6298",
+        /// Linux (`tcp_rtt_estimator`, `tcp_set_rto`) in jiffies of G: `RTO = SRTT + rttvar`,
+        /// rttvar the largest mean deviation ×4 over the last RTT, at least `min_rto`.
+        Linux = "linux",
+        /// ns-2 (`TcpAgent::rtt_update`, `rtt_timeout`) in ticks of G (`tcpTick_`): integer
+        /// SRTT ×8 and RTTVAR ×4, `RTO = max(min_rto, SRTT + 4·RTTVAR)`, at least two ticks;
+        /// without timestamps one segment per RTT is timed.
+        Ns2 = "ns2",
+    }
 }
 
-/// When an ACK of new data restarts the retransmission timer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RtoRestart {
-    /// RFC 6298 §5.3 (Linux `tcp_rearm_rto`, ns-2 `newtimer`): every ACK of new data, partial
-    /// ACKs in recovery included.
-    EveryAck,
-    /// ns-3, RFC 6582's "Impatient" NewReno: as `every_ack`, but during a recovery only the
-    /// first partial ACK restarts it.
-    FirstPartialAck,
+named_enum! {
+    /// When an ACK of new data restarts the retransmission timer.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum RtoRestart {
+        /// RFC 6298 §5.3 (Linux `tcp_rearm_rto`, ns-2 `newtimer`): every ACK of new data, partial
+        /// ACKs in recovery included.
+        EveryAck = "every_ack",
+        /// ns-3, RFC 6582's "Impatient" NewReno: as `every_ack`, but during a recovery only the
+        /// first partial ACK restarts it.
+        FirstPartialAck = "first_partial_ack",
+    }
 }
 
-/// When duplicate ACKs may start another fast retransmit after a recovery or a timeout:
-/// only once the cumulative ACK reaches the data outstanding then (`recover`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RecoverCheck {
-    /// RFC 6582 §3.2 and RFC 6675 §5.1: NewReno and SACK once `snd_una` reaches `recover`
-    /// (Tahoe, whose go-back-N draws echoes of the resent segments, once it is past it);
-    /// Reno (RFC 5681) never checks.
-    Rfc,
-    /// ns-2.35's `bugFix_ true` (every agent: `tcp-reno.cc`, `tcp-newreno.cc`,
-    /// `tcp-sack1.cc` `dupack_action`): Reno, NewReno, SACK and Tahoe alike, only once the
-    /// cumulative ACK is past `recover` (`highest_ack_ > recover_`).
-    Ns2,
+named_enum! {
+    /// When duplicate ACKs may start another fast retransmit after a recovery or a timeout:
+    /// only once the cumulative ACK reaches the data outstanding then (`recover`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum RecoverCheck {
+        /// RFC 6582 §3.2 and RFC 6675 §5.1: NewReno and SACK once `snd_una` reaches `recover`
+        /// (Tahoe, whose go-back-N draws echoes of the resent segments, once it is past it);
+        /// Reno (RFC 5681) never checks.
+        Rfc = "rfc",
+        /// ns-2.35's `bugFix_ true` (every agent: `tcp-reno.cc`, `tcp-newreno.cc`,
+        /// `tcp-sack1.cc` `dupack_action`): Reno, NewReno, SACK and Tahoe alike, only once the
+        /// cumulative ACK is past `recover` (`highest_ack_ > recover_`).
+        Ns2 = "ns2",
+    }
 }
 
-/// How the congestion window counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WindowArithmetic {
-    /// Whole segments and a growth counter (Linux `snd_cwnd`, `snd_cwnd_cnt`): one segment
-    /// per `cwnd` ACKed segments, a decrease to whole segments.
-    Segments,
-    /// ns-2.35's double `cwnd_`: `+1` per ACK in slow start, `+1/cwnd_` per ACK after (so the
-    /// next whole segment takes fewer ACKs than the window), a decrease to the exact half,
-    /// what is sent its integer part (`TcpAgent::opencwnd`, `slowdown`, `window()`); during a
-    /// Reno or NewReno recovery the duplicate ACKs' inflation kept apart (`dupwnd_`) and
-    /// the window opened on the ACK that ends it.
-    Ns2,
+named_enum! {
+    /// How the congestion window counts.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum WindowArithmetic {
+        /// Whole segments and a growth counter (Linux `snd_cwnd`, `snd_cwnd_cnt`): one segment
+        /// per `cwnd` ACKed segments, a decrease to whole segments.
+        Segments = "segments",
+        /// ns-2.35's double `cwnd_`: `+1` per ACK in slow start, `+1/cwnd_` per ACK after (so the
+        /// next whole segment takes fewer ACKs than the window), a decrease to the exact half,
+        /// what is sent its integer part (`TcpAgent::opencwnd`, `slowdown`, `window()`); during a
+        /// Reno or NewReno recovery the duplicate ACKs' inflation kept apart (`dupwnd_`) and
+        /// the window opened on the ACK that ends it.
+        Ns2 = "ns2",
+    }
 }
 
-/// The window when NewReno's fast recovery ends (a full ACK, without PRR).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RecoveryExit {
-    /// RFC 6582 §3.2 step 3 option 1: `min(ssthresh, max(FlightSize, SMSS) + SMSS)`.
-    Flightsize,
-    /// RFC 6582 option 2, ns-2 (`exit_recovery_fix_ 0`: the inflation dropped, `cwnd_` =
-    /// ssthresh) and ns-3 (`TcpClassicRecovery::ExitRecovery`): `cwnd = ssthresh`.
-    Ssthresh,
+named_enum! {
+    /// The window when NewReno's fast recovery ends (a full ACK, without PRR).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum RecoveryExit {
+        /// RFC 6582 §3.2 step 3 option 1: `min(ssthresh, max(FlightSize, SMSS) + SMSS)`.
+        Flightsize = "flightsize",
+        /// RFC 6582 option 2, ns-2 (`exit_recovery_fix_ 0`: the inflation dropped, `cwnd_` =
+        /// ssthresh) and ns-3 (`TcpClassicRecovery::ExitRecovery`): `cwnd = ssthresh`.
+        Ssthresh = "ssthresh",
+    }
 }
 
-/// What a sender does once a handshake whose SYN was retransmitted completes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SynLoss {
-    /// RFC 6298 §5.7 and RFC 5681 §3.1 (Linux 2.6's `TCP_TIMEOUT_FALLBACK` and one-segment
-    /// window): no RTT sample, the backoff cleared, the RTO at least 3 s until the first
-    /// sample, and a window of one segment.
-    Rfc,
-    /// ns-2.35: no sample, the RTO as the SYN's timeouts backed it off until the first RTT
-    /// sample of data ends the backoff (`TcpAgent::newack`), no floor; a window of one
-    /// segment (`TcpAgent::timeout` sets `wnd_init_ = 1`).
-    Ns2,
-    /// ns-3: the SYN-ACK's timestamp gives an RTT sample; without timestamps the RTO is the
-    /// estimator's, unbacked (`SendEmptyPacket` recomputes it for the handshake's ACK); the
-    /// initial window (`ProcessSynSent`).
-    Ns3,
-    /// Linux (6.1 `tcp_init_transfer`, `tcp_init_metrics`): the SYN-ACK's timestamp gives an
-    /// RTT sample (`tcp_ack_update_rtt`); without timestamps the RTO is 3 s
-    /// (`TCP_TIMEOUT_FALLBACK`) until the first sample; the initial window, or one segment
-    /// once the SYN was retransmitted more than once.
-    Linux,
+named_enum! {
+    /// What a sender does once a handshake whose SYN was retransmitted completes.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum SynLoss {
+        /// RFC 6298 §5.7 and RFC 5681 §3.1 (Linux 2.6's `TCP_TIMEOUT_FALLBACK` and one-segment
+        /// window): no RTT sample, the backoff cleared, the RTO at least 3 s until the first
+        /// sample, and a window of one segment.
+        Rfc = "rfc",
+        /// ns-2.35: no sample, the RTO as the SYN's timeouts backed it off until the first RTT
+        /// sample of data ends the backoff (`TcpAgent::newack`), no floor; a window of one
+        /// segment (`TcpAgent::timeout` sets `wnd_init_ = 1`).
+        Ns2 = "ns2",
+        /// ns-3: the SYN-ACK's timestamp gives an RTT sample; without timestamps the RTO is the
+        /// estimator's, unbacked (`SendEmptyPacket` recomputes it for the handshake's ACK); the
+        /// initial window (`ProcessSynSent`).
+        Ns3 = "ns3",
+        /// Linux (6.1 `tcp_init_transfer`, `tcp_init_metrics`): the SYN-ACK's timestamp gives an
+        /// RTT sample (`tcp_ack_update_rtt`); without timestamps the RTO is 3 s
+        /// (`TCP_TIMEOUT_FALLBACK`) until the first sample; the initial window, or one segment
+        /// once the SYN was retransmitted more than once.
+        Linux = "linux",
+    }
 }
 
-/// How many segments one ACK counts toward window growth.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ByteCounting {
-    /// One per ACK, whatever it covers (RFC 5681 eq. 2-3; ns-2, ns-3, Linux 2.6 with
-    /// `tcp_abc` 0): delayed ACKs slow the growth.
-    Off,
-    /// RFC 3465 §2.2 appropriate byte counting with L = 2: the segments it covers, at most two.
-    Rfc3465,
-    /// Every segment it covers, newly SACKed ones included (Linux since 3.8:
-    /// `tcp_cong_avoid(sk, ack, acked_sacked)`; `tcp_slow_start` stops at ssthresh and the rest
-    /// counts in congestion avoidance, `tcp_cong_avoid_ai`).
-    Linux,
-    /// ns-3's rule per congestion control: `TcpCubic` counts every segment an ACK covers, in
-    /// slow start and toward `cnt` (`tcp-cubic.cc:197, 206` in ns-3.37), as [`Self::Linux`];
-    /// `TcpNewReno` counts the ACK once
-    /// (`tcp-congestion-ops.cc:163-201`), as [`Self::Off`]; so does `TcpHighSpeed` in slow
-    /// start (its a(w) counts segments, `tcp-highspeed.cc:109`).
-    Ns3,
+named_enum! {
+    /// How many segments one ACK counts toward window growth.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ByteCounting {
+        /// One per ACK, whatever it covers (RFC 5681 eq. 2-3; ns-2, ns-3, Linux 2.6 with
+        /// `tcp_abc` 0): delayed ACKs slow the growth.
+        Off = "off",
+        /// RFC 3465 §2.2 appropriate byte counting with L = 2: the segments it covers, at most two.
+        Rfc3465 = "rfc3465",
+        /// Every segment it covers, newly SACKed ones included (Linux since 3.8:
+        /// `tcp_cong_avoid(sk, ack, acked_sacked)`; `tcp_slow_start` stops at ssthresh and the rest
+        /// counts in congestion avoidance, `tcp_cong_avoid_ai`).
+        Linux = "linux",
+        /// ns-3's rule per congestion control: `TcpCubic` counts every segment an ACK covers, in
+        /// slow start and toward `cnt` (`tcp-cubic.cc:197, 206` in ns-3.37), as [`Self::Linux`];
+        /// `TcpNewReno` counts the ACK once
+        /// (`tcp-congestion-ops.cc:163-201`), as [`Self::Off`]; so does `TcpHighSpeed` in slow
+        /// start (its a(w) counts segments, `tcp-highspeed.cc:109`).
+        Ns3 = "ns3",
+    }
 }
 
-/// Which slow-start exit on delay a sender runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HyStartKind {
-    /// None: slow start ends at ssthresh or a loss.
-    Off,
-    /// HyStart++'s delay test (RFC 9406 §4.2), with any congestion control.
-    Rfc9406,
-    /// The HyStart of Linux's CUBIC (`tcp_cubic.c`: ACK trains and delay increase); with
-    /// `cc = "cubic"` only, as in the kernel.
-    Linux,
+named_enum! {
+    /// Which slow-start exit on delay a sender runs.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum HyStartKind {
+        /// None: slow start ends at ssthresh or a loss.
+        Off = "off",
+        /// HyStart++'s delay test (RFC 9406 §4.2), with any congestion control.
+        Rfc9406 = "rfc9406",
+        /// The HyStart of Linux's CUBIC (`tcp_cubic.c`: ACK trains and delay increase); with
+        /// `cc = "cubic"` only, as in the kernel.
+        Linux = "linux",
+    }
 }
 
-/// Which retransmission timeouts lower the slow-start threshold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TimeoutSsthresh {
-    /// A timeout that starts a new congestion episode (RFC 5681 §3.1; Linux `tcp_enter_loss`):
-    /// not one during fast recovery, nor a repeated timeout of the same data.
-    NewEpisode,
-    /// Every timeout but a repeated one of the same data, fast recovery included (ns-3
-    /// `ReTxTimeout`: unless in CA_LOSS with the head already retransmitted).
-    NotRepeated,
-    /// Every timeout with data outstanding (ns-2.35 `TcpAgent::timeout`:
-    /// `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART)`).
-    Every,
+named_enum! {
+    /// Which retransmission timeouts lower the slow-start threshold.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum TimeoutSsthresh {
+        /// A timeout that starts a new congestion episode (RFC 5681 §3.1; Linux `tcp_enter_loss`):
+        /// not one during fast recovery, nor a repeated timeout of the same data.
+        NewEpisode = "new_episode",
+        /// Every timeout but a repeated one of the same data, fast recovery included (ns-3
+        /// `ReTxTimeout`: unless in CA_LOSS with the head already retransmitted).
+        NotRepeated = "not_repeated",
+        /// Every timeout with data outstanding (ns-2.35 `TcpAgent::timeout`:
+        /// `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART)`).
+        Every = "every",
+    }
 }
 
 /// Parameters of one TCP connection (sender and receiver).

@@ -2,6 +2,11 @@
 //! field, its unit, the names it takes and its help. Defaults are not here: each profile
 //! (`profiles.rs`) gives every option a value, and the default profile's are the defaults.
 
+use super::config::{
+    ByteCounting, HyStartKind, IwRule, PrrBound, RecoverCheck, RecoveryExit, RecoveryKind, ReductionBase,
+    RescueRetransmit, RtoFormula, RtoRestart, SynLoss, TimeoutSsthresh, WindowArithmetic,
+};
+use super::wire::WireFormat;
 use crate::catalog::{KeyUse, TcpOption};
 
 const U32: Option<u64> = Some(u32::MAX as u64);
@@ -57,7 +62,7 @@ pub const OPTIONS: &[TcpOption] = &[
         name: "initial_cwnd",
         field: "initial_cwnd_pkts",
         unit: "pkts",
-        values: &["rfc3390"],
+        values: IwRule::NAMES,
         allow_zero: false,
         help: "initial window, segments, or \"rfc3390\" (4/3/2 by the MSS)",
         max: U32,
@@ -69,7 +74,7 @@ pub const OPTIONS: &[TcpOption] = &[
     number("initial_rto", "initial_rto_ns", "time", U64, "RTO before the first RTT sample (also the SYN's)"),
     choice(
         "rto_formula",
-        &["rfc6298", "linux", "ns2"],
+        RtoFormula::NAMES,
         "RTO from RTT samples: RFC 6298 (ns-3), Linux's tcp_rtt_estimator, ns-2's tick arithmetic",
     ),
     TcpOption {
@@ -83,7 +88,7 @@ pub const OPTIONS: &[TcpOption] = &[
     },
     choice(
         "rto_restart",
-        &["every_ack", "first_partial_ack"],
+        RtoRestart::NAMES,
         "ACKs that restart the timer: RFC 6298, Linux, ns-2; ns-3 / RFC 6582 impatient (first partial ACK only)",
     ),
     flag(
@@ -108,10 +113,10 @@ pub const OPTIONS: &[TcpOption] = &[
     flag("sack", "sack", "SACK blocks (RFC 2018) and SACK loss recovery"),
     choice(
         "recovery",
-        &["rfc6675", "prr", "rate_halving", "ns2_sack1"],
+        RecoveryKind::NAMES,
         "loss recovery: RFC 6675, PRR (RFC 6937/9937), Linux 2.6 rate-halving, ns-2 Sack1",
     ),
-    choice("prr_bound", &["crb", "ssrb", "rfc9937"], "PRR's reduction bound once pipe <= ssthresh"),
+    choice("prr_bound", PrrBound::NAMES, "PRR's reduction bound once pipe <= ssthresh"),
     flag(
         "prr_dupack_segment",
         "prr_dupack_segment",
@@ -119,12 +124,12 @@ pub const OPTIONS: &[TcpOption] = &[
     ),
     choice(
         "rescue_retransmit",
-        &["rfc6675", "partial_ack", "off"],
+        RescueRetransmit::NAMES,
         "resending a tail loss: RFC 6675 rule 4, ns-3's partial-ACK retransmission, none",
     ),
     choice(
         "reduction_base",
-        &["flightsize", "cwnd", "pipe", "ns3"],
+        ReductionBase::NAMES,
         "what ssthresh (and PRR's RecoverFS) is cut from: RFC 5681, Linux / ns-2, ns-3's pipe, ns-3's per control (CUBIC: cwnd)",
     ),
     choice(
@@ -137,45 +142,45 @@ pub const OPTIONS: &[TcpOption] = &[
     ),
     choice(
         "recover_check",
-        &["rfc", "ns2"],
+        RecoverCheck::NAMES,
         "when duplicate ACKs may start another recovery: rfc = NewReno/SACK once the ACK reaches recover, Reno always; ns2 = every agent once past it (bugFix_)",
     ),
     choice(
         "recovery_exit",
-        &["flightsize", "ssthresh"],
+        RecoveryExit::NAMES,
         "cwnd when NewReno's recovery ends: min(ssthresh, FlightSize + 1) (RFC 6582 option 1), or ssthresh (ns-2, ns-3)",
     ),
     choice(
         "window_arithmetic",
-        &["segments", "ns2"],
+        WindowArithmetic::NAMES,
         "segments and a counter (Linux), or ns-2's double cwnd_: +1/cwnd_ per ACK, exact halves, inflation apart",
     ),
     choice(
         "syn_loss",
-        &["rfc", "ns2", "ns3", "linux"],
+        SynLoss::NAMES,
         "after a retransmitted SYN: rfc = RTO >= 3 s, cwnd 1 (RFC 6298 5.7); ns2 = RTO backed off, cwnd 1; ns3 = a TS sample or the unbacked RTO, IW; linux = a TS sample or RTO 3 s, IW (1 after two SYN losses)",
     ),
     choice(
         "timeout_ssthresh",
-        &["new_episode", "not_repeated", "every"],
+        TimeoutSsthresh::NAMES,
         "timeouts that lower ssthresh: not in recovery nor repeated (RFC 5681), all but a repeated one (ns-3), all (ns-2)",
     ),
     choice(
         "hystart",
-        &["off", "rfc9406", "linux"],
+        HyStartKind::NAMES,
         "slow-start exit on delay: none, HyStart++'s delay test (RFC 9406), Linux CUBIC's HyStart (ACK trains, delay; cubic only)",
     ),
     flag("idle_restart", "idle_restart", "RFC 5681 4.1: restart from min(IW, cwnd) after idling longer than the RTO"),
     flag("timestamps", "timestamps", "RFC 7323 RTT measurement: the ACK of a retransmission is a sample"),
     choice(
         "byte_counting",
-        &["off", "rfc3465", "linux", "ns3"],
+        ByteCounting::NAMES,
         "segments an ACK counts for window growth: one (off), at most 2 (RFC 3465), all it covers (Linux), ns-3's per control (CUBIC: all)",
     ),
     flag("handshake", "handshake", "SYN / SYN-ACK before data; a lost SYN costs initial_rto"),
     choice(
         "wire",
-        crate::tcp::WireFormat::NAMES,
+        WireFormat::NAMES,
         "wire sizes: ietf (TS 12 B on every segment, SACK 4+8n on ACKs) or ns2 (TS 10 B on data, SACK 8n)",
     ),
 ];

@@ -393,7 +393,7 @@ impl Profile {
     /// Returns the profile's `TcpConfig` fields (`cc` included) as JSON.
     pub fn fields(&self) -> Map<String, Value> {
         let mut fields = Map::new();
-        let cc = CcKind::ALL.iter().find(|(_, name, _)| *name == self.cc.value).map(|(k, _, _)| *k);
+        let cc = CcKind::from_name(self.cc.value);
         let cc = cc.unwrap_or_else(|| panic!("profile {}: unknown cc {}", self.name, self.cc.value));
         fields.insert("cc".into(), serde_json::to_value(cc).expect("a unit enum serializes"));
         for entry in &self.table() {

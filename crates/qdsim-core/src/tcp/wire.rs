@@ -21,25 +21,19 @@
 //!   tcp.cc:647-654): the sender pads the last segment of each transfer on the wire
 //!   (`Stream::padded`), the receiver counts the application's bytes.
 
-use serde::{Deserialize, Serialize};
-
 /// IPv4 + TCP headers without options, bytes.
 pub const BASE_HEADER_BYTES: u32 = 40;
 
-/// Whose wire-size rules a connection follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum WireFormat {
-    /// The RFCs' layout, as Linux and ns-3 send it.
-    #[default]
-    Ietf,
-    /// ns-2.35's header accounting.
-    Ns2,
-}
-
-impl WireFormat {
-    /// Every format's experiment-file name, in catalog order.
-    pub const NAMES: &'static [&'static str] = &["ietf", "ns2"];
+named_enum! {
+    /// Whose wire-size rules a connection follows.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum WireFormat {
+        /// The RFCs' layout, as Linux and ns-3 send it.
+        #[default]
+        Ietf = "ietf",
+        /// ns-2.35's header accounting.
+        Ns2 = "ns2",
+    }
 }
 
 /// The sizes of a connection's segments on the wire, for its format and options.
@@ -140,12 +134,5 @@ mod tests {
         assert_eq!(w.syn_bytes, 40);
         let w = WireSizes::new(WireFormat::Ns2, true, true);
         assert_eq!((w.data_header_bytes, w.ack(0), w.max_sack_blocks), (50, 40, 3));
-    }
-
-    #[test]
-    fn names_are_the_serde_names() {
-        for (format, name) in [WireFormat::Ietf, WireFormat::Ns2].into_iter().zip(WireFormat::NAMES) {
-            assert_eq!(serde_json::to_value(format).unwrap(), *name);
-        }
     }
 }
