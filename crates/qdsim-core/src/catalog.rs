@@ -42,6 +42,9 @@ pub struct Catalog {
     /// The keys that do something only under a value of another key of their table
     /// ([`KeyUse`]): a file that sets one where it would do nothing is refused.
     pub key_uses: Vec<KeyUse>,
+    /// The columns of the results tables the core's rows fill, by table (`flows`, `groups`,
+    /// `links`), from the result structs ([`crate::columns`]).
+    pub result_columns: std::collections::BTreeMap<&'static str, Vec<crate::columns::Column>>,
 }
 
 /// A key that has an effect only while another key of the same table takes one of some

@@ -7,6 +7,7 @@
 //!
 //! - [`time`]: integer-nanosecond [`Time`](time::Time) and [`Duration`](time::Duration),
 //!   integer bit/s [`Rate`](time::Rate). No floating-point clock.
+//! - [`columns`]: how a result struct's fields become the results tables' columns.
 //! - [`error`]: [`ConfigError`], the one error (a configuration value refused); [`catalog`](mod@catalog):
 //!   the types in which every algorithm and option describes its parameters.
 //! - [`packet`]: the `Copy` packet.
@@ -46,6 +47,8 @@
 
 #[macro_use]
 mod names;
+#[macro_use]
+pub mod columns;
 
 pub mod catalog;
 pub mod config;
@@ -103,5 +106,11 @@ pub fn catalog() -> Catalog {
         drop_reasons: qdisc::DropReason::ALL.iter().map(|r| r.name()).chain([net::WIRE_LOSS]).collect(),
         mark_reasons: qdisc::MarkReason::ALL.iter().map(|r| r.name()).collect(),
         key_uses: qdisc::key_uses().into_iter().chain(tcp::key_uses()).collect(),
+        result_columns: [
+            ("flows", results::FlowResult::columns()),
+            ("groups", results::GroupResult::columns()),
+            ("links", results::LinkResult::columns()),
+        ]
+        .into(),
     }
 }

@@ -80,147 +80,160 @@ pub struct Transfers {
     pub finished: Vec<bool>,
 }
 
-/// Results of one flow.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct FlowResult {
-    /// Index of the flow in the configuration.
-    pub id: u32,
-    /// Its group.
-    pub group: String,
-    /// Source node name.
-    pub src: String,
-    /// Destination node name.
-    pub dst: String,
-    /// The source's kind (`"tcp"`, `"udp_cbr"`, `"poisson_packets"`, `"short_flows"`, ...).
-    pub kind: String,
-    /// Congestion control name (`""` for UDP).
-    pub cc: String,
-    /// Actual start time in seconds (after jitter).
-    pub start_s: f64,
-    /// Bytes of a finite transfer; `None` for saturated and UDP flows.
-    pub size_bytes: Option<u64>,
-    /// Application bytes delivered in order to the receiver within the window.
-    pub delivered_bytes: u64,
-    /// Goodput over the window in bit/s: `delivered_bytes × 8 / window`.
-    pub goodput_bps: f64,
-    /// Application bytes delivered in order over the whole run.
-    pub delivered_bytes_total: u64,
-    /// Data packets sent in the window (TCP: including retransmissions).
-    pub sent_pkts: u64,
-    /// TCP segments retransmitted in the window (fast and timeout).
-    pub retransmits: u64,
-    /// TCP fast retransmits (entries into fast recovery) in the window.
-    pub fast_retransmits: u64,
-    /// TCP retransmission timeouts in the window.
-    pub timeouts: u64,
-    /// TCP window reductions in response to ECN echoes in the window.
-    pub ecn_reductions: u64,
-    /// This flow's data packets dropped in the window, on any link (queues and wire).
-    pub drops: u64,
-    /// `sent_pkts` over the whole run.
-    pub sent_pkts_total: u64,
-    /// `retransmits` over the whole run.
-    pub retransmits_total: u64,
-    /// `fast_retransmits` over the whole run.
-    pub fast_retransmits_total: u64,
-    /// `timeouts` over the whole run.
-    pub timeouts_total: u64,
-    /// `ecn_reductions` over the whole run.
-    pub ecn_reductions_total: u64,
-    /// `drops` over the whole run.
-    pub drops_total: u64,
-    /// Completion time in seconds of a finite TCP flow's (first) transfer: from start to the
-    /// moment the receiver has every byte, or, unfinished, to the end of the run (censored:
-    /// see `finished`); `None` for saturated and UDP flows.
-    pub fct_s: Option<f64>,
-    /// Whether that transfer finished before the end of the run; `None` without one.
-    pub finished: Option<bool>,
-    /// Mean queueing delay (sum over the path) of this flow's data packets received in the
-    /// window, seconds; `None` if none was received.
-    pub mean_queue_delay_s: Option<f64>,
-    /// Share of the TCP sender's new ACKs in the window (outside loss recovery) after which
-    /// its window stood at the receive window: near 1, the flow was limited by `rwnd`, not
-    /// by the network. `None` without such ACKs (UDP, or none in the window).
-    pub rwnd_limited: Option<f64>,
+result_row! {
+    /// Results of one flow.
+    #[derive(Debug, Clone, Serialize, PartialEq)]
+    pub struct FlowResult {
+        /// Index of the flow in the configuration.
+        pub id: u32,
+        /// Its group.
+        pub group: String,
+        /// Source node name.
+        pub src: String,
+        /// Destination node name.
+        pub dst: String,
+        /// The source's kind (`"tcp"`, `"udp_cbr"`, `"poisson_packets"`, `"short_flows"`, ...).
+        pub kind: String,
+        /// Congestion control name (`""` for UDP).
+        pub cc: String,
+        /// Actual start time in seconds (after jitter).
+        pub start_s: f64,
+        /// Bytes of a finite transfer; `None` for saturated and UDP flows.
+        pub size_bytes: Option<u64>,
+        /// Application bytes delivered in order to the receiver within the window.
+        pub delivered_bytes: u64,
+        /// Goodput over the window in bit/s: `delivered_bytes × 8 / window`.
+        pub goodput_bps: f64,
+        /// Of `delivered_bytes`, those that reached the receiver before the window opened and
+        /// waited there out of order for a hole to fill. They crossed the network before the
+        /// window, so `goodput_bps` can exceed what the path carried in a short window by
+        /// `held_before_window_bytes × 8 / window`; without them it cannot.
+        pub held_before_window_bytes: u64,
+        /// Application bytes delivered in order over the whole run.
+        pub delivered_bytes_total: u64,
+        /// Data packets sent in the window (TCP: including retransmissions).
+        pub sent_pkts: u64,
+        /// TCP segments retransmitted in the window (fast and timeout).
+        pub retransmits: u64,
+        /// TCP fast retransmits (entries into fast recovery) in the window.
+        pub fast_retransmits: u64,
+        /// TCP retransmission timeouts in the window.
+        pub timeouts: u64,
+        /// TCP window reductions in response to ECN echoes in the window.
+        pub ecn_reductions: u64,
+        /// This flow's data packets dropped in the window, on any link (queues and wire).
+        pub drops: u64,
+        /// `sent_pkts` over the whole run.
+        pub sent_pkts_total: u64,
+        /// `retransmits` over the whole run.
+        pub retransmits_total: u64,
+        /// `fast_retransmits` over the whole run.
+        pub fast_retransmits_total: u64,
+        /// `timeouts` over the whole run.
+        pub timeouts_total: u64,
+        /// `ecn_reductions` over the whole run.
+        pub ecn_reductions_total: u64,
+        /// `drops` over the whole run.
+        pub drops_total: u64,
+        /// Completion time in seconds of a finite TCP flow's (first) transfer: from start to the
+        /// moment the receiver has every byte, or, unfinished, to the end of the run (censored:
+        /// see `finished`); `None` for saturated and UDP flows.
+        pub fct_s: Option<f64>,
+        /// Whether that transfer finished before the end of the run; `None` without one.
+        pub finished: Option<bool>,
+        /// Mean queueing delay (sum over the path) of this flow's data packets received in the
+        /// window, seconds; `None` if none was received.
+        pub mean_queue_delay_s: Option<f64>,
+        /// Share of the TCP sender's new ACKs in the window (outside loss recovery) after which
+        /// its window stood at the receive window: near 1, the flow was limited by `rwnd`, not
+        /// by the network. `None` without such ACKs (UDP, or none in the window).
+        pub rwnd_limited: Option<f64>,
+    }
 }
 
-/// Results aggregated over a flow group.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct GroupResult {
-    /// Group name.
-    pub group: String,
-    /// Number of flows.
-    pub flows: u32,
-    /// Sum of the flows' goodput over the window, bit/s.
-    pub goodput_bps: f64,
-    /// Data packets received in the window (the delay sample count).
-    pub delay_samples: u64,
-    /// Mean path queueing delay of data packets received in the window, seconds.
-    pub mean_queue_delay_s: Option<f64>,
-    /// Median of the same, seconds.
-    pub p50_queue_delay_s: Option<f64>,
-    /// 95th percentile, seconds.
-    pub p95_queue_delay_s: Option<f64>,
-    /// 99th percentile, seconds.
-    pub p99_queue_delay_s: Option<f64>,
-    /// Mean completion time of the group's transfers that started in the window (finite
-    /// flows, incast responses, short flows), seconds, the unfinished ones counted until the
-    /// end of the run (censored: a lower bound of their completion time); `None` if none
-    /// started.
-    pub mean_fct_s: Option<f64>,
-    /// Transfers of the group that started in the window and finished.
-    pub transfers_completed: u64,
-    /// Transfers of the group that started in the window and had not finished at the end.
-    pub unfinished_transfers: u64,
+result_row! {
+    /// Results aggregated over a flow group.
+    #[derive(Debug, Clone, Serialize, PartialEq)]
+    pub struct GroupResult {
+        /// Group name.
+        pub group: String,
+        /// Number of flows.
+        pub flows: u32,
+        /// Sum of the flows' goodput over the window, bit/s.
+        pub goodput_bps: f64,
+        /// Sum of the flows' `held_before_window_bytes`.
+        pub held_before_window_bytes: u64,
+        /// Data packets received in the window (the delay sample count).
+        pub delay_samples: u64,
+        /// Mean path queueing delay of data packets received in the window, seconds.
+        pub mean_queue_delay_s: Option<f64>,
+        /// Median of the same, seconds.
+        pub p50_queue_delay_s: Option<f64>,
+        /// 95th percentile, seconds.
+        pub p95_queue_delay_s: Option<f64>,
+        /// 99th percentile, seconds.
+        pub p99_queue_delay_s: Option<f64>,
+        /// Mean completion time of the group's transfers that started in the window (finite
+        /// flows, incast responses, short flows), seconds, the unfinished ones counted until the
+        /// end of the run (censored: a lower bound of their completion time); `None` if none
+        /// started.
+        pub mean_fct_s: Option<f64>,
+        /// Transfers of the group that started in the window and finished.
+        pub transfers_completed: u64,
+        /// Transfers of the group that started in the window and had not finished at the end.
+        pub unfinished_transfers: u64,
+    }
 }
 
-/// Results of one link (its qdisc included), over the window.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct LinkResult {
-    /// Link name.
-    pub name: String,
-    /// Transmitting node.
-    pub from: String,
-    /// Receiving node.
-    pub to: String,
-    /// Rate, bit/s.
-    pub rate_bps: u64,
-    /// Propagation delay, seconds.
-    pub delay_s: f64,
-    /// The qdisc's algorithm name.
-    pub qdisc: String,
-    /// Fraction of the window the link was transmitting.
-    pub utilization: f64,
-    /// Packets whose transmission finished in the window.
-    pub tx_pkts: u64,
-    /// Bytes whose transmission finished in the window.
-    pub tx_bytes: u64,
-    /// Packets offered to the qdisc in the window.
-    pub arrivals: u64,
-    /// Packets dropped in the window, all reasons (qdisc and wire).
-    pub drops: u64,
-    /// Drops in the window by reason name.
-    pub drops_by_reason: BTreeMap<String, u64>,
-    /// ECN marks in the window, all reasons.
-    pub marks: u64,
-    /// ECN marks in the window by reason name.
-    pub marks_by_reason: BTreeMap<String, u64>,
-    /// `drops / arrivals` in the window (0 if nothing arrived).
-    pub loss_rate: f64,
-    /// Time-weighted mean number of packets queued (not counting the one on the wire).
-    pub mean_queue_pkts: f64,
-    /// Time-weighted mean number of bytes queued.
-    pub mean_queue_bytes: f64,
-    /// Largest number of packets queued at any moment of the window.
-    pub max_queue_pkts: u64,
-    /// Mean sojourn time in the qdisc of packets dequeued in the window, seconds.
-    pub mean_delay_s: Option<f64>,
-    /// Median sojourn time, seconds.
-    pub p50_delay_s: Option<f64>,
-    /// 95th percentile sojourn time, seconds.
-    pub p95_delay_s: Option<f64>,
-    /// 99th percentile sojourn time, seconds.
-    pub p99_delay_s: Option<f64>,
+result_row! {
+    /// Results of one link (its qdisc included), over the window.
+    #[derive(Debug, Clone, Serialize, PartialEq)]
+    pub struct LinkResult {
+        /// Link name.
+        pub name: String,
+        /// Transmitting node.
+        pub from: String,
+        /// Receiving node.
+        pub to: String,
+        /// Rate, bit/s.
+        pub rate_bps: u64,
+        /// Propagation delay, seconds.
+        pub delay_s: f64,
+        /// The qdisc's algorithm name.
+        pub qdisc: String,
+        /// Fraction of the window the link was transmitting.
+        pub utilization: f64,
+        /// Packets whose transmission finished in the window.
+        pub tx_pkts: u64,
+        /// Bytes whose transmission finished in the window.
+        pub tx_bytes: u64,
+        /// Packets offered to the qdisc in the window.
+        pub arrivals: u64,
+        /// Packets dropped in the window, all reasons (qdisc and wire).
+        pub drops: u64,
+        /// Drops in the window by reason name.
+        pub drops_by_reason: BTreeMap<String, u64>,
+        /// ECN marks in the window, all reasons.
+        pub marks: u64,
+        /// ECN marks in the window by reason name.
+        pub marks_by_reason: BTreeMap<String, u64>,
+        /// `drops / arrivals` in the window (0 if nothing arrived).
+        pub loss_rate: f64,
+        /// Time-weighted mean number of packets queued (not counting the one on the wire).
+        pub mean_queue_pkts: f64,
+        /// Time-weighted mean number of bytes queued.
+        pub mean_queue_bytes: f64,
+        /// Largest number of packets queued at any moment of the window.
+        pub max_queue_pkts: u64,
+        /// Mean sojourn time in the qdisc of packets dequeued in the window, seconds.
+        pub mean_delay_s: Option<f64>,
+        /// Median sojourn time, seconds.
+        pub p50_delay_s: Option<f64>,
+        /// 95th percentile sojourn time, seconds.
+        pub p95_delay_s: Option<f64>,
+        /// 99th percentile sojourn time, seconds.
+        pub p99_delay_s: Option<f64>,
+    }
 }
 
 /// Sampled time series, columnar.

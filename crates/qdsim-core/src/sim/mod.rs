@@ -56,6 +56,8 @@ impl Endpoints {
 pub(crate) struct FlowAcc {
     pub delivered_total: u64,
     pub delivered_at_warmup: u64,
+    /// Bytes delivered in the window that had arrived before it, held out of order.
+    pub held_before_window: u64,
     pub drops: u64,
     pub drops_at_warmup: u64,
     pub delay_sum_ns: u128,
@@ -344,11 +346,13 @@ impl Sim {
         let flow = &mut self.flows[f as usize];
         let node;
         let mut delivered = 0;
+        let mut held_before_window = 0;
         let mut completed = false;
         match (&mut flow.ep, pkt.kind) {
             (Endpoints::Tcp { rcv, .. }, PacketKind::Data) => {
                 let d = rcv.on_data(&pkt, now, &mut out);
                 delivered = d.bytes;
+                held_before_window = d.held_before_window;
                 completed = d.completed;
                 node = flow.dst;
             }
@@ -365,6 +369,7 @@ impl Sim {
         let (root, group) = (flow.root, flow.group);
         let acc = &mut self.flows[root as usize].acc;
         acc.delivered_total += delivered;
+        acc.held_before_window += held_before_window;
         if pkt.kind != PacketKind::Ack {
             acc.data_received += 1;
         }
@@ -388,6 +393,9 @@ impl Sim {
         for flow in &mut self.flows {
             flow.acc.delivered_at_warmup = flow.acc.delivered_total;
             flow.acc.drops_at_warmup = flow.acc.drops;
+            if let Endpoints::Tcp { rcv, .. } = &mut flow.ep {
+                rcv.start_window();
+            }
         }
         self.stats_at_warmup = self.sender_stats();
         for h in &mut self.group_delay {

@@ -228,6 +228,7 @@ impl Sim {
                     size_bytes: size,
                     delivered_bytes: delivered,
                     goodput_bps: delivered as f64 * 8.0 / window_s,
+                    held_before_window_bytes: f.acc.held_before_window,
                     delivered_bytes_total: f.acc.delivered_total,
                     sent_pkts: w.sent_pkts,
                     retransmits: w.retransmits,
@@ -263,6 +264,7 @@ impl Sim {
                     group: name.clone(),
                     flows: 0,
                     goodput_bps: 0.0,
+                    held_before_window_bytes: 0,
                     delay_samples: h.count(),
                     mean_queue_delay_s: h.mean().map(|m| m / NS_PER_SEC as f64),
                     p50_queue_delay_s: h.quantile(0.5).map(ns_to_s),
@@ -278,6 +280,7 @@ impl Sim {
             let g = groups.get_mut(fr.group.as_str()).expect("group of every flow");
             g.flows += 1;
             g.goodput_bps += fr.goodput_bps;
+            g.held_before_window_bytes += fr.held_before_window_bytes;
         }
         // (sum of completion times, finished, unfinished) of the transfers started in the window.
         let mut fct_sum = vec![(0.0f64, 0u64, 0u64); self.group_names.len()];

@@ -51,6 +51,10 @@ pub struct TcpReceiver {
     wire: WireSizes,
     /// The out-of-order segment received last: its range leads the SACK blocks.
     last_ooo: Option<u64>,
+    /// The out-of-order ranges held when the measurement window opened, less what has been
+    /// delivered since: data that crossed the network before the window, counted apart when
+    /// delivered in it ([`Delivery::held_before_window`]).
+    held_at_window_start: Vec<(u64, u64)>,
 }
 
 /// What a received segment changed, for the statistics.
@@ -60,6 +64,9 @@ pub struct Delivery {
     pub bytes: u64,
     /// Whether the finite transfer is now complete.
     pub completed: bool,
+    /// Of `bytes`, those that had arrived before the measurement window opened and waited
+    /// out of order for a hole below them to fill (see [`TcpReceiver::start_window`]).
+    pub held_before_window: u64,
 }
 
 impl TcpReceiver {
@@ -86,7 +93,30 @@ impl TcpReceiver {
             sack: cfg.sack,
             wire: cfg.wire_sizes(),
             last_ooo: None,
+            held_at_window_start: Vec::new(),
         }
+    }
+
+    /// The measurement window opens: remembers the out-of-order data held now. Bytes
+    /// delivered in the window include it once its hole fills, though it crossed the
+    /// bottleneck before the window; counting it apart bounds the rest by what the path
+    /// carried in the window.
+    pub fn start_window(&mut self) {
+        self.held_at_window_start.clone_from(&self.ooo);
+    }
+
+    /// Returns the bytes of segments `[from, to)` just delivered that were held out of order
+    /// when the window opened, and forgets the ranges now below `to`.
+    fn take_held_before_window(&mut self, from: u64, to: u64) -> u64 {
+        let mut bytes = 0;
+        for &(s, e) in &self.held_at_window_start {
+            let (a, b) = (s.max(from), e.min(to));
+            if a < b {
+                bytes += self.data.bytes(a, b);
+            }
+        }
+        self.held_at_window_start.retain(|&(_, e)| e > to);
+        bytes
     }
 
     /// Returns the out-of-order ranges held above `rcv_nxt`.
@@ -106,7 +136,7 @@ impl TcpReceiver {
         if pkt.has(FLAG_SYN) {
             let syn_ack = self.ack_packet(0, pkt.ts, FLAG_SYN | (pkt.flags & FLAG_RETX), SackBlocks::NONE, now);
             out.send(Packet { size_bytes: self.wire.syn_bytes, ..syn_ack });
-            return Delivery { bytes: 0, completed: false };
+            return Delivery { bytes: 0, completed: false, held_before_window: 0 };
         }
         let seq = pkt.seq;
         self.last_ts = pkt.ts;
@@ -146,6 +176,11 @@ impl TcpReceiver {
             immediate = true;
         }
         let delivered = self.data.bytes(before, self.rcv_nxt);
+        let held_before_window = if delivered > 0 && !self.held_at_window_start.is_empty() {
+            self.take_held_before_window(before, self.rcv_nxt)
+        } else {
+            0
+        };
         let completed = delivered > 0 && self.data.total_segs().is_some_and(|n| before < n && self.rcv_nxt >= n);
 
         self.unacked_segs += 1;
@@ -156,7 +191,7 @@ impl TcpReceiver {
             self.delack_gen = self.delack_gen.wrapping_add(1);
             out.timer(now + self.delayed_ack_timeout, FlowTimer::DelayedAck(self.delack_gen));
         }
-        Delivery { bytes: delivered, completed }
+        Delivery { bytes: delivered, completed, held_before_window }
     }
 
     fn insert_ooo(&mut self, seq: u64) {
@@ -243,6 +278,27 @@ mod tests {
         assert_eq!(acks(&mut out), vec![1, 1, 1, 1, 4, 6]);
         assert_eq!(delivered, 6 * 1460);
         assert!(r.out_of_order().is_empty());
+    }
+
+    #[test]
+    fn data_held_out_of_order_when_the_window_opens_is_counted_apart_once() {
+        // Held at the window's start: 2..4 and 5..6. Then 6, 1, 0 arrive: 1 fills nothing,
+        // 0 delivers 0..4 (2 and 3 held before), 4 delivers 4..7 (5 held before, 6 not).
+        let mut r = TcpReceiver::new(0, 0, 1, 0, &plain(), None);
+        let mut out = Outbox::default();
+        for seq in [2, 3, 5] {
+            r.on_data(&data(seq), T, &mut out);
+        }
+        r.start_window();
+        let mut got = vec![];
+        for seq in [6, 1, 0, 4, 7] {
+            let d = r.on_data(&data(seq), T, &mut out);
+            got.push((d.bytes / 1460, d.held_before_window / 1460));
+        }
+        assert_eq!(got, vec![(0, 0), (0, 0), (4, 2), (3, 1), (1, 0)]);
+        // Every held range is forgotten once delivered: a new hole counts nothing.
+        r.on_data(&data(9), T, &mut out);
+        assert_eq!(r.on_data(&data(8), T, &mut out).held_before_window, 0);
     }
 
     #[test]

@@ -1,0 +1,149 @@
+//! The columns of the results tables, declared with the result structs themselves.
+//!
+//! A result row (a flow's, a group's, a link's) is a struct in [`results`](crate::results)
+//! declared through [`result_row!`]: each field's name, type and doc comment are also one
+//! entry of the struct's `COLUMNS`, which the catalog exports (`result_columns`) and from
+//! which the Python side builds the tables' schemas and the documentation's column
+//! reference. A field added to a result struct is therefore a stored, documented column,
+//! with nothing else to edit. The unit follows from the name's suffix ([`unit_of`]).
+
+use serde::Serialize;
+
+/// One column of a results table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Column {
+    /// The field's and the column's name.
+    pub name: &'static str,
+    /// The stored type: `int64`, `float64`, `string`, `bool`, or `int64_by_reason` (a map
+    /// stored as one `int64` column per reason of the catalog's list: `drops_by_reason` as
+    /// `drops_<reason>`).
+    pub dtype: &'static str,
+    /// The unit, from the name ([`unit_of`]); empty for a count, name or fraction.
+    pub unit: &'static str,
+    /// The field's doc comment, its lines joined.
+    pub doc: &'static str,
+}
+
+/// How a Rust field type is stored.
+pub trait ColumnType {
+    /// The stored type (see [`Column::dtype`]).
+    const DTYPE: &'static str;
+}
+
+macro_rules! column_type {
+    ($($ty:ty => $dtype:literal),+ $(,)?) => {
+        $(impl ColumnType for $ty {
+            const DTYPE: &'static str = $dtype;
+        })+
+    };
+}
+
+column_type!(u32 => "int64", u64 => "int64", f64 => "float64", String => "string", bool => "bool");
+
+impl ColumnType for std::collections::BTreeMap<String, u64> {
+    const DTYPE: &'static str = "int64_by_reason";
+}
+
+/// A missing value is a null of the same column.
+impl<T: ColumnType> ColumnType for Option<T> {
+    const DTYPE: &'static str = T::DTYPE;
+}
+
+/// Returns the unit a column's name states by its suffix: `_s` seconds, `_bps` bit/s,
+/// `_bytes` bytes, `_pkts` packets, before a `_total` (the whole run's count); anything
+/// else (counts, names, fractions) has none.
+pub fn unit_of(name: &str) -> &'static str {
+    let name = name.strip_suffix("_total").unwrap_or(name);
+    [("_bps", "bit/s"), ("_bytes", "B"), ("_pkts", "pkt"), ("_s", "s")]
+        .into_iter()
+        .find(|(suffix, _)| name.ends_with(suffix))
+        .map_or("", |(_, unit)| unit)
+}
+
+/// Declares a result struct whose every field is a column (see the module documentation):
+/// the struct as written, and `COLUMNS`, one [`Column`] per field in declaration order.
+macro_rules! result_row {
+    (
+        $(#[$meta:meta])*
+        pub struct $Name:ident {
+            $( $(#[doc = $doc:literal])+ pub $field:ident : $ty:ty, )+
+        }
+    ) => {
+        $(#[$meta])*
+        pub struct $Name {
+            $( $(#[doc = $doc])+ pub $field: $ty, )+
+        }
+
+        impl $Name {
+            /// Every field as a column of the results tables, in declaration order.
+            pub const COLUMNS: &'static [$crate::columns::Column] = &[$(
+                $crate::columns::Column {
+                    name: stringify!($field),
+                    dtype: <$ty as $crate::columns::ColumnType>::DTYPE,
+                    unit: "",
+                    doc: concat!($($doc),+),
+                }
+            ),+];
+
+            /// [`Self::COLUMNS`] with each unit ([`unit_of`](crate::columns::unit_of)) and the
+            /// doc's lines trimmed, as the catalog exports them.
+            pub fn columns() -> Vec<$crate::columns::Column> {
+                Self::COLUMNS
+                    .iter()
+                    .map(|c| $crate::columns::Column { unit: $crate::columns::unit_of(c.name), doc: c.doc.trim(), ..*c })
+                    .collect()
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    result_row! {
+        /// A test row.
+        #[derive(Debug, serde::Serialize)]
+        pub struct Row {
+            /// Its name.
+            pub name: String,
+            /// Goodput, bit/s,
+            /// over the window.
+            pub goodput_bps: Option<f64>,
+            /// Drops by reason.
+            pub drops_by_reason: std::collections::BTreeMap<String, u64>,
+        }
+    }
+
+    #[test]
+    fn columns_follow_the_fields_with_their_types_units_and_docs() {
+        let c = Row::columns();
+        let got: Vec<_> = c.iter().map(|c| (c.name, c.dtype, c.unit)).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("name", "string", ""),
+                ("goodput_bps", "float64", "bit/s"),
+                ("drops_by_reason", "int64_by_reason", "")
+            ]
+        );
+        assert_eq!(c[1].doc, "Goodput, bit/s, over the window.");
+        let row = Row { name: "a".into(), goodput_bps: None, drops_by_reason: Default::default() };
+        let json = serde_json::to_value(&row).unwrap();
+        assert_eq!(json.as_object().unwrap().keys().collect::<Vec<_>>().len(), c.len());
+    }
+
+    #[test]
+    fn units_come_from_the_suffix() {
+        for (name, unit) in [
+            ("fct_s", "s"),
+            ("rate_bps", "bit/s"),
+            ("tx_bytes", "B"),
+            ("max_queue_pkts", "pkt"),
+            ("delivered_bytes_total", "B"),
+            ("drops", ""),
+        ] {
+            assert_eq!(unit_of(name), unit, "{name}");
+        }
+    }
+}
