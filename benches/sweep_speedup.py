@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from qdsim.spec import load
-from qdsim.sweep import run_sweep
+from qdsim.experiment.spec import load
+from qdsim.run.sweep import run_sweep
 
 SPEC = Path(__file__).resolve().parents[1] / "experiments" / "examples" / "buffer_sweep.toml"
 SETTINGS = [

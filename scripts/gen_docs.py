@@ -16,7 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from qdsim.algorithms import core_catalog
+from qdsim.experiment.algorithms import core_catalog
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 DOC = DOCS / "experiment-file.md"

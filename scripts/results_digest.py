@@ -23,9 +23,9 @@ import sys
 from pathlib import Path
 
 from qdsim import _core
-from qdsim.resolve import config_json
-from qdsim.spec import load
-from qdsim.sweep import plan
+from qdsim.experiment.resolve import config_json
+from qdsim.experiment.spec import load
+from qdsim.run.sweep import plan
 
 
 def digest_results(config: dict) -> str:

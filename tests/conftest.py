@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from qdsim.reproduce import find_figures, quick_raw, sweep_figure
+from qdsim.papers.reproduce import find_figures, quick_raw, sweep_figure
 
 #: A short dumbbell run (2 s simulated) used by most CLI tests.
 SMALL_SPEC = """

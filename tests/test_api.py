@@ -12,8 +12,9 @@ import pytest
 
 import qdsim
 from conftest import SMALL_SPEC
-from qdsim import cli, reproduce
+from qdsim import cli
 from qdsim.extras import MissingExtraError
+from qdsim.papers import reproduce
 
 SWEEP = (
     SMALL_SPEC
@@ -128,9 +129,14 @@ def test_a_missing_extra_names_the_pip_install(small_spec, monkeypatch):
 
 
 def test_the_api_functions_are_not_shadowed_by_the_modules():
-    import qdsim.sweep
+    import importlib
+    import pkgutil
+
     from qdsim import api
 
+    for module in pkgutil.walk_packages(qdsim.__path__, "qdsim."):
+        if module.name != "qdsim.__main__":  # every module but the one that runs the CLI
+            importlib.import_module(module.name)
     assert qdsim.sweep is api.sweep and qdsim.load is api.load and qdsim.simulate is api.simulate
 
 

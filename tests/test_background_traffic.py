@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from qdsim import tables
 from qdsim.errors import SpecError
-from qdsim.resolve import resolve
-from qdsim.run import run_config, summarize
-from qdsim.spec import validate
+from qdsim.experiment.resolve import resolve
+from qdsim.experiment.spec import validate
+from qdsim.results import tables
+from qdsim.run.one import run_config, summarize
 
 
 def _raw(flows, sampling=None, **topology):
@@ -227,8 +227,8 @@ def test_fair_queueing_with_longest_queue_drop_spares_a_background_of_many_flows
 
 
 def test_every_poisson_packets_key_is_in_the_catalog():
-    from qdsim import workloads
-    from qdsim.spec import PoissonPacketsFlows, TcpFlows
+    from qdsim.experiment import workloads
+    from qdsim.experiment.spec import PoissonPacketsFlows, TcpFlows
 
     common = set(TcpFlows.model_fields) - {"kind", "cc", "size", "tcp"}
     entry = next(t for t in workloads.catalog()["traffic"] if t["name"] == "poisson_packets")

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qdsim.errors import SpecError
-from qdsim.run import run_config
-from qdsim.spec import load_raw, validate
-from qdsim.sweep import plan
+from qdsim.experiment.spec import load_raw, validate
+from qdsim.run.one import run_config
+from qdsim.run.sweep import plan
 
 FILES = sorted((Path(__file__).resolve().parents[1] / "experiments").rglob("*.toml"))
 

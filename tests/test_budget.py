@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from qdsim.run import MEMORY_SHARE, default_memory_limit, physical_memory
+from qdsim.run.one import MEMORY_SHARE, default_memory_limit, physical_memory
 
 FLOOD = """
 [experiment]

@@ -5,7 +5,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from qdsim.store import connect
+from qdsim.results.store import connect
 
 
 def test_run_json_has_the_promised_keys(qdsim, small_spec, tmp_path):

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from conftest import SMALL_SPEC
-from qdsim import store
 from qdsim.errors import SpecError
-from qdsim.spec import load
-from qdsim.stats import welch_ci
+from qdsim.experiment.spec import load
+from qdsim.results import store
+from qdsim.results.stats import welch_ci
 
 SHORT = SMALL_SPEC.replace('duration = "2s"', 'duration = "0.6s"').replace('warmup = "0.5s"', 'warmup = "0.1s"')
 SWEPT = SHORT + '\n[sweep]\n"topology.qdisc.limit" = ["10pkt", "40pkt"]\nrepetitions = 2\n'
@@ -98,7 +98,7 @@ def test_list_puts_packet_size_where_the_file_does(tmp_path):
 
 @pytest.fixture(scope="module")
 def two_sweeps(tmp_path_factory):
-    from qdsim.sweep import run_sweep
+    from qdsim.run.sweep import run_sweep
 
     root = tmp_path_factory.mktemp("compare")
     spec = root / "s.toml"
@@ -133,7 +133,7 @@ def test_compare_joins_two_sweeps_on_their_swept_keys(two_sweeps):
 
 
 def test_compare_refuses_what_cannot_be_joined(two_sweeps, tmp_path):
-    from qdsim.sweep import run_sweep
+    from qdsim.run.sweep import run_sweep
 
     raw, _ = load(two_sweeps / "s.toml", ['sweep={"flows.0.count"=[1, 2]}'])
     run_sweep(raw, tmp_path / "other", jobs=1)
@@ -186,7 +186,7 @@ dst = "b"
 access_rate = "1Gbps"
 """
     )
-    from qdsim.resolve import resolve
+    from qdsim.experiment.resolve import resolve
 
     _, spec = load(path)
     with pytest.raises(SpecError) as error:
@@ -205,7 +205,7 @@ access_rate = "1Gbps"
 def test_red_with_a_limit_below_min_th_is_an_error_naming_both(tmp_path, qdisc, message):
     path = tmp_path / "red.toml"
     path.write_text(SHORT)
-    from qdsim.resolve import resolve
+    from qdsim.experiment.resolve import resolve
 
     _, spec = load(path, [f"topology.qdisc={qdisc}"])
     with pytest.raises(SpecError) as error:

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from conftest import SMALL_SWEEP as SWEEP
-from qdsim import store
-from qdsim.spec import load
-from qdsim.sweep import run_sweep
+from qdsim.experiment.spec import load
+from qdsim.results import store
+from qdsim.run.sweep import run_sweep
 
 distributed = pytest.importorskip("distributed")
 

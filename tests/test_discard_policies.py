@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from qdsim import spec
 from qdsim.errors import SpecError
-from qdsim.resolve import resolve
-from qdsim.run import run_config
+from qdsim.experiment import spec
+from qdsim.experiment.resolve import resolve
+from qdsim.run.one import run_config
 
 ON_OFF = """
 [experiment]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from qdsim import algorithms
+from qdsim.experiment import algorithms
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -224,9 +224,9 @@ def test_the_engine_verdict_tables_are_the_record_s():
 
 
 def test_the_results_layout_names_every_column_of_every_table():
-    # docs/experiment-file.md's table of the results files against qdsim.tables' schemas: a
-    # column added to a table (every core result field is one) is documented with it.
-    from qdsim import tables
+    # docs/experiment-file.md's table of the results files against qdsim.results.tables'
+    # schemas: a column added to a table (every core result field is one) is documented with it.
+    from qdsim.results import tables
 
     doc = (ROOT / "docs" / "experiment-file.md").read_text()
     for name in (*tables.TABLES, "series_queue", "series_packets", "series_tcp", "series_tcp_events"):

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from conftest import EXPERIMENTS
-from qdsim import algorithms
 from qdsim.engines import Unsupported, measure, ns3, run
 from qdsim.engines.ns3 import QDISC_DEFAULTS, UNLIMITED_PKTS, Ns3
-from qdsim.resolve import resolve
-from qdsim.run import summarize
-from qdsim.spec import load
+from qdsim.experiment import algorithms
+from qdsim.experiment.resolve import resolve
+from qdsim.experiment.spec import load
+from qdsim.run.one import summarize
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = Ns3()

@@ -4,9 +4,9 @@ key, and its internals are recorded as the ``series_qdisc`` table."""
 import pyarrow.parquet as pq
 import pytest
 
-from qdsim import spec
 from qdsim.errors import SpecError
-from qdsim.resolve import resolve
+from qdsim.experiment import spec
+from qdsim.experiment.resolve import resolve
 
 SPEC = """
 [experiment]

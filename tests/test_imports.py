@@ -3,6 +3,9 @@
 The import graph is read from the source (``ast``), with every intra-package import —
 module level and inside functions — as an edge, so a cycle cannot hide in a function body:
 a function-local import is there for a lazy start (the CLI), never to break a circle.
+Modules are named by their dotted path in the package (``run.one``; a sub-package by its
+``__init__.py``: ``plot``); importing a sub-package's module from outside it runs the
+sub-package's ``__init__.py`` first, so that is an edge too.
 """
 
 from __future__ import annotations
@@ -14,29 +17,57 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "python" / "qdsim"
 
+#: The modules at the package's top level: the public API and what every part shares. Every
+#: other module lives in the sub-package of what it does (docs/architecture.md).
+TOP_LEVEL = {"__init__", "__main__", "api", "errors", "extras", "packaged", "version"}
 
-def _imports(path: Path) -> set[str]:
-    """Returns the package modules ``path`` imports, at module level or in a function."""
+
+def _modules() -> dict[str, Path]:
+    """Returns the package's modules by dotted name (the experiment files left out)."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[0] == "experiments":
+            continue
+        if parts[-1] == "__init__" and len(parts) > 1:
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def _imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """Returns the package modules ``path`` (module ``name``) imports, at module level or in
+    a function, with the sub-packages whose ``__init__.py`` that runs."""
+    package = [] if name == "__init__" else name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    found = set()
+    targets: list[list[str]] = []
     for node in ast.walk(tree):
-        names: list[str] = []
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1:
-                names = [node.module.split(".")[0]] if node.module else [alias.name for alias in node.names]
-            elif node.level == 0 and node.module and node.module.split(".")[0] == "qdsim":
-                parts = node.module.split(".")
-                names = [parts[1]] if len(parts) > 1 else [alias.name for alias in node.names]
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+            elif node.module and node.module.split(".")[0] == "qdsim":
+                base = []
+            else:
+                continue
+            module = [*base, *(node.module.split(".") if node.module else [])]
+            if node.level == 0:
+                module = module[1:]  # "qdsim." off
+            targets.append(module)
+            targets += [[*module, alias.name] for alias in node.names]
         elif isinstance(node, ast.Import):
-            names = [alias.name.split(".")[1] for alias in node.names if alias.name.startswith("qdsim.")]
-        for name in names:
-            if (PACKAGE / f"{name}.py").exists() or name == "_core":
-                found.add(name)
+            targets += [alias.name.split(".")[1:] for alias in node.names if alias.name.startswith("qdsim.")]
+    found = set()
+    for target in targets:
+        for end in range(1, len(target) + 1):
+            dotted = ".".join(target[:end])
+            if (dotted in known or dotted == "_core") and target[:end] != package[:end]:
+                found.add(dotted)
     return found
 
 
 def _graph() -> dict[str, set[str]]:
-    return {path.stem: _imports(path) - {path.stem} for path in PACKAGE.glob("*.py")}
+    modules = _modules()
+    return {name: _imports(name, path, set(modules)) - {name} for name, path in modules.items()}
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -65,6 +96,8 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_package_import_graph_has_no_cycle():
     graph = _graph()
     assert len(graph) > 10, sorted(graph)
+    assert {"experiment.spec", "run.one", "results.store", "plot"} <= set(graph), sorted(graph)
+    assert "results.tables" in graph["results.store"] and "results" in graph["plot.sweep"]
     assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
 
 
@@ -73,13 +106,18 @@ def test_the_cycle_finder_finds_a_cycle():
     assert _cycle({"a": {"b"}, "b": set()}) is None
 
 
+def test_every_module_below_the_api_lives_in_a_sub_package():
+    top = {name for name in _modules() if "." not in name and (PACKAGE / f"{name}.py").exists()}
+    assert top == TOP_LEVEL, "a new module goes into the sub-package of what it does (docs/architecture.md)"
+
+
 @pytest.mark.parametrize("module", ["topologies", "workloads", "tcp_options", "algorithms", "spec", "units", "errors"])
 def test_the_parts_of_resolution_do_not_import_resolve(module):
     graph = _graph()
-    reached, todo = set(), [module]
+    reached, todo = set(), [module if module in graph else f"experiment.{module}"]
     while todo:
         for dep in graph.get(todo.pop(), ()):
             if dep not in reached:
                 reached.add(dep)
                 todo.append(dep)
-    assert "resolve" not in reached, sorted(reached)
+    assert "experiment.resolve" not in reached, sorted(reached)

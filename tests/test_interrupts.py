@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from qdsim import store
+from qdsim.results import store
 
 # Two short runs, then three that would take minutes: a Ctrl-C after the first two finished.
 LONG = """

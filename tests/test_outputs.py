@@ -104,9 +104,10 @@ def test_unusable_output_paths_are_one_line_errors(small_spec, tmp_path, capsys,
 def test_every_field_the_core_reports_reaches_the_tables(small_spec):
     # The core's RunResults, field by field: each flow, group and link field is a column of
     # its table (a by-reason map one column per reason), each run-wide scalar one of points.
-    from qdsim import spec, tables
-    from qdsim.resolve import resolve
-    from qdsim.run import run_config, summarize
+    from qdsim.experiment import spec
+    from qdsim.experiment.resolve import resolve
+    from qdsim.results import tables
+    from qdsim.run.one import run_config, summarize
 
     _, parsed = spec.load(small_spec, ['topology.qdisc={kind="codel", ecn=true}', "flows.0.tcp.ecn=true", "sampling.packets.link='bottleneck'"])
     outcome = run_config(resolve(parsed))

@@ -7,7 +7,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from qdsim.plot_censored import CENSORED_LABEL, censored_runs, mark_censored
+from qdsim.plot.censored import CENSORED_LABEL, censored_runs, mark_censored
 
 # Two transfers per run, 20 kB (finish) or 4 MB each (cannot finish in a 3 s run at 10 Mb/s).
 SPEC = """

@@ -1,5 +1,5 @@
-"""Figures fit for a paper: no backend switched by importing qdsim, figures returned and
-drawn into a caller's axes, a colour-blind-safe palette with markers and line styles, axis
+"""Figures fit for a paper: no backend switched by importing qdsim, figures returned (from a
+results directory or the API's Results) and drawn into a caller's axes, a colour-blind-safe palette with markers and line styles, axis
 labels with units, log axes ticked at the swept values, 300 dpi, cwnd from each flow's start."""
 
 import subprocess
@@ -9,13 +9,14 @@ import matplotlib.image
 import pytest
 from matplotlib.figure import Figure
 
+import qdsim
 from conftest import SMALL_SPEC
-from qdsim import store
-from qdsim.labels import axis_label, display
-from qdsim.plot import DPI, PALETTE, draw_sweep, figure_data, plot_sweep
-from qdsim.plot_series import draw_cwnd
-from qdsim.spec import load
-from qdsim.sweep import run_sweep
+from qdsim.experiment.spec import load
+from qdsim.plot.labels import axis_label, display
+from qdsim.plot.series import draw_cwnd
+from qdsim.plot.sweep import DPI, PALETTE, draw_sweep, figure_data, plot_sweep
+from qdsim.results import store
+from qdsim.run.sweep import run_sweep
 
 SWEEP = (
     SMALL_SPEC.replace('duration = "2s"', 'duration = "0.6s"').replace('warmup = "0.5s"', 'warmup = "0.1s"')
@@ -48,12 +49,25 @@ def test_importing_qdsim_selects_no_matplotlib_backend():
     # Forcing Agg at import (as qdsim.plot once did) breaks a notebook's inline figures.
     code = (
         "import sys, matplotlib\n"
-        "import qdsim, qdsim.plot, qdsim.plot_series, qdsim.reproduce, qdsim.cli\n"
+        "import qdsim, qdsim.plot, qdsim.plot.series, qdsim.plot.packets, qdsim.papers.reproduce, qdsim.cli\n"
         "assert matplotlib.rcParams._get('backend') is matplotlib.rcsetup._auto_backend_sentinel, matplotlib.rcParams._get('backend')\n"
         "assert 'matplotlib.pyplot' not in sys.modules\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env={"PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr
+
+
+def test_import_qdsim_loads_no_matplotlib_until_qdsim_plot_is_used():
+    code = "import sys\nimport qdsim\nassert 'matplotlib' not in sys.modules\nfrom qdsim.plot.sweep import draw_sweep\nassert qdsim.plot.draw_sweep is draw_sweep\n"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env={"PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_sweep_figure_takes_the_results_the_api_returns(swept, small_spec):
+    from_results = draw_sweep(qdsim.load(swept), y="goodput_bps")
+    assert figure_data(from_results) == figure_data(qdsim.plot.draw_sweep(swept, y="goodput_bps"))
+    with pytest.raises(qdsim.SpecError, match="a sweep's results"):
+        qdsim.plot.draw_sweep(qdsim.simulate(small_spec), y="goodput_bps")
 
 
 def test_a_figure_is_returned_and_draws_into_a_given_axes(swept):

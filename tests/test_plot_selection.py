@@ -8,12 +8,12 @@ import statistics
 import pytest
 
 from conftest import SMALL_SPEC
-from qdsim import store
 from qdsim.errors import SpecError
-from qdsim.plot import plot_sweep
-from qdsim.plot_series import plot_queue
-from qdsim.spec import load
-from qdsim.sweep import run_sweep
+from qdsim.experiment.spec import load
+from qdsim.plot.series import plot_queue
+from qdsim.plot.sweep import plot_sweep
+from qdsim.results import store
+from qdsim.run.sweep import run_sweep
 
 TWO_AXES = (
     SMALL_SPEC.replace('duration = "2s"', 'duration = "0.6s"').replace('warmup = "0.5s"', 'warmup = "0.1s"')

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from qdsim.stats import mean_ci, regularized_beta, t_quantile_975, welch_ci
+from qdsim.results.stats import mean_ci, regularized_beta, t_quantile_975, welch_ci
 
 # The 0.975 quantile of Student's t as printed tables give it (3 decimals), and beyond df = 120
 # (where tables stop and the old code used the normal 1.960) from R's qt(0.975, df).

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from qdsim import store
-from qdsim.selection import cell_label
+from qdsim.results import store
+from qdsim.results.selection import cell_label
 
 SPEC = """
 [experiment]

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from conftest import SMALL_SPEC
-from qdsim import store
 from qdsim.errors import SpecError
-from qdsim.reproduce import find_figures, quick_raw, reproduce
-from qdsim.spec import load_raw
-from qdsim.sweep import plan
+from qdsim.experiment.spec import load_raw
+from qdsim.papers.reproduce import find_figures, quick_raw, reproduce
+from qdsim.results import store
+from qdsim.run.sweep import plan
 
 # A paper "toy" with two figures: the same short dumbbell swept over the FIFO's limit.
 FIGURE = (

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from qdsim import algorithms, spec, units
 from qdsim.errors import SpecError
-from qdsim.resolve import resolve
-from qdsim.tcp_options import profile_value
-from qdsim.topologies import BOTTLENECK
+from qdsim.experiment import algorithms, spec, units
+from qdsim.experiment.resolve import resolve
+from qdsim.experiment.tcp_options import profile_value
+from qdsim.experiment.topologies import BOTTLENECK
 
 
 def resolved(path, *overrides):

@@ -52,7 +52,7 @@ def test_plot_kinds_draw_cwnd_and_queue(qdsim, write_spec, tmp_path):
     cwnd = qdsim("plot", out, "--kind", "cwnd", "--flows", "0,1")
     assert cwnd.code == 0, cwnd.stderr
     assert (out / "cwnd.png").stat().st_size > 10_000
-    from qdsim.plot_series import UNLIMITED_SSTHRESH
+    from qdsim.plot.series import UNLIMITED_SSTHRESH
 
     assert UNLIMITED_SSTHRESH in pq.read_table(out / "series_tcp.parquet").column("ssthresh").to_pylist(), "slow start reports the sentinel"
     queue = qdsim("plot", out, "--kind", "queue", "--links", "bottleneck")
@@ -73,7 +73,7 @@ def test_run_and_a_one_point_sweep_write_the_same_series(qdsim, write_spec, tmp_
     # the same tables, types included. The run takes the seed the sweep derives for its one
     # repetition (the hosts' processing delays draw on it).
     from qdsim._core import stream_seed
-    from qdsim.spec import load
+    from qdsim.experiment.spec import load
 
     spec = write_spec(SPEC)
     rep_seed = stream_seed(load(spec)[1].experiment.seed, "repetition", 0)
@@ -89,9 +89,9 @@ def test_run_and_a_one_point_sweep_write_the_same_series(qdsim, write_spec, tmp_
 def test_series_columns_come_as_numpy_arrays_of_the_core_types(small_spec):
     import numpy as np
 
-    from qdsim.resolve import resolve
-    from qdsim.run import run_config, series_as_lists
-    from qdsim.spec import load
+    from qdsim.experiment.resolve import resolve
+    from qdsim.experiment.spec import load
+    from qdsim.run.one import run_config, series_as_lists
 
     _, parsed = load(small_spec, ["sampling.tcp=true", "sampling.queues=true"])
     results = run_config(resolve(parsed)).results
@@ -105,9 +105,10 @@ def test_series_columns_come_as_numpy_arrays_of_the_core_types(small_spec):
 def test_every_aqm_reports_its_variables_in_series_qdisc(small_spec):
     # [sampling] qdisc = true: RED and ARED their average, count, p_b and max_p (ARED's
     # adapted), CoDel its state, PIE its probability, Blue p_m; a FIFO nothing.
-    from qdsim import spec, tables
-    from qdsim.resolve import resolve
-    from qdsim.run import run_config, summarize
+    from qdsim.experiment import spec
+    from qdsim.experiment.resolve import resolve
+    from qdsim.results import tables
+    from qdsim.run.one import run_config, summarize
 
     cases = {
         '{kind="ared", min_th=5, max_th=15, limit="50pkt"}': {"avg", "count", "p_b", "max_p"},

@@ -2,9 +2,9 @@
 
 import pytest
 
-from qdsim import spec
 from qdsim.errors import SpecError
-from qdsim.resolve import resolve
+from qdsim.experiment import spec
+from qdsim.experiment.resolve import resolve
 
 
 def load_with(path, *overrides):
@@ -135,7 +135,7 @@ def test_cli_reports_user_errors_with_exit_2_and_one_line(qdsim, small_spec):
 
 
 def test_every_qdisc_with_its_defaults_passes_the_core_check():
-    from qdsim import algorithms
+    from qdsim.experiment import algorithms
 
     for q in algorithms.core_catalog()["qdiscs"]:
         assert algorithms.qdisc_config(q["name"], {}, "topology.qdisc", 10**9)["kind"] == q["name"]
@@ -148,7 +148,7 @@ def test_no_buffer_policy_takes_a_key_of_another_and_each_takes_its_own():
     # Walks every buffer policy's keys against every other policy of every multi-queue qdisc:
     # a key the selected policy does not read is refused in one line naming the key and the
     # policies that read it (the core's Rust test proves the declared keys are the keys read).
-    from qdsim import algorithms
+    from qdsim.experiment import algorithms
 
     catalog = algorithms.core_catalog()
     by_table: dict[str, dict[str, list[str]]] = {}
@@ -186,7 +186,7 @@ def test_no_buffer_policy_takes_a_key_of_another_and_each_takes_its_own():
     ],
 )
 def test_a_key_another_key_switches_off_is_refused(table, key, fragment):
-    from qdsim import algorithms
+    from qdsim.experiment import algorithms
 
     kind = table.pop("kind")
     with pytest.raises(SpecError) as exc:
@@ -221,7 +221,7 @@ def test_a_tcp_option_read_under_the_profile_s_values_is_taken(small_spec):
 
 
 def test_exponential_size_bounds_are_refused_for_fixed_sizes():
-    from qdsim import workloads
+    from qdsim.experiment import workloads
 
     group = spec.PoissonPacketsFlows(kind="poisson_packets", group="bg", rate=10**6, min_packet_size=100)
     with pytest.raises(SpecError) as exc:
@@ -233,8 +233,8 @@ def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():
     # The model of `tcp = {...}` is generated from the core's options, and `qdsim list` shows
     # them under the `tcp` traffic kind, named where the file writes them (`tcp.packet_size`,
     # inside the group's tcp table): an option missing there is undiscoverable.
-    from qdsim import algorithms, workloads
-    from qdsim.spec import TcpFlows, TcpOptions
+    from qdsim.experiment import algorithms, workloads
+    from qdsim.experiment.spec import TcpFlows, TcpOptions
 
     options = {o["name"] for o in algorithms.tcp_options()} | {"profile"}
     assert set(TcpOptions.model_fields) == options
@@ -248,8 +248,8 @@ def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():
 
 def test_every_workload_key_is_in_the_catalog():
     # incast, short_flows and on_off are resolved in Python; `qdsim list` must show their keys too.
-    from qdsim import workloads
-    from qdsim.spec import IncastFlows, OnOffFlows, ShortFlows, TcpFlows
+    from qdsim.experiment import workloads
+    from qdsim.experiment.spec import IncastFlows, OnOffFlows, ShortFlows, TcpFlows
 
     common = set(TcpFlows.model_fields) - {"kind", "cc", "size", "tcp"}
     for model, name in ((IncastFlows, "incast"), (ShortFlows, "short_flows"), (OnOffFlows, "on_off")):

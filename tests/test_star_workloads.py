@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from qdsim.errors import SpecError
-from qdsim.resolve import resolve
-from qdsim.spec import validate
+from qdsim.experiment.resolve import resolve
+from qdsim.experiment.spec import validate
 
 TCP = {"packet_size": "1000B", "min_rto": "10ms", "sack": True}
 
@@ -51,7 +51,7 @@ def test_persistent_incast_and_idle_restart_reach_the_core():
 
 
 def test_a_persistent_incast_answers_later_rounds_from_its_kept_window():
-    from qdsim.run import run_config
+    from qdsim.run.one import run_config
 
     def later_rounds_fct(persistent: bool) -> float:
         tcp = dict(TCP, initial_cwnd=2, idle_restart=False)
@@ -76,7 +76,7 @@ def test_short_flows_arrival_rate_follows_the_offered_load():
 
 
 def test_a_short_run_of_incast_completes_rounds():
-    from qdsim.run import run_config
+    from qdsim.run.one import run_config
 
     config = _resolve(_raw([{"group": "incast", "kind": "incast", "client": "client", "count": 4, "size": "10kB", "rounds": 2, "tcp": TCP}]))
     results = run_config(config).results

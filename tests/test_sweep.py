@@ -9,11 +9,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import SMALL_SWEEP as SWEEP
-from qdsim import store, tables
 from qdsim.errors import SpecError
-from qdsim.run import code_version
-from qdsim.spec import apply_override, load
-from qdsim.sweep import MAX_RUNS, plan, run_sweep
+from qdsim.experiment.spec import apply_override, load
+from qdsim.results import store, tables
+from qdsim.run.one import code_version
+from qdsim.run.sweep import MAX_RUNS, plan, run_sweep
 
 
 def test_sweep_runs_grid_times_repetitions_and_resumes(qdsim, write_spec, tmp_path):
@@ -236,7 +236,7 @@ def test_the_code_version_is_the_digest_of_the_sources(tmp_path):
     from pathlib import Path
 
     from qdsim import _core
-    from qdsim.run import PYTHON_SOURCES
+    from qdsim.run.one import PYTHON_SOURCES
 
     root = Path(__file__).resolve().parents[1]
     files = ["Cargo.lock", "crates/qdsim-core/Cargo.toml", "crates/qdsim-py/Cargo.toml"]
@@ -281,11 +281,9 @@ def test_the_documented_drop_columns_are_the_cores_reasons():
 
 
 def test_runs_of_older_code_or_another_grid_are_stale_until_pruned(write_spec, tmp_path, monkeypatch):
-    import importlib
-
-    from qdsim import results
-
-    sweep_module = importlib.import_module("qdsim.sweep")  # `qdsim.sweep` is the API's function
+    from qdsim.results.status import find, prune
+    from qdsim.results.status import status as status_of
+    from qdsim.run import sweep as sweep_module
 
     raw, _ = load(write_spec(SWEEP))
     smaller = apply_override(raw, 'sweep."topology.qdisc.limit"', [10])
@@ -294,16 +292,16 @@ def test_runs_of_older_code_or_another_grid_are_stale_until_pruned(write_spec, t
         older.setattr(sweep_module, "code_version", lambda: "0.1.0+older")
         assert run_sweep(raw, out, jobs=1).ran == 8
     assert run_sweep(smaller, out, jobs=1).ran == 4, "the older code's runs are not reused"
-    status = results.status(out)
+    status = status_of(out)
     assert (status.stored, status.planned, status.missing, status.stale_version, status.stale_grid) == (12, 4, 0, 8, 0)
     assert run_sweep(raw, out, jobs=1).ran == 4
     run_sweep(smaller, out, jobs=1)
-    status = results.status(out)
+    status = status_of(out)
     assert (status.stale_version, status.stale_grid, status.stale) == (8, 4, 12)
-    assert [s.stale for s in map(results.status, results.find([tmp_path]))] == [12]
-    assert results.prune(out, dry_run=True) == (12, 4)
-    assert results.prune(out) == (12, 4)
-    assert len(store.committed_runs(out)) == 4 and results.status(out).stale == 0
+    assert [s.stale for s in map(status_of, find([tmp_path]))] == [12]
+    assert prune(out, dry_run=True) == (12, 4)
+    assert prune(out) == (12, 4)
+    assert len(store.committed_runs(out)) == 4 and status_of(out).stale == 0
     assert run_sweep(smaller, out, jobs=1).ran == 0 and store.read_table(out, "points").num_rows == 4
 
 

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from qdsim import units
-from qdsim.units import UnitError
+from qdsim.experiment import units
+from qdsim.experiment.units import UnitError
 
 
 @pytest.mark.parametrize(

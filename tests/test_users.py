@@ -4,10 +4,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import SMALL_SPEC
-from qdsim import spec
 from qdsim.errors import SpecError
-from qdsim.resolve import resolve
-from qdsim.run import user_of_flows
+from qdsim.experiment import spec
+from qdsim.experiment.resolve import resolve
+from qdsim.run.one import user_of_flows
 
 USERS_SPEC = """
 [experiment]

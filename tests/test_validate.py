@@ -14,10 +14,10 @@ from conftest import SMALL_SPEC as _SMALL
 from qdsim.engines import ENGINES, Unsupported, measure, run
 from qdsim.engines.ns2 import ns2_drr_hash
 from qdsim.errors import SpecError
-from qdsim.resolve import resolve
-from qdsim.run import summarize
-from qdsim.spec import load
-from qdsim.validate import _verdict
+from qdsim.experiment.resolve import resolve
+from qdsim.experiment.spec import load
+from qdsim.run.one import summarize
+from qdsim.validation.validate import _verdict
 
 #: The CLI tests' small dumbbell, every group with a congestion control ns-2 has.
 SMALL_SPEC = _SMALL.replace('group = "near"', 'group = "near"\ncc = "newreno"')
@@ -236,7 +236,7 @@ def test_validate_refuses_bad_input_in_one_line(qdsim, write_spec) -> None:
 
 
 def test_the_suites_laws_hold_the_formulas_they_name() -> None:
-    from qdsim.validation_suite import LAWS
+    from qdsim.validation.suite import LAWS
 
     by = {law.id: law for law in LAWS}
     # Mathis at p = 1 %: 1000 B / 0.1 s x sqrt(150) = 0.98 Mb/s.
@@ -283,7 +283,7 @@ def test_a_failed_engine_run_is_left_out_and_said_the_others_compared(write_spec
     # The engine crashes on its second seed: the validation compares the other two and says so.
     from qdsim.engines import EngineError
     from qdsim.engines import sweep as engine_sweep
-    from qdsim.validate import table_lines, validate
+    from qdsim.validation.validate import table_lines, validate
 
     real = engine_sweep.run
 
@@ -305,7 +305,7 @@ def test_a_failed_engine_run_is_left_out_and_said_the_others_compared(write_spec
 def test_every_stated_cause_belongs_to_a_scenario_or_law_of_the_suite_and_an_engine() -> None:
     import fnmatch
 
-    from qdsim.validation_suite import CAUSES, LAWS, SCENARIOS, cause
+    from qdsim.validation.suite import CAUSES, LAWS, SCENARIOS, cause
 
     ids = [s.id for s in SCENARIOS] + [law.id for law in LAWS]
     for (pattern, engine, _metric), text in CAUSES.items():

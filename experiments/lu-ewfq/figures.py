@@ -19,9 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from qdsim import store
+from qdsim.results import store
+from qdsim.results.tables import axis_cells
 from qdsim.run import jain_index
-from qdsim.tables import axis_cells
 
 #: Total buffer (bytes) of a Fig. 4(a) point: WFQ gives each of the five flows one-fifth.
 FLOWS_FIG4 = 5
@@ -82,7 +82,7 @@ def draw_fig4cd(wfq_dir: Path, ewfq_dir: Path, out: Path) -> Path:
     """Draws Fig. 4(c) (Jain's index over the five flows) and 4(d) (aggregate bandwidth) of
     WFQ and EWFQ against the total buffer; writes ``out`` (PNG) and the numbers beside it
     (JSON); returns ``out``."""
-    from qdsim.plot import line_style, new_figure, save_figure
+    from qdsim.plot.sweep import line_style, new_figure, save_figure
 
     wfq = [(value * FLOWS_FIG4 / 1e3, m) for value, m in table(wfq_dir, "topology.links.0.qdisc.queue_limits.0")]
     ewfq = [(float(value.removesuffix("KB")), m) for value, m in table(ewfq_dir, "topology.links.0.qdisc.limit")]

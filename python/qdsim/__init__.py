@@ -9,20 +9,24 @@ simulator) is private; use the functions re-exported here::
 
 :func:`simulate`, :func:`sweep` and :func:`load` return :class:`Results` (``api.py``); the
 lower layers they are built on stay available: ``load_spec`` → ``resolve`` → ``run_config``
-→ ``summarize``.
+→ ``summarize``. Figures are :mod:`qdsim.plot` (``qdsim.plot.draw_sweep(results)``), imported
+when first used so that ``import qdsim`` loads no matplotlib.
 """
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 from .api import Results, Table, load, simulate, sweep
 from .errors import BudgetError, SpecError
+from .experiment.resolve import config_json, resolve
+from .experiment.spec import Spec
+from .experiment.spec import load as load_spec
+from .experiment.units import UnitError, parse_bytes, parse_duration, parse_limit, parse_pkts, parse_rate
 from .extras import MissingExtraError
 from .packaged import EXPERIMENT_FILES
-from .resolve import config_json, resolve
 from .run import RunOutcome, jain_index, run_config, summarize
-from .spec import Spec
-from .spec import load as load_spec
-from .units import UnitError, parse_bytes, parse_duration, parse_limit, parse_pkts, parse_rate
 from .version import __version__
 
 __all__ = [
@@ -51,3 +55,11 @@ __all__ = [
     "summarize",
     "sweep",
 ]
+
+
+def __getattr__(name: str) -> ModuleType:
+    """Imports :mod:`qdsim.plot` on first use of ``qdsim.plot``: it needs matplotlib, which
+    ``import qdsim`` does not load."""
+    if name == "plot":
+        return importlib.import_module(".plot", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,10 +11,11 @@
     again = qdsim.load("results/buffer_sweep")
 
 Everything goes through the code the command line uses: :func:`simulate` is ``qdsim run``
-(:func:`qdsim.run.run_config`, :func:`qdsim.run.summarize`, :func:`qdsim.tables.run_tables`),
-:func:`sweep` is ``qdsim sweep`` (:func:`qdsim.sweep.run_sweep`: resumable, stored in a
-results directory), :func:`load` reads any results directory (:mod:`qdsim.store`). So a
-table of the API is the same as the Parquet file of the CLI, column for column.
+(:func:`qdsim.run.one.run_config`, :func:`qdsim.run.one.summarize`,
+:func:`qdsim.results.tables.run_tables`), :func:`sweep` is ``qdsim sweep``
+(:func:`qdsim.run.sweep.run_sweep`: resumable, stored in a results directory), :func:`load`
+reads any results directory (:mod:`qdsim.results.store`). So a table of the API is the same
+as the Parquet file of the CLI, column for column.
 
 Tables are :class:`Table`: Arrow tables (PyArrow is a required dependency, and they are
 what the store holds) with one call to the data-frame library of the reader's choice,
@@ -36,21 +37,22 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import store, tables
 from .errors import SpecError
+from .experiment.resolve import resolve
+from .experiment.spec import Spec, apply_override, load_raw, refuse_overridden_sets, validate
+from .experiment.units import UnitError, parse_bytes
 from .extras import require
-from .resolve import resolve
-from .run import run_config, summarize
-from .spec import Spec, apply_override, load_raw, refuse_overridden_sets, validate
-from .sweep import SweepReport, run_sweep
-from .units import UnitError, parse_bytes
+from .results import store, tables
+from .run.one import run_config, summarize
+from .run.sweep import SweepReport, run_sweep
 from .version import __version__
 
 __all__ = ["Experiment", "Results", "Table", "load", "simulate", "sweep"]
 
 #: What :func:`simulate` and :func:`sweep` run: an experiment file's path (``str`` or
 #: ``os.PathLike``), the text of one (a ``str`` with a line break), its contents as a dict
-#: (as ``tomllib`` reads it), or a validated :class:`~qdsim.spec.Spec` (``simulate`` only).
+#: (as ``tomllib`` reads it), or a validated :class:`~qdsim.experiment.spec.Spec`
+#: (``simulate`` only).
 Experiment = str | os.PathLike | Mapping[str, Any] | Spec
 
 #: The short names of the sampled series (``series("queue")`` is table ``series_queue``).
@@ -67,7 +69,7 @@ class Table:
 
     ``to_pandas()`` and ``to_polars()`` give a data frame (extras ``pandas``, ``polars``),
     ``to_arrow()`` the PyArrow table itself and ``to_pylist()`` a list of row dicts. Columns
-    and their types are those of :mod:`qdsim.tables` (documented in
+    and their types are those of :mod:`qdsim.results.tables` (documented in
     ``docs/experiment-file.md``); identifying columns (``seed``, a sweep's swept keys,
     ``rep``) come first.
     """
@@ -292,10 +294,10 @@ def simulate(
 ) -> Results:
     """Runs one experiment (``qdsim run``) and returns its :class:`Results`.
 
-    ``experiment`` is a path, TOML text, a dict or a :class:`~qdsim.spec.Spec`; ``set``
-    overrides dotted keys as ``--set`` does (``{"topology.qdisc.limit": "20pkt"}``; values
-    are Python values, not TOML text); ``seed`` replaces ``experiment.seed``. The results
-    stay in memory unless ``out`` names a results directory, which then holds what
+    ``experiment`` is a path, TOML text, a dict or a :class:`~qdsim.experiment.spec.Spec`;
+    ``set`` overrides dotted keys as ``--set`` does (``{"topology.qdisc.limit": "20pkt"}``;
+    values are Python values, not TOML text); ``seed`` replaces ``experiment.seed``. The
+    results stay in memory unless ``out`` names a results directory, which then holds what
     ``qdsim run --out`` writes (refused if it holds other results, unless ``force``).
     ``memory_limit`` bounds the run (bytes or ``"4GB"``; default a quarter of physical
     memory). A file's ``[sweep]`` is ignored: :func:`sweep` runs it.
@@ -354,7 +356,7 @@ def sweep(
     refuse_overridden_sets(raw, set or {}, quick=quick, option="set")
     spec = validate(raw)
     if quick:
-        from .reproduce import quick_raw
+        from .papers.reproduce import quick_raw
 
         raw = quick_raw(raw, str(source) if source else "")
     out_dir = Path(out) if out is not None else Path("results") / (spec.experiment.name + ("-quick" if quick else ""))

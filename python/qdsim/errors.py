@@ -16,7 +16,7 @@ from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ValidationError
 
-from .units import UnitError
+from .experiment.units import UnitError
 
 __all__ = ["BudgetError", "SpecError", "render_value", "validation_error"]
 

@@ -7,8 +7,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from qdsim import store
 from qdsim.engines.sweep import refused_points
+from qdsim.results import store
 
 
 class Lacked(Exception):

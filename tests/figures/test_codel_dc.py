@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 from figure_results import by_label, mean_of, require, runs, swept_table
 
-from qdsim import store
 from qdsim.engines.sweep import refused_points
-from qdsim.plot_series import run_series
-from qdsim.reproduce import find_figures, quick_raw
-from qdsim.spec import validate
-from qdsim.units import parse_duration
+from qdsim.experiment.spec import validate
+from qdsim.experiment.units import parse_duration
+from qdsim.papers.reproduce import find_figures, quick_raw
+from qdsim.plot.series import run_series
+from qdsim.results import store
 
 pytestmark = pytest.mark.figure
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from figure_results import label_of, require
 
-from qdsim import store
+from qdsim.results import store
 
 pytestmark = pytest.mark.figure
 

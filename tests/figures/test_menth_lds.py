@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from figure_results import require
 
-from qdsim import store
-from qdsim.reproduce import find_figures, quick_raw
+from qdsim.papers.reproduce import find_figures, quick_raw
+from qdsim.results import store
 
 pytestmark = pytest.mark.figure
 

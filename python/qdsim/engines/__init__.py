@@ -2,7 +2,7 @@
 
 Each engine is one module behind the interface of :mod:`qdsim.engines.base` and one line of
 :data:`ENGINES`; :mod:`qdsim.engines.measure` is the measurement protocol they all print.
-``qdsim validate`` (:mod:`qdsim.validate`) runs them.
+``qdsim validate`` (:mod:`qdsim.validation.validate`) runs them.
 """
 
 from __future__ import annotations

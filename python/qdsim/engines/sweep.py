@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import store, tables
 from ..errors import SpecError
-from ..resolve import config_json
-from ..run import summarize
-from ..sweep import Point, collect, sweep_grid
+from ..experiment.resolve import config_json
+from ..results import store, tables
+from ..run.one import summarize
+from ..run.sweep import Point, collect, sweep_grid
 from .base import Engine, EngineError, EngineRun, run, terminate_all
 
 __all__ = ["REFUSED", "EngineSweep", "engine_key", "engine_seed", "refused_points", "run_engine_sweep"]

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from . import store
-from .errors import SpecError
-from .plot import PALETTE, json_key, line_label, new_figure, save_figure, value_rank
-from .spec import PlotDefaults, validate
+from ..errors import SpecError
+from ..experiment.spec import PlotDefaults, validate
+from ..results import store
+from .sweep import PALETTE, json_key, line_label, new_figure, save_figure, value_rank
 
 __all__ = ["plot_packets"]
 

@@ -1,4 +1,4 @@
-"""The validation suite of ``qdsim validate --suite`` (run by :mod:`qdsim.validation_page`).
+"""The validation suite of ``qdsim validate --suite`` (run by :mod:`qdsim.validation.page`).
 
 The suite is two lists. :data:`SCENARIOS` are the five papers' set-ups that a reference engine
 can run — their DropTail, RED and DRR baselines, the TCP variants on a dumbbell, an incast,
@@ -7,7 +7,7 @@ are analytic laws (Mathis for Reno and NewReno, RFC 3649, RFC 9438, processor sh
 M/M/1/K, max-min with DRR's byte bound), each
 an experiment file in ``experiments/validation/`` run in qdsim and in every engine that can,
 and held against the law's prediction. Every tolerance is stated before the runs, in
-:data:`qdsim.validate.TOLERANCES` and here (:attr:`Law.tolerance`).
+:data:`qdsim.validation.validate.TOLERANCES` and here (:attr:`Law.tolerance`).
 
 A disagreement is reported, never tuned away: :data:`CAUSES` holds, for each disagreement
 found, what the engine does differently, found by changing one setting at a time on one
@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import store
-from .packaged import EXPERIMENT_FILES
-from .spec import load
+from ..experiment.spec import load
+from ..packaged import EXPERIMENT_FILES
+from ..results import store
 from .validate import Row, Validation
 
 __all__ = ["CAUSES", "LAWS", "SCENARIOS", "Law", "Scenario", "cause", "law_rows", "raw_of", "scenario_rows"]
@@ -361,7 +361,7 @@ def law_rows(law: Law, validation: Validation) -> list[dict[str, Any]]:
 
 
 def _ci(values: list[float]) -> float:
-    from .stats import mean_ci
+    from ..results.stats import mean_ci
 
     return mean_ci(values)[1]
 

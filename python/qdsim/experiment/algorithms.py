@@ -3,15 +3,14 @@
 The core describes every queue discipline, congestion control and traffic kind it has
 (``_core.catalog()``): name, one-line summary and, for each parameter, its experiment-file
 key, unit, default and help. ``qdsim list`` prints it, and :func:`qdisc_config` uses the
-``unit`` field to turn a qdisc table of an experiment file into the core's ``QdiscConfig``:
-a parameter ``name`` with unit ``pkts`` becomes ``name_pkts`` (a packet count), ``bytes`` →
+``unit`` field to turn a qdisc table of an experiment file into the core's ``QdiscConfig``: a
+parameter ``name`` with unit ``pkts`` becomes ``name_pkts`` (a packet count), ``bytes`` →
 ``name_bytes``, ``ns`` or ``time`` → ``name_ns`` (a duration), ``bps`` or ``bit/s`` →
-``name_bps`` (a rate), and
-``pkts|bytes`` becomes ``name_pkts`` or ``name_bytes`` depending on the unit written.
-Parameters with any other unit (``bool``, ``int``, ``float``, ``list``, ``bools``, ...) pass
-through unchanged (checked to be of their type), so
-a new qdisc in the core needs no Python change as long as it follows this naming. The TCP
-options (:func:`tcp_options`) name their core field explicitly; :mod:`qdsim.tcp_options`
+``name_bps`` (a rate), and ``pkts|bytes`` becomes ``name_pkts`` or ``name_bytes`` depending
+on the unit written. Parameters with any other unit (``bool``, ``int``, ``float``, ``list``,
+``bools``, ...) pass through unchanged (checked to be of their type), so a new qdisc in the
+core needs no Python change as long as it follows this naming. The TCP options
+(:func:`tcp_options`) name their core field explicitly; :mod:`qdsim.experiment.tcp_options`
 builds the experiment file's ``tcp = {...}`` model and translation from them.
 """
 
@@ -23,8 +22,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..errors import SpecError
 from . import units
-from .errors import SpecError
 
 __all__ = ["DEFAULT_QDISC", "cc_names", "core_catalog", "qdisc_config", "qdisc_names", "tcp_options", "tcp_profile", "tcp_profiles"]
 
@@ -35,7 +34,7 @@ DEFAULT_QDISC: dict[str, Any] = {"kind": "fifo"}
 @functools.cache
 def core_catalog() -> dict[str, Any]:
     """Returns the core's catalog: ``{"qdiscs": [...], "cc": [...], "traffic": [...], "tcp": [...]}``."""
-    from . import _core
+    from .. import _core
 
     return json.loads(_core.catalog())
 
@@ -132,7 +131,7 @@ def qdisc_config(kind: str, params: dict[str, Any], key: str, rate_bps: int) -> 
     unknown = next((name for name in params if name not in known), None)
     if unknown is not None:
         raise SpecError(f"{key}.{unknown}", params[unknown], f"a parameter of {kind} ({', '.join(known) or 'none'})")
-    from . import _core
+    from .. import _core
 
     def checked_selector(name: str) -> object:
         # The key that switches others off is checked first: an unknown `buffer` is the
@@ -195,7 +194,7 @@ def core_checked(check: Callable[[], None], key: str, fields: dict[str, tuple[st
     value); a parameter the file did not set (a default in conflict with a set one) is
     named by its core name with the core's value.
     """
-    from . import _core
+    from .. import _core
 
     try:
         check()

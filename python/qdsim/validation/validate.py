@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import engines, store
-from .engines.sweep import run_engine_sweep
-from .errors import SpecError
-from .stats import mean_ci, welch_ci
-from .sweep import Point, plan, run_sweep
+from .. import engines
+from ..engines.sweep import run_engine_sweep
+from ..errors import SpecError
+from ..results import store
+from ..results.stats import mean_ci, welch_ci
+from ..run.sweep import Point, plan, run_sweep
 
 __all__ = ["TOLERANCES", "EngineSide", "Row", "Validation", "compare_sides", "validate", "validation_raw"]
 

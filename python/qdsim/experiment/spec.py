@@ -11,7 +11,7 @@ naming the key path, the bad value and what is allowed:
 
 Checks that need the simulator's catalog (qdisc kinds and parameters, congestion controls)
 or span several sections (flow keys that only make sense for one topology kind) happen in
-:mod:`qdsim.resolve`, which is always run before anything is simulated.
+:mod:`qdsim.experiment.resolve`, which is always run before anything is simulated.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, StrictBool, Tag, ValidationError, model_validator
 
+from ..errors import SpecError, validation_error
 from . import tcp_options, units
-from .errors import SpecError, validation_error
 
 __all__ = [
     "Dumbbell",
@@ -218,7 +218,7 @@ class Star(_Topology):
     between two hosts = 4 × ``delay``). The switch's output port towards the host
     ``bottleneck`` is the link named ``bottleneck`` with ``qdisc``; its other output ports get
     ``port_qdisc``; host NICs (host → switch) get ``host_qdisc`` (default: ``port_qdisc``).
-    Resolved in :mod:`qdsim.topologies`.
+    Resolved in :mod:`qdsim.experiment.topologies`.
     """
 
     kind: Literal["star"]
@@ -233,7 +233,7 @@ class Star(_Topology):
 
 #: ``tcp = {...}`` of a TCP flow group: a profile (``profile = "ns3"``, the default) and
 #: overrides of its options, one optional key per TCP option of the core's catalog, typed by
-#: its unit (:mod:`qdsim.tcp_options`).
+#: its unit (:mod:`qdsim.experiment.tcp_options`).
 TcpOptions = tcp_options.options_model(
     _Strict,
     {"bytes": PositiveBytes, "pkts": PositivePkts, "time": PositiveDuration, "bool": StrictBool},
@@ -280,7 +280,7 @@ class IncastFlows(_FlowGroup):
     Each round every server sends ``size`` bytes (or ``total_size`` / ``count``) on a fresh
     TCP connection, or with ``persistent = true`` on its one connection kept across rounds;
     the next round starts ``think`` after the last response has arrived (a barrier named
-    after the group). Resolved in :mod:`qdsim.workloads`.
+    after the group). Resolved in :mod:`qdsim.experiment.workloads`.
     """
 
     kind: Literal["incast"]
@@ -301,7 +301,7 @@ class ShortFlows(_FlowGroup):
     Pareto (``pareto_shape`` > 1) or fixed, of mean ``size_mean``; the arrival rate is
     ``arrival_rate`` per second or ``load`` × ``load_rate`` / (8 × mean size). With ``hosts``
     (dumbbell only) the transfers run between that many host pairs, each behind its own
-    access links. Resolved in :mod:`qdsim.workloads`.
+    access links. Resolved in :mod:`qdsim.experiment.workloads`.
     """
 
     kind: Literal["short_flows"]
@@ -339,7 +339,8 @@ class OnOffFlows(_FlowGroup):
     or bytes), wait an exponential ``idle`` time once the receiver has it, and send the next
     burst on the same connection (Kantawala & Turner 2005, §4: 256 packets, mean 2 s).
     ``first_burst = "idle"`` starts each source with an idle time, ``"start"`` with a burst.
-    Each burst is a transfer with its completion time. Resolved in :mod:`qdsim.workloads`.
+    Each burst is a transfer with its completion time. Resolved in
+    :mod:`qdsim.experiment.workloads`.
     """
 
     kind: Literal["on_off"]

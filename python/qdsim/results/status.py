@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import SpecError
+from ..run.one import code_version
 from . import store
-from .errors import SpecError
-from .run import code_version
 
 __all__ = ["Status", "find", "prune", "status"]
 
@@ -98,7 +98,7 @@ def current_version(sweep: dict[str, Any]) -> str:
     name = sweep.get("engine")
     if name is None:
         return code_version()
-    from .engines import ENGINES
+    from ..engines import ENGINES
 
     engine = ENGINES.get(name)
     return engine.version() if engine is not None else str(sweep.get("code_version"))

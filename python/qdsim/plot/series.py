@@ -21,11 +21,11 @@ from typing import Any
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from . import store
-from .errors import SpecError
-from .plot import Styles, figure_data, json_key, legend, line_label, new_figure, save_figure, value_rank
-from .selection import Filter, averaged_over, line_axes, line_label_of, one_run, parse_where
-from .spec import PlotDefaults, SeriesPanel, validate
+from ..errors import SpecError
+from ..experiment.spec import PlotDefaults, SeriesPanel, validate
+from ..results import store
+from ..results.selection import Filter, averaged_over, line_axes, line_label_of, one_run, parse_where
+from .sweep import Styles, figure_data, json_key, legend, line_label, new_figure, save_figure, value_rank
 
 __all__ = ["UNLIMITED_SSTHRESH", "RunSeries", "draw_cwnd", "draw_queue", "draw_series", "plot_cwnd", "plot_queue", "plot_series", "run_series"]
 

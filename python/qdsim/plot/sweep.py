@@ -3,12 +3,12 @@
 This is the ``sweep`` figure kind of ``[plot]`` (``qdsim plot``, ``qdsim reproduce``). Each
 panel is a metric looked up in the results tables in this order: ``points`` (per run, e.g.
 ``jain_index``, ``bottleneck_utilization``), ``groups`` (per flow group, e.g.
-``goodput_bps``, ``mean_fct_s``; one line per group unless ``by`` says otherwise),
-``links`` (the bottleneck link's row, e.g. ``mean_queue_pkts``, ``loss_rate``) and
-``flows``. A point is the mean over the repetitions of one grid point, with a 95 %
-confidence interval (Student's t): every other swept key splits the lines, or the panels
-with ``facet`` (:mod:`qdsim.selection`), and ``where`` keeps some runs only; the title says
-what a point is the mean of. A panel may instead show the improvement over a baseline line
+``goodput_bps``, ``mean_fct_s``; one line per group unless ``by`` says otherwise), ``links``
+(the bottleneck link's row, e.g. ``mean_queue_pkts``, ``loss_rate``) and ``flows``. A point
+is the mean over the repetitions of one grid point, with a 95 % confidence interval
+(Student's t): every other swept key splits the lines, or the panels with ``facet``
+(:mod:`qdsim.results.selection`), and ``where`` keeps some runs only; the title says what a
+point is the mean of. A panel may instead show the improvement over a baseline line
 (``improvement_over``), and a model curve computed by a function beside the experiment file
 may be drawn over a panel.
 
@@ -16,42 +16,45 @@ Every figure is saved with a JSON file beside it (same name, ``.json``) holding 
 numbers drawn: the x values, and per panel and line the means and CI half-widths in
 display units (:func:`save_figure`).
 
-Figures fit for a paper: :func:`draw_sweep` (and those of :mod:`qdsim.plot_series`)
+Figures fit for a paper: :func:`draw_sweep` (and those of :mod:`qdsim.plot.series`)
 return a matplotlib ``Figure`` made without pyplot and accept ``ax=`` to draw into a figure
 of the caller's; importing this module never selects a backend, so a notebook's inline
 figures keep working. Lines differ in colour (Okabe & Ito's colour-blind-safe palette),
-marker and line style; axes are labelled with names and units (:mod:`qdsim.labels`); a log
+marker and line style; axes are labelled with names and units (:mod:`qdsim.plot.labels`); a log
 axis is ticked at the swept values; raster files are saved at 300 dpi.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import textwrap
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from . import store, units
-from .errors import SpecError
+from ..errors import SpecError
+from ..experiment import units
+from ..experiment.spec import ModelCurve, Panel, PlotDefaults, validate
+from ..results import store
+from ..results.selection import Filter, averaged_over, cell_label, default_x, facet_values, line_axes, line_label_of, parse_where
+from ..results.stats import mean_ci, t_quantile_975
+from ..results.tables import axis_cells
+from .censored import censored_runs, mark_censored
 from .labels import axis_label, display
-from .plot_censored import censored_runs, mark_censored
-from .selection import Filter, averaged_over, cell_label, default_x, facet_values, line_axes, line_label_of, parse_where
-from .spec import ModelCurve, Panel, PlotDefaults, validate
-from .stats import mean_ci, t_quantile_975
-from .tables import axis_cells
 
 __all__ = [
     "DPI",
     "LINESTYLES",
     "MARKERS",
     "PALETTE",
+    "StoredResults",
     "Styles",
     "check_figure_path",
     "display",
@@ -66,6 +69,7 @@ __all__ = [
     "model_function",
     "new_figure",
     "plot_sweep",
+    "results_dir_of",
     "save_figure",
     "swept_axis",
     "t_quantile_975",
@@ -266,8 +270,27 @@ def save_figure(fig: Figure, data: dict[str, Any], out: Path, dpi: int = DPI) ->
     return out
 
 
+class StoredResults(Protocol):
+    """What the figures read of a :class:`qdsim.Results` (:func:`qdsim.sweep`,
+    :func:`qdsim.load`): its kind and its results directory."""
+
+    kind: str
+    out_dir: Path | None
+
+
+def results_dir_of(results: str | os.PathLike[str] | StoredResults) -> Path:
+    """Returns the results directory of a sweep given as its path or as its
+    :class:`qdsim.Results`; a run's results, or a sweep's not stored, raise SpecError."""
+    if isinstance(results, (str, os.PathLike)):
+        return Path(results)
+    kind, out_dir = getattr(results, "kind", None), getattr(results, "out_dir", None)
+    if kind != "sweep" or out_dir is None:
+        raise SpecError("results", f"{type(results).__name__} of a {kind}", "a sweep's results: its directory or its Results (qdsim.sweep, qdsim.load)")
+    return Path(out_dir)
+
+
 def plot_sweep(
-    results_dir: str | Path,
+    results_dir: str | os.PathLike[str] | StoredResults,
     x: str | None = None,
     y: str | list[str] | None = None,
     by: str | None = None,
@@ -279,16 +302,17 @@ def plot_sweep(
     """Draws :func:`draw_sweep` and saves it to ``out`` (default
     ``RESULTS_DIR/<y>_vs_<x>.png``) with the numbers drawn beside it (:func:`save_figure`);
     returns the figure's path."""
+    results_dir = results_dir_of(results_dir)
     fig = draw_sweep(results_dir, x=x, y=y, by=by, experiment_dir=experiment_dir, where=where, facet=facet)
     data = figure_data(fig)
     facets = len({p.get("facet") for p in data["panels"]})
     name = "+".join(p["metric"] for p in data["panels"][::facets])
-    out_path = Path(out) if out else Path(results_dir) / f"{name}_vs_{data['x']['key'].replace('.', '_')}.png"
+    out_path = Path(out) if out else results_dir / f"{name}_vs_{data['x']['key'].replace('.', '_')}.png"
     return save_figure(fig, data, out_path)
 
 
 def draw_sweep(
-    results_dir: str | Path,
+    results_dir: str | os.PathLike[str] | StoredResults,
     x: str | None = None,
     y: str | list[str] | None = None,
     by: str | None = None,
@@ -298,8 +322,9 @@ def draw_sweep(
     ax: Axes | None = None,
 ) -> Figure:
     """Returns the figure of the panels of ``y`` against the swept key ``x`` from a sweep's
-    results (:func:`figure_data` gives the numbers drawn); with ``ax`` (one panel, no facet)
-    it draws into that axes and returns its figure.
+    results — its directory, or the :class:`qdsim.Results` of :func:`qdsim.sweep` or
+    :func:`qdsim.load` — (:func:`figure_data` gives the numbers drawn); with ``ax`` (one
+    panel, no facet) it draws into that axes and returns its figure.
 
     Defaults come from the experiment's ``[plot]`` table; ``x`` defaults to the only swept
     key (besides a swept ``experiment.seed``). A list of metrics gives one panel each,
@@ -309,7 +334,7 @@ def draw_sweep(
     metric gives one line per group (or per value of ``by``), and every other swept key left
     splits the lines.
     """
-    results_dir = Path(results_dir)
+    results_dir = results_dir_of(results_dir)
     experiment_dir = Path(experiment_dir) if experiment_dir is not None else None
     sweep = store.read_sweep(results_dir)
     defaults: PlotDefaults = validate(store.read_spec(results_dir)).plot
@@ -453,7 +478,7 @@ class _Lines:
                     "x": [self.xs[self.order[k]] for k in keys],
                     "mean": [means[line][k][0] * scale for k in keys],
                     "ci95": [means[line][k][1] * abs(scale) for k in keys],
-                    # Runs per x whose completion times include unfinished transfers (plot_censored).
+                    # Runs per x whose completion times include unfinished transfers (censored.py).
                     **({"censored": [censored[line][k] for k in keys]} if censored is not None else {}),
                 }
             )

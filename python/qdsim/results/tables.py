@@ -13,10 +13,10 @@ quantity such as ``"20pkt"`` also ``<key>__value`` (a float in the base unit: s,
 pkt) and ``<key>__unit`` (so that SQL sorts ``20pkt`` before ``200pkt``), then ``rep`` and
 ``point_key``.
 
-This module makes Arrow tables and touches no file (:mod:`qdsim.store` writes and reads
-them). With :mod:`qdsim.run` (the summary) it decides what a stored sweep point holds, so
-both files are part of the code version that keys stored points
-(:func:`qdsim.run.code_version`).
+This module makes Arrow tables and touches no file (:mod:`qdsim.results.store` writes and
+reads them). With :mod:`qdsim.run.one` (the summary) it decides what a stored sweep point
+holds, so both files are part of the code version that keys stored points
+(:func:`qdsim.run.one.code_version`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from . import units
+from ..experiment import units
 
 __all__ = [
     "SEED",
@@ -61,7 +61,7 @@ _F, _I, _S, _B = pa.float64(), pa.int64(), pa.string(), pa.bool_()
 @functools.cache
 def drop_reasons() -> tuple[str, ...]:
     """Returns every drop reason a link's results can name, from the core's catalog."""
-    from .algorithms import core_catalog
+    from ..experiment.algorithms import core_catalog
 
     return tuple(core_catalog()["drop_reasons"])
 
@@ -69,7 +69,7 @@ def drop_reasons() -> tuple[str, ...]:
 @functools.cache
 def mark_reasons() -> tuple[str, ...]:
     """Returns every ECN mark reason a link's results can name, from the core's catalog."""
-    from .algorithms import core_catalog
+    from ..experiment.algorithms import core_catalog
 
     return tuple(core_catalog()["mark_reasons"])
 
@@ -228,7 +228,7 @@ def _from_rows(table: str, rows: list[dict[str, Any]]) -> pa.Table:
     names = {name for name, _ in columns(table)}
     unknown = set().union(*{frozenset(row) for row in rows}) - names
     if unknown:
-        raise ValueError(f"{table}: columns {sorted(unknown)} are not in its schema (qdsim.tables)")
+        raise ValueError(f"{table}: columns {sorted(unknown)} are not in its schema (qdsim.results.tables)")
     return pa.Table.from_pylist(rows, schema=schema(table))
 
 
@@ -262,9 +262,9 @@ _POINT_KEYS = ("jain_index", "bottleneck", "bottleneck_utilization", "fair_share
 
 def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa.Table]:
     """Returns the tables one run contributes, without identifying columns: ``points``,
-    ``flows``, ``groups``, ``links`` from its summary (:func:`qdsim.run.summarize`), and the
-    sampled series of its results (``series_queue``, ``series_tcp``, ``series_tcp_events``,
-    ``series_qdisc``, ``series_packets``) that hold rows."""
+    ``flows``, ``groups``, ``links`` from its summary (:func:`qdsim.run.one.summarize`), and
+    the sampled series of its results (``series_queue``, ``series_tcp``,
+    ``series_tcp_events``, ``series_qdisc``, ``series_packets``) that hold rows."""
     point = {key: summary[key] for key in _POINT_KEYS} | {"packets_not_recorded": summary.get("packets_not_recorded")}
     point["bottleneck_drops"] = next((link["drops"] for link in summary["links"] if link["name"] == summary["bottleneck"]), None)
     out = {

@@ -9,12 +9,12 @@ Sweeping ``experiment.seed`` is an axis like any other: each value is the base s
 own repetitions. A grid whose points would repeat a run (a value listed twice, a key that
 changes nothing) is refused: a table never holds a run twice.
 
-Each run is stored in the results store (:class:`qdsim.store.PointWriter`) as soon as it
-finishes, keyed by the SHA-256 of its resolved configuration, its seed and the code version
-(:func:`qdsim.run.code_version`). A rerun skips stored runs, so an interrupted sweep resumes
-where it stopped and never runs a finished point twice. The tables are rebuilt from the
-stored runs at the end — also when the sweep stops early on an error or Ctrl-C, so nothing
-computed is lost.
+Each run is stored in the results store (:class:`qdsim.results.store.PointWriter`) as soon as
+it finishes, keyed by the SHA-256 of its resolved configuration, its seed and the code
+version (:func:`qdsim.run.one.code_version`). A rerun skips stored runs, so an interrupted
+sweep resumes where it stopped and never runs a finished point twice. The tables are rebuilt
+from the stored runs at the end — also when the sweep stops early on an error or Ctrl-C, so
+nothing computed is lost.
 
 Where the runs execute: with one worker in this process, in order; by default on a pool of
 ``spawn`` processes that ignore Ctrl-C (the parent handles it: it kills them and keeps what
@@ -44,12 +44,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from . import store, tables
-from ._core import stream_seed
-from .errors import SpecError
-from .resolve import config_json, resolve
-from .run import code_version, default_memory_limit, run_config, summarize
-from .spec import apply_override, validate
+from .._core import stream_seed
+from ..errors import SpecError
+from ..experiment.resolve import config_json, resolve
+from ..experiment.spec import apply_override, validate
+from ..results import store, tables
+from .one import code_version, default_memory_limit, run_config, summarize
 
 __all__ = ["MAX_RUNS", "Point", "SweepReport", "collect", "plan", "run_sweep", "runs", "sweep_grid"]
 
@@ -180,7 +180,7 @@ def plan(raw: dict[str, Any], seed: int | None = None, on_progress: ProgressFn |
 
 def _simulate(config: dict[str, Any], memory_limit: int | None) -> tuple[str, dict[str, pa.Table]]:
     """Runs one configuration (in a worker); returns the worker's code version and the run's
-    tables (:func:`qdsim.tables.run_tables`).
+    tables (:func:`qdsim.results.tables.run_tables`).
 
     Without ``memory_limit`` the budget is this machine's default for as many runs at once as
     it has cores (a worker of a cluster)."""
@@ -327,12 +327,13 @@ def run_sweep(
 
     Runs execute on ``jobs`` local worker processes (default: one per core; 1: in this
     process), or on ``executor`` (any ``concurrent.futures.Executor``, e.g. a Dask
-    cluster's), each under ``memory_limit`` bytes (default: :func:`qdsim.run.default_memory_limit`
-    for the runs executing at once). ``on_plan(done, total)`` follows the planning of the
-    grid points, ``on_progress(done, total)`` the runs. ``source`` (the experiment file) is
-    recorded in ``sweep.json``, so a figure can find files beside it. ``out_dir`` must be new,
-    empty or hold this experiment's sweep (:func:`qdsim.store.claim`; ``force`` replaces
-    other results).
+    cluster's), each under ``memory_limit`` bytes (default:
+    :func:`qdsim.run.one.default_memory_limit` for the runs executing at once).
+    ``on_plan(done, total)`` follows the planning of the grid points,
+    ``on_progress(done, total)`` the runs. ``source`` (the experiment file) is recorded in
+    ``sweep.json``, so a figure can find files beside it. ``out_dir`` must be new, empty or
+    hold this experiment's sweep (:func:`qdsim.results.store.claim`; ``force`` replaces other
+    results).
     """
     points = plan(raw, seed=seed, on_progress=on_plan)
     store.claim(out_dir, "sweep", str(raw["experiment"]["name"]), force=force)

@@ -3,7 +3,7 @@
 Every builder returns ``(nodes, links, endpoints)``: node names, link dicts (one per
 direction, every quantity an integer: ns, bit/s) and, per flow group, one ``(src, dst)``
 pair per flow. Every link without a qdisc of its own gets
-:data:`~qdsim.algorithms.DEFAULT_QDISC`, a FIFO that never drops. Links are named
+:data:`~qdsim.experiment.algorithms.DEFAULT_QDISC`, a FIFO that never drops. Links are named
 ``"<from>-><to>"`` unless they are the bottleneck (:data:`BOTTLENECK`) or a graph link with a
 ``name``.
 
@@ -40,8 +40,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ..errors import SpecError
 from . import algorithms, units
-from .errors import SpecError
 from .spec import Dumbbell, Graph, GraphLink, IncastFlows, QdiscSpec, ShortFlows, Spec, Star
 
 __all__ = ["BOTTLENECK", "SWITCH", "dumbbell", "graph", "link", "star", "star_hosts"]

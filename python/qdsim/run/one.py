@@ -13,7 +13,7 @@ with ``transfers_completed`` and ``unfinished_transfers``); they enter the summa
 place, :func:`completion_times`.
 
 :func:`code_version` names the code that computes a run's stored rows (the core, the
-binding, this file and :mod:`qdsim.tables`); sweeps key their stored points by it.
+binding, this file and :mod:`qdsim.results.tables`); sweeps key their stored points by it.
 """
 
 from __future__ import annotations
@@ -31,13 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from . import _core
-from .errors import BudgetError, SpecError
-from .resolve import config_json
-from .tcp_options import resolved_options
-from .topologies import BOTTLENECK
+from .. import _core
+from ..errors import BudgetError, SpecError
+from ..experiment.resolve import config_json
+from ..experiment.tcp_options import resolved_options
+from ..experiment.topologies import BOTTLENECK
 
 __all__ = [
+    "PACKAGE_ROOT",
     "PYTHON_SOURCES",
     "RunOutcome",
     "bottleneck_link",
@@ -54,8 +55,12 @@ __all__ = [
 ]
 
 #: The package's files that decide what a stored sweep point holds, beside the core: the
-#: summary (this file) and the tables' rows and schemas. Part of :func:`code_version`.
-PYTHON_SOURCES = ("run.py", "tables.py")
+#: summary (this file) and the tables' rows and schemas, as paths from the package's root
+#: (``python/qdsim/``). Part of :func:`code_version`.
+PYTHON_SOURCES = ("run/one.py", "results/tables.py")
+
+#: The package's root, which :data:`PYTHON_SOURCES` are relative to.
+PACKAGE_ROOT = Path(__file__).parent.parent
 
 #: The share of physical memory a run's growing parts may hold by default, split between
 #: the runs that execute at once: the process also holds fixed state, and a finished run's
@@ -139,7 +144,7 @@ def code_version() -> str:
     digest = hashlib.sha256(_core.SOURCE_DIGEST.encode())
     for name in PYTHON_SOURCES:
         digest.update(f"\0{name}\0".encode())
-        digest.update((Path(__file__).parent / name).read_bytes())
+        digest.update((PACKAGE_ROOT / name).read_bytes())
     return f"{_core.__version__}+{digest.hexdigest()[:16]}"
 
 
@@ -238,8 +243,8 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
     """
     res = outcome.results
     flow_fct, group_fct = completion_times(res)
-    # Every field the core reports reaches the tables (`qdsim.tables` refuses a key its schema
-    # lacks); the completion times are recomputed from the transfer table.
+    # Every field the core reports reaches the tables (`qdsim.results.tables` refuses a key its
+    # schema lacks); the completion times are recomputed from the transfer table.
     flows = [{**f, **flow_fct[f["id"]]} for f in res["flows"]]
     saturated = [f["goodput_bps"] for f in flows if _is_saturated(f)]
     jain = jain_index(saturated or [f["goodput_bps"] for f in flows])

@@ -1,12 +1,13 @@
-"""Resolution: a validated experiment :class:`~qdsim.spec.Spec` → the core's ``RunConfig``.
+"""Resolution: a validated :class:`~qdsim.experiment.spec.Spec` → the core's ``RunConfig``.
 
 The result is a plain dict that serialises to the JSON ``qdsim._core.run`` takes: every
 node and unidirectional link explicit, every quantity an integer (ns, bit/s, bytes).
 
 This module orchestrates; each part is built where it is defined: nodes, links and each
-flow's endpoints by :mod:`qdsim.topologies` (dumbbell, graph, star), each group's source and
-the flows' user ids by :mod:`qdsim.workloads`, qdisc and TCP parameters by
-:mod:`qdsim.algorithms` and :mod:`qdsim.tcp_options`. None of them imports this module.
+flow's endpoints by :mod:`qdsim.experiment.topologies` (dumbbell, graph, star), each group's
+source and the flows' user ids by :mod:`qdsim.experiment.workloads`, qdisc and TCP
+parameters by :mod:`qdsim.experiment.algorithms` and :mod:`qdsim.experiment.tcp_options`.
+None of them imports this module.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..errors import SpecError
 from . import algorithms, topologies, units, workloads
-from .errors import SpecError
 from .spec import Dumbbell, PoissonPacketsFlows, ShortFlows, Spec, Star, UdpCbrFlows
 from .tcp_options import profile_value, tcp_config
 from .units import format_duration

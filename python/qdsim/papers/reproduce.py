@@ -1,13 +1,13 @@
 """Paper figures: one pipeline from an experiment file to a figure and the numbers it shows.
 
 A paper figure is an experiment file with a ``[source]`` table in ``experiments/<paper>/``.
-Reproducing it (:func:`reproduce`) runs its ``[sweep]`` through :func:`qdsim.sweep.run_sweep`
-(resumable: stored points are not run again) into a results directory and draws its
-``[plot]`` from the stored tables (:func:`draw_figure`): ``kind = "sweep"`` (metrics against
-a swept key, :mod:`qdsim.plot`) or ``kind = "series"`` (sampled series against time,
-:mod:`qdsim.plot_series`). The figure is ``<stem>.png`` and the numbers drawn
-``<stem>.json``, in the results directory and, when published, in
-``docs/reproductions/<paper>/`` (the committed copies).
+Reproducing it (:func:`reproduce`) runs its ``[sweep]`` through
+:func:`qdsim.run.sweep.run_sweep` (resumable: stored points are not run again) into a
+results directory and draws its ``[plot]`` from the stored tables (:func:`draw_figure`):
+``kind = "sweep"`` (metrics against a swept key, :mod:`qdsim.plot.sweep`) or
+``kind = "series"`` (sampled series against time, :mod:`qdsim.plot.series`). The figure is
+``<stem>.png`` and the numbers drawn ``<stem>.json``, in the results directory and, when
+published, in ``docs/reproductions/<paper>/`` (the committed copies).
 
 ``[quick]`` declares a figure's shortened run (:func:`quick_raw`): the one ``qdsim reproduce
 --quick`` draws and the figure tests check.
@@ -25,15 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import store
-from .errors import SpecError
-from .packaged import EXPERIMENT_FILES
-from .plot import in_unit, plot_sweep, swept_axis
-from .plot_packets import plot_packets
-from .plot_series import plot_series
-from .selection import default_x
-from .spec import Spec, apply_override, load_raw, parse_override, refuse_overridden_sets, validate
-from .sweep import SweepReport, plan, run_sweep, runs
+from ..errors import SpecError
+from ..experiment.spec import Spec, apply_override, load_raw, parse_override, refuse_overridden_sets, validate
+from ..packaged import EXPERIMENT_FILES
+from ..plot.packets import plot_packets
+from ..plot.series import plot_series
+from ..plot.sweep import in_unit, plot_sweep, swept_axis
+from ..results import store
+from ..results.selection import default_x
+from ..run.sweep import SweepReport, plan, run_sweep, runs
 
 __all__ = [
     "Figure",
@@ -283,15 +283,16 @@ def publish(figure: Figure, png: Path, root: Path = EXPERIMENTS) -> Path:
 def sweep_figure(figure: Figure, raw: dict[str, Any], out_dir: Path, engine: str | None = None, **options: Any) -> SweepReport:
     """Runs the sweep of ``raw`` (``figure``'s file, possibly shortened) into ``out_dir``,
     recording the file so that its figure can find modules beside it. ``options`` are
-    :func:`qdsim.sweep.run_sweep`'s (``jobs``, ``seed``, ``executor``, ``on_progress``, ...).
+    :func:`qdsim.run.sweep.run_sweep`'s (``jobs``, ``seed``, ``executor``, ``on_progress``,
+    ...).
 
     With ``engine`` (``"ns2"``, ``"ns3"``) the grid runs in that reference engine instead
     (:mod:`qdsim.engines.sweep`: ``jobs`` threads, ``seed``, ``on_progress``), into tables of
     the same shape; the points it cannot run are left out and counted in ``refused``."""
     if engine is None:
         return run_sweep(raw, out_dir, source=figure.path, **options)
-    from .engines import get
-    from .engines.sweep import run_engine_sweep
+    from ..engines import get
+    from ..engines.sweep import run_engine_sweep
 
     chosen = get(engine)
     missing = chosen.missing()
@@ -306,7 +307,7 @@ def reproduce(figure: Figure, raw: dict[str, Any], out_dir: Path, png: Path | No
     """Runs the sweep of ``raw`` (``figure``'s file, possibly shortened) into ``out_dir`` and
     draws its figure (default ``out_dir/<stem>.png``); with ``docs`` also publishes it.
     ``engine`` runs it in a reference engine (:func:`sweep_figure`); ``options`` are
-    :func:`qdsim.sweep.run_sweep`'s."""
+    :func:`qdsim.run.sweep.run_sweep`'s."""
     report = sweep_figure(figure, raw, out_dir, engine=engine, **options)
     drawn = draw_figure(out_dir, out=png if png is not None else out_dir / f"{figure.stem}.png", experiment_dir=figure.path.parent)
     published = publish(figure, drawn, root) if docs else None

@@ -1,12 +1,12 @@
 """``qdsim compare A B``: two runs, or two sweeps, side by side, metric by metric.
 
-Each compared value is a metric (a numeric column) of one row of a results table:
-``points`` (one per run), ``groups`` (one per flow group) and ``links`` (the bottleneck's
-row, as figures read it). In two sweeps the rows are joined on their swept keys (and the
-group): both must sweep the same keys, a value swept in only one is listed as such, and a
-value is the mean over the repetitions, its difference given with the 95 % confidence
-interval of Welch's t (:func:`qdsim.stats.welch_ci`), so that a difference inside the noise
-of the repetitions reads as such. ``wall_s`` (the machine's speed, not a result) and the
+Each compared value is a metric (a numeric column) of one row of a results table: ``points``
+(one per run), ``groups`` (one per flow group) and ``links`` (the bottleneck's row, as
+figures read it). In two sweeps the rows are joined on their swept keys (and the group):
+both must sweep the same keys, a value swept in only one is listed as such, and a value is
+the mean over the repetitions, its difference given with the 95 % confidence interval of
+Welch's t (:func:`qdsim.results.stats.welch_ci`), so that a difference inside the noise of
+the repetitions reads as such. ``wall_s`` (the machine's speed, not a result) and the
 identifying columns are never compared.
 """
 
@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import SpecError
 from . import store
-from .errors import SpecError
 from .selection import cell_label
 from .stats import welch_ci
 

@@ -1,6 +1,6 @@
-"""``qdsim validate --suite``: running the suite of :mod:`qdsim.validation_suite` and the page it
-writes, docs/validation.md — every comparison with its verdict and, for each disagreement, its
-cause (:data:`qdsim.validation_suite.CAUSES`)."""
+"""``qdsim validate --suite``: running the suite of :mod:`qdsim.validation.suite` and the
+page it writes, docs/validation.md — every comparison with its verdict and, for each
+disagreement, its cause (:data:`qdsim.validation.suite.CAUSES`)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import store
-from .engines import ENGINES
-from .errors import SpecError
-from .sweep import run_sweep
+from ..engines import ENGINES
+from ..errors import SpecError
+from ..results import store
+from ..run.sweep import run_sweep
+from ..version import __version__
+from .suite import LAWS, SCENARIOS, Law, Scenario, cause, law_rows, raw_of, scenario_rows
 from .validate import TOLERANCES, Row, Validation, _cell, _number, validate, validation_raw
-from .validation_suite import LAWS, SCENARIOS, Law, Scenario, cause, law_rows, raw_of, scenario_rows
-from .version import __version__
 
 __all__ = ["run_suite", "write_page"]
 
@@ -186,7 +186,7 @@ def write_page(page: Path, scenarios: list[tuple[Scenario, Validation]], laws: l
 
 
 def run_suite(engine_names: list[str], jobs: int | None = None, quick: bool = False, note: Callable[[str], None] | None = None, out: Path | None = None, page: Path | None = None) -> dict[str, Any]:
-    """Runs the suite (:mod:`qdsim.validation_suite`) with the engines named (those
+    """Runs the suite (:mod:`qdsim.validation.suite`) with the engines named (those
     installed) and writes its page.
 
     Full runs write ``docs/validation.md`` (or ``page``) and keep their results under

@@ -2,14 +2,14 @@
 
 Nothing else in the package knows the layout of a results directory: writers and readers of
 the tables, of a sweep's stored runs and of its provenance all live here. The tables' rows
-and schemas come from :mod:`qdsim.tables`.
+and schemas come from :mod:`qdsim.results.tables`.
 
 A results directory (written by ``qdsim run``, ``qdsim sweep`` or ``qdsim reproduce``) holds:
 
 * ``points.parquet``, ``flows.parquet``, ``groups.parquet``, ``links.parquet`` — one row per
   run, flow, flow group and link; ``series_queue.parquet``, ``series_tcp.parquet``,
   ``series_tcp_events.parquet``, ``series_qdisc.parquet``, ``series_packets.parquet`` — sampled
-  series and the packet record, when sampling was on (schemas in :mod:`qdsim.tables`);
+  series and the packet record, when sampling was on (schemas in :mod:`qdsim.results.tables`);
 * ``spec.json`` (the experiment file after overrides), and ``config.json`` and
   ``summary.json`` (``run``: the resolved configuration and the summary) or ``sweep.json``
   (``sweep``: grid, repetitions, code version, point keys and the experiment file's path);
@@ -48,9 +48,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..errors import SpecError
+from ..version import __version__
 from . import tables
-from .errors import SpecError
-from .version import __version__
 
 __all__ = [
     "FIGURE_SUFFIXES",
@@ -182,7 +182,7 @@ def _write_tables(out_dir: Path, by_name: dict[str, pa.Table]) -> None:
 
 
 def run_tables_with_ids(summary: dict[str, Any], by_name: dict[str, pa.Table]) -> dict[str, pa.Table]:
-    """Returns one run's tables (:func:`qdsim.tables.run_tables`) as a run's results
+    """Returns one run's tables (:func:`qdsim.results.tables.run_tables`) as a run's results
     directory holds them: each with the run's ``seed`` first."""
     ids = [("seed", tables.SEED, summary["seed"])]
     return {name: tables.with_ids(table, ids) for name, table in by_name.items()}
@@ -550,7 +550,7 @@ def connect(results_dir: str | Path):
     """Returns a DuckDB connection with one view per Parquet table of ``results_dir``, and
     for a sweep the view ``stored``: every stored run (``point_key``, ``seed``,
     ``code_version``, ``wall_s``, ... of ``runs/points``, stale ones included)."""
-    from .extras import require
+    from ..extras import require
 
     con = require("duckdb", "SQL over results").connect()
     for path in sorted(Path(results_dir).glob("*.parquet")):

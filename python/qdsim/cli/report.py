@@ -306,7 +306,7 @@ def comparison_lines(comparison: Any, every: bool = False) -> list[str]:
     """Returns the text of ``qdsim compare``: a block per compared row (a table and, in
     sweeps, the swept values), one line per metric that differs (``every``: all) with A, B,
     ``B − A``, the 95 % CI of the difference and the relative change; 80 columns wide."""
-    from .compare import row_text
+    from ..results.compare import row_text
 
     reps_a, reps_b = comparison.repetitions
     lines = [f"A: {comparison.a} ({comparison.kind}{f', {reps_a} repetitions' if comparison.kind == 'sweep' else ''})"]

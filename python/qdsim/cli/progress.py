@@ -155,7 +155,7 @@ class Progress:
 class RunProgress(Progress):
     """Progress of one long run: simulated seconds, events per second and time left.
 
-    Its :meth:`callback` is the ``progress`` of :func:`qdsim.run.run_config`.
+    Its :meth:`callback` is the ``progress`` of :func:`qdsim.run.one.run_config`.
     """
 
     def __init__(self, label: str, quiet: bool = False, stream: TextIO | None = None):

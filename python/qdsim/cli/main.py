@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .errors import BudgetError, SpecError
-from .extras import MissingExtraError
+from ..errors import BudgetError, SpecError
+from ..extras import MissingExtraError
 
 __all__ = ["build_parser", "main", "version"]
 
@@ -39,7 +39,7 @@ _verbosity = 0
 
 def version() -> str:
     """Returns qdsim's version, the one every results directory records."""
-    from . import __version__
+    from .. import __version__
 
     return __version__
 
@@ -186,7 +186,7 @@ def _memory_limit(text: str | None) -> int | None:
     """Returns ``--memory-limit`` in bytes (None: the default budget)."""
     if text is None:
         return None
-    from . import units
+    from ..experiment import units
 
     try:
         limit = units.parse_bytes(text)
@@ -211,11 +211,11 @@ def _run_dir(args: argparse.Namespace, name: str) -> Path:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Runs one experiment: tables (or JSON) on stdout, Parquet and JSON in the results directory."""
-    from . import store, tables
+    from ..experiment.resolve import resolve
+    from ..experiment.spec import load
+    from ..results import store, tables
+    from ..run.one import run_config, summarize
     from .progress import RunProgress
-    from .resolve import resolve
-    from .run import run_config, summarize
-    from .spec import load
 
     _check_seed(args.seed)
     limit = _memory_limit(args.memory_limit)
@@ -247,7 +247,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _engine_names(text: str) -> list[str]:
-    from .engines import ENGINES
+    from ..engines import ENGINES
 
     if text == "all":
         return list(ENGINES)
@@ -260,14 +260,14 @@ def _engine_names(text: str) -> list[str]:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Runs an experiment in qdsim and in the reference engines and prints the comparison."""
+    from ..experiment.spec import load
     from .progress import Progress
-    from .spec import load
 
     if args.jobs is not None and args.jobs < 1:
         raise SpecError("--jobs", args.jobs, "at least 1 run at once")
     names = _engine_names(args.engine)
     if args.suite:
-        from .validation_page import run_suite
+        from ..validation.page import run_suite
 
         if args.spec is not None:
             raise SpecError("SPEC", args.spec, "no experiment file with --suite (the suite names its own)")
@@ -278,7 +278,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise SpecError("--quick", True, "only with --suite")
     if args.spec is None:
         raise SpecError("SPEC", SpecError.MISSING, "an experiment file, or --suite")
-    from .validate import print_validation, validate
+    from ..validation.validate import print_validation, validate
 
     _check_seed(args.seed)
     raw, spec = load(args.spec, args.sets)
@@ -342,7 +342,7 @@ def _sweep_progress(label: str) -> Iterator[tuple[Any, Any]]:
 
 
 def _note_legacy(out: Path) -> None:
-    from . import store
+    from ..results import store
 
     legacy = store.legacy_points(out)
     if legacy:
@@ -351,8 +351,8 @@ def _note_legacy(out: Path) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     """Runs a sweep with progress on stderr; resumes from the runs already in the results directory."""
-    from .spec import load, refuse_overridden_sets
-    from .sweep import run_sweep
+    from ..experiment.spec import load, refuse_overridden_sets
+    from ..run.sweep import run_sweep
 
     _check_seed(args.seed)
     limit = _memory_limit(args.memory_limit)
@@ -373,7 +373,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_plot(args: argparse.Namespace) -> int:
     """Plots a sweep's figure (``sweep`` or ``series``, as its ``[plot]`` says) or a run's time
     series (``--kind cwnd|queue``)."""
-    from .plot import check_figure_path
+    from ..plot.sweep import check_figure_path
 
     if args.out is not None:
         check_figure_path(args.out)
@@ -383,7 +383,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if args.facet is not None and kind != "sweep":
         raise SpecError("--facet", args.facet, "only with --kind sweep (metrics against a swept key)")
     if kind == "cwnd":
-        from .plot_series import plot_cwnd
+        from ..plot.series import plot_cwnd
 
         try:
             flows = [int(f) for f in args.flows.split(",")] if args.flows else None
@@ -392,16 +392,16 @@ def cmd_plot(args: argparse.Namespace) -> int:
         print(plot_cwnd(args.results_dir, out=args.out, flows=flows, where=args.where))
         return 0
     if kind == "queue":
-        from .plot_series import plot_queue
+        from ..plot.series import plot_queue
 
         print(plot_queue(args.results_dir, out=args.out, links=args.links.split(",") if args.links else None, where=args.where))
         return 0
     if kind == "series":
-        from .plot_series import plot_series
+        from ..plot.series import plot_series
 
         print(plot_series(args.results_dir, out=args.out, where=args.where))
         return 0
-    from .plot import plot_sweep
+    from ..plot.sweep import plot_sweep
 
     y = args.y.split(",") if args.y and "," in args.y else args.y
     print(plot_sweep(args.results_dir, x=args.x, y=y, by=args.by, out=args.out, where=args.where, facet=args.facet))
@@ -410,8 +410,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 def _plot_kind(results_dir: Path) -> str:
     """Returns the ``[plot].kind`` of a sweep's results directory (``sweep`` if it has none)."""
-    from . import store
-    from .spec import validate
+    from ..experiment.spec import validate
+    from ..results import store
 
     try:
         return validate(store.read_spec(results_dir)).plot.kind
@@ -422,9 +422,9 @@ def _plot_kind(results_dir: Path) -> str:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """Reproduces paper figures: for each, runs its sweep (resumable, like ``sweep``) and draws
     its ``[plot]``; or lists them (``--list``)."""
-    from . import reproduce as rp
-    from .plot import check_figure_path
-    from .spec import refuse_overridden_sets
+    from ..experiment.spec import refuse_overridden_sets
+    from ..papers import reproduce as rp
+    from ..plot.sweep import check_figure_path
 
     _check_seed(args.seed)
     limit = _memory_limit(args.memory_limit)
@@ -435,7 +435,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if value is not None and len(figures) > 1:
             raise SpecError(option, str(value), f"one figure only ({len(figures)} named)")
     if args.engine is not None:
-        from .engines import get
+        from ..engines import get
 
         get(args.engine)  # a name that is no engine fails before anything runs
         if args.scheduler is not None:
@@ -500,9 +500,9 @@ def _print_reproduced(result: Any, as_json: bool) -> None:
 
 def _print_figures(todo: list[tuple[Any, dict[str, Any], Path]], root: Path, as_json: bool) -> int:
     """Prints one row per figure: paper, figure, file, runs and estimated CPU time."""
+    from ..papers.reproduce import estimate_cpu_s
+    from ..run.sweep import runs
     from .progress import duration
-    from .reproduce import estimate_cpu_s
-    from .sweep import runs
 
     rows = [(figure, runs(raw), estimate_cpu_s(raw, out)) for figure, raw, out in todo]
     if as_json:
@@ -533,7 +533,7 @@ def _clip(text: str, width: int) -> str:
 
 def cmd_results(args: argparse.Namespace) -> int:
     """Lists, shows, queries or prunes results directories."""
-    from . import results
+    from ..results.status import find, prune, status
     from .report import print_results, print_status
 
     if args.action == "list":
@@ -541,22 +541,22 @@ def cmd_results(args: argparse.Namespace) -> int:
             if not root.is_dir():
                 raise SpecError("DIR", str(root), "a directory holding results directories")
         roots = args.dirs or [root for root in [Path("results")] if root.is_dir()]
-        found = [results.status(path) for path in results.find(roots)]
+        found = [status(path) for path in find(roots)]
         if args.json:
             print(json.dumps({"results": [s.as_json() for s in found]}))
         else:
             print_results(found)
         return 0
     if args.action == "show":
-        status = results.status(args.dir)
+        held = status(args.dir)
         if args.json:
-            print(json.dumps(status.as_json()))
+            print(json.dumps(held.as_json()))
         else:
-            print_status(status)
+            print_status(held)
         return 0
     if args.action == "sql":
         return _sql(args)
-    removed, kept = results.prune(args.dir, dry_run=args.dry_run)
+    removed, kept = prune(args.dir, dry_run=args.dry_run)
     if args.json:
         print(json.dumps({"removed": removed, "kept": kept, "dry_run": args.dry_run}))
     else:
@@ -568,12 +568,13 @@ def _sql(args: argparse.Namespace) -> int:
     """Runs ``args.query`` over the tables of ``args.dir``; prints a table, CSV or JSON."""
     import csv
 
-    from . import results, store
-    from .extras import require
+    from ..extras import require
+    from ..results import store
+    from ..results.status import status
 
     duckdb = require("duckdb", "qdsim results sql")
 
-    results.status(args.dir)  # a results directory, or a one-line error
+    status(args.dir)  # a results directory, or a one-line error
     try:
         relation = store.connect(args.dir).sql(args.query)
         if relation is None:
@@ -597,8 +598,8 @@ def _sql(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """Prints the simulator's catalog, or one entry of it."""
+    from ..experiment.workloads import catalog
     from .report import catalog_names, print_catalog
-    from .workloads import catalog
 
     full = catalog()
     if args.name is not None and args.name not in catalog_names(full):
@@ -617,7 +618,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Prints two results directories side by side, metric by metric (or one JSON object)."""
-    from .compare import compare
+    from ..results.compare import compare
     from .report import print_comparison
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None

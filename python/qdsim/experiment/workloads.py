@@ -19,7 +19,8 @@
   ``"fixed"`` replaces the uniform sizes by that law of mean ``size_mean`` (Augé & Roberts'
   flow-level background); ``hosts = N`` (dumbbell only) runs the transfers between N host
   pairs of the group, each behind its own access links (``access_rate``: the paper's 1 Mb/s
-  cap per flow), a new transfer taking an idle pair (:mod:`qdsim.topologies` builds them).
+  cap per flow), a new transfer taking an idle pair (:mod:`qdsim.experiment.topologies`
+  builds them).
 * ``kind = "poisson_packets"``: unresponsive packets arriving as a Poisson process offering
   ``rate`` per flow, of fixed or exponential sizes (the core's ``poisson_packets``). Under
   per-flow fair queueing, a background of many small flows is ``count`` flows of
@@ -44,8 +45,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import SpecError
 from . import algorithms
-from .errors import SpecError
 from .spec import Dumbbell, IncastFlows, OnOffFlows, PoissonPacketsFlows, ShortFlows, Spec, Star, TcpFlows, UdpCbrFlows
 
 __all__ = ["CATALOG", "arrival_rate_per_s", "catalog", "check_topology", "mean_size", "source", "user_ids"]
@@ -167,9 +168,9 @@ def mean_size(group: ShortFlows, key: str) -> float:
 def source(group: TcpFlows | UdpCbrFlows | IncastFlows | ShortFlows | OnOffFlows | PoissonPacketsFlows, key: str, spec: Spec, tcp: dict[str, Any] | None) -> dict[str, Any]:
     """Returns the core's ``SourceConfig`` of a flow group; ``key`` is its key path, for errors.
 
-    ``tcp`` is the group's ``TcpConfig`` (:func:`qdsim.tcp_options.tcp_config`; None for UDP),
-    translated by the caller so that this module stays below the parameter catalog (which
-    lists this module's workload kinds).
+    ``tcp`` is the group's ``TcpConfig`` (:func:`qdsim.experiment.tcp_options.tcp_config`;
+    None for UDP), translated by the caller so that this module stays below the parameter
+    catalog (which lists this module's workload kinds).
     """
     if isinstance(group, UdpCbrFlows):
         cbr: dict[str, Any] = {"kind": "udp_cbr", "rate_bps": group.rate}
@@ -270,8 +271,8 @@ def user_ids(spec: Spec) -> list[list[int]] | None:
 
 def catalog() -> dict[str, Any]:
     """Returns the whole catalog ``qdsim list`` shows: the core's
-    (:func:`qdsim.algorithms.core_catalog`) with the workload kinds resolved in Python
-    (:data:`CATALOG`) added to its traffic kinds.
+    (:func:`qdsim.experiment.algorithms.core_catalog`) with the workload kinds resolved in
+    Python (:data:`CATALOG`) added to its traffic kinds.
 
     The core lists a TCP flow's profile and options among the ``tcp`` kind's parameters; a
     file writes them inside the group's ``tcp = { ... }`` table, so they are named as the

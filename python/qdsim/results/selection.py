@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import SpecError
-from .spec import parse_override
+from ..errors import SpecError
+from ..experiment.spec import parse_override
 from .tables import axis_cells
 
 __all__ = ["SEED_KEY", "Filter", "averaged_over", "cell_label", "default_x", "facet_values", "line_axes", "line_label_of", "one_run", "parse_where", "remaining", "short_key"]

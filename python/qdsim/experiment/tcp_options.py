@@ -2,11 +2,11 @@
 
 Every fact about an option — its key, the ``TcpConfig`` field it sets, its unit, the names it
 takes, its default and largest value — and every profile (``tcp = { profile = "..." }``) comes
-from the core's catalog (:func:`qdsim.algorithms.tcp_options`,
-:func:`qdsim.algorithms.tcp_profiles`): :func:`options_model` builds the pydantic model of
-``tcp = {...}`` from it and :func:`tcp_config` resolves a group's options — the profile's
-``TcpConfig`` (the default profile when none is named), overridden by the keys the file sets —
-so an option or profile added to the core needs no change here.
+from the core's catalog (:func:`qdsim.experiment.algorithms.tcp_options`,
+:func:`qdsim.experiment.algorithms.tcp_profiles`): :func:`options_model` builds the pydantic
+model of ``tcp = {...}`` from it and :func:`tcp_config` resolves a group's options — the
+profile's ``TcpConfig`` (the default profile when none is named), overridden by the keys the
+file sets — so an option or profile added to the core needs no change here.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, Field, create_model
 
-from . import _core, algorithms, units
-from .errors import SpecError
+from .. import _core
+from ..errors import SpecError
+from . import algorithms, units
 from .units import format_duration
 
 __all__ = ["options_model", "resolved_options", "tcp_config"]

@@ -1,0 +1,2 @@
+"""Paper figures reproduced: the experiment files of ``experiments/<paper>/`` run and drawn
+(:mod:`~qdsim.papers.reproduce`, ``qdsim reproduce``)."""
