@@ -1,9 +1,11 @@
 """Regenerates the parts of the docs written from the simulator's catalog (`make docs`).
 
-Two parts, each between markers, from `_core.catalog()` (the core's own names, units,
+Three parts, each between markers, from `_core.catalog()` (the core's own names, units,
 defaults, help and sources, the same source as `qdsim list`): every queue discipline's
-parameters in `docs/experiment-file.md`, and every TCP profile's table (option, value, source)
-in `docs/tcp-profiles.md`. `tests/test_docs.py` fails when a committed section differs from
+parameters and every results table's columns (`qdsim.results.tables.column_list`: the core's
+result fields with their doc comments, then the columns Python computes) in
+`docs/experiment-file.md`, and every TCP profile's table (option, value, source) in
+`docs/tcp-profiles.md`. `tests/test_docs.py` fails when a committed section differs from
 what this writes, so the reference cannot drift from the code.
 
     python scripts/gen_docs.py          # rewrite the sections in place
@@ -25,6 +27,8 @@ END = "<!-- END GENERATED: qdisc parameters -->"
 PROFILES_DOC = DOCS / "tcp-profiles.md"
 PROFILES_BEGIN = "<!-- BEGIN GENERATED: TCP profiles, from the catalog by scripts/gen_docs.py (make docs); do not edit -->"
 PROFILES_END = "<!-- END GENERATED: TCP profiles -->"
+COLUMNS_BEGIN = "<!-- BEGIN GENERATED: results columns, from the catalog by scripts/gen_docs.py (make docs); do not edit -->"
+COLUMNS_END = "<!-- END GENERATED: results columns -->"
 
 
 def _cell(text: str) -> str:
@@ -70,6 +74,19 @@ def profiles_section(catalog: dict | None = None) -> str:
     return "\n".join(out)
 
 
+def columns_section() -> str:
+    """Returns the column reference of every results table."""
+    from qdsim.results import tables
+
+    out = [COLUMNS_BEGIN]
+    for table in (*tables.TABLES, *tables.SERIES_TABLES):
+        out += ["", f"#### `{table}`", "", "| column | type | unit | meaning |", "| --- | --- | --- | --- |"]
+        for c in tables.column_list(table):
+            out.append(f"| `{c.name}` | {c.type} | {c.unit} | {_cell(c.doc)} |")
+    out += ["", COLUMNS_END]
+    return "\n".join(out)
+
+
 def rewritten(text: str, section: str, begin: str = BEGIN, end_marker: str = END, doc: Path = DOC) -> str:
     """Returns ``text`` with the part between the markers replaced by ``section``."""
     try:
@@ -87,6 +104,7 @@ def main() -> int:
     for doc, section, begin, end, what in (
         (DOC, qdisc_section(), BEGIN, END, "the qdisc parameters"),
         (PROFILES_DOC, profiles_section(), PROFILES_BEGIN, PROFILES_END, "the TCP profiles"),
+        (DOC, columns_section(), COLUMNS_BEGIN, COLUMNS_END, "the results columns"),
     ):
         text = doc.read_text(encoding="utf-8")
         new = rewritten(text, section, begin, end, doc)

@@ -224,12 +224,17 @@ def test_the_engine_verdict_tables_are_the_record_s():
 
 
 def test_the_results_layout_names_every_column_of_every_table():
-    # docs/experiment-file.md's table of the results files against qdsim.results.tables'
-    # schemas: a column added to a table (every core result field is one) is documented with it.
+    # docs/experiment-file.md's column reference against qdsim.results.tables' schemas: a
+    # column added to a table (every core result field is one) is documented with it, under
+    # its table's heading, with its meaning.
     from qdsim.results import tables
 
     doc = (ROOT / "docs" / "experiment-file.md").read_text()
-    for name in (*tables.TABLES, "series_queue", "series_packets", "series_tcp", "series_tcp_events"):
-        row = next(line for line in doc.splitlines() if line.startswith(f"| `{name}.parquet`"))
-        missing = [column for column, _ in tables.columns(name) if f"`{column}`" not in row]
+    for name in (*tables.TABLES, *tables.SERIES_TABLES):
+        assert f"[its columns](#{name})" in doc, name
+        section = doc.split(f"#### `{name}`\n", 1)[1].split("####", 1)[0]
+        rows = {line.split("`")[1]: line for line in section.splitlines() if line.startswith("| `")}
+        missing = [column for column, _ in tables.columns(name) if column not in rows]
         assert not missing, (name, missing)
+        undocumented = [column for column, line in rows.items() if not line.rstrip().removesuffix("|").rsplit("|", 1)[1].strip()]
+        assert not undocumented, (name, undocumented)

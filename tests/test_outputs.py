@@ -132,3 +132,18 @@ def test_every_field_the_core_reports_reaches_the_tables(small_spec):
     assert bottleneck["marks"] > 0 and bottleneck["marks"] == sum(bottleneck[f"marks_{r}"] for r in tables.mark_reasons())
     assert bottleneck["p50_delay_s"] <= bottleneck["p95_delay_s"] <= bottleneck["p99_delay_s"]
     assert sum(row["ecn_reductions"] for row in out["flows"].to_pylist()) > 0
+
+
+def test_a_goodput_sum_above_the_bottleneck_is_explained_by_the_data_held_before_the_window():
+    from qdsim.run.one import edge_notes
+
+    def summary(goodputs, held):
+        flows = [{"goodput_bps": g, "held_before_window_bytes": h} for g, h in zip(goodputs, held, strict=True)]
+        return {"bottleneck": "b", "links": [{"name": "b", "rate_bps": 10e6}], "duration_s": 2.0, "warmup_s": 1.0, "flows": flows}
+
+    # 10.4 Mb/s over a 1-s window on 10 Mb/s, 100 kB held at its start (0.8 Mb/s): explained.
+    (note,) = edge_notes(summary([5.2e6, 5.2e6], [50_000, 50_000]))
+    assert "10.4 Mb/s, above the bottleneck's 10 Mb/s: 0.8 Mb/s" in note
+    assert edge_notes(summary([4.9e6, 5.0e6], [50_000, 0])) == []  # fits: nothing to explain
+    assert edge_notes(summary([6e6, 6e6], [1000, 0])) == []  # not the window's edge: no claim
+    assert edge_notes(summary([6e6, 6e6], [None, 0])) == []  # an engine's run: unknown

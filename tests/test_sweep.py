@@ -275,8 +275,8 @@ def test_the_documented_drop_columns_are_the_cores_reasons():
     from pathlib import Path
 
     doc = (Path(__file__).resolve().parents[1] / "docs" / "experiment-file.md").read_text()
-    (row,) = [line for line in doc.splitlines() if line.startswith("| `links.parquet`")]
-    documented = [name.removeprefix("drops_") for name in re.findall(r"`(drops_[a-z_]+)`", row)]
+    section = doc.split("#### `links`\n", 1)[1].split("####", 1)[0]
+    documented = [name.removeprefix("drops_") for name in re.findall(r"^\| `(drops_[a-z_]+)`", section, re.MULTILINE)]
     assert documented == list(tables.drop_reasons())
 
 

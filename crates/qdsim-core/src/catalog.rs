@@ -43,7 +43,7 @@ pub struct Catalog {
     /// ([`KeyUse`]): a file that sets one where it would do nothing is refused.
     pub key_uses: Vec<KeyUse>,
     /// The columns of the results tables the core's rows fill, by table (`flows`, `groups`,
-    /// `links`), from the result structs ([`crate::columns`]).
+    /// `links`, the `series_*` tables), from the result structs ([`crate::columns`]).
     pub result_columns: std::collections::BTreeMap<&'static str, Vec<crate::columns::Column>>,
 }
 

@@ -1,7 +1,7 @@
 //! The columns of the results tables, declared with the result structs themselves.
 //!
 //! A result row (a flow's, a group's, a link's) is a struct in [`results`](crate::results)
-//! declared through [`result_row!`]: each field's name, type and doc comment are also one
+//! declared through `result_row!`: each field's name, type and doc comment are also one
 //! entry of the struct's `COLUMNS`, which the catalog exports (`result_columns`) and from
 //! which the Python side builds the tables' schemas and the documentation's column
 //! reference. A field added to a result struct is therefore a stored, documented column,
@@ -38,7 +38,15 @@ macro_rules! column_type {
     };
 }
 
-column_type!(u32 => "int64", u64 => "int64", f64 => "float64", String => "string", bool => "bool");
+column_type!(
+    u32 => "int64",
+    u64 => "int64",
+    i64 => "int64",
+    f64 => "float64",
+    String => "string",
+    &'static str => "string",
+    bool => "bool",
+);
 
 impl ColumnType for std::collections::BTreeMap<String, u64> {
     const DTYPE: &'static str = "int64_by_reason";
@@ -49,14 +57,22 @@ impl<T: ColumnType> ColumnType for Option<T> {
     const DTYPE: &'static str = T::DTYPE;
 }
 
-/// Returns the unit a column's name states by its suffix: `_s` seconds, `_bps` bit/s,
-/// `_bytes` bytes, `_pkts` packets, before a `_total` (the whole run's count); anything
-/// else (counts, names, fractions) has none.
+/// A series' column: one row per element.
+impl<T: ColumnType> ColumnType for Vec<T> {
+    const DTYPE: &'static str = T::DTYPE;
+}
+
+/// Returns the unit a column's name states: `t` and a `_s` suffix seconds, `_bps` bit/s,
+/// `bytes` bytes, `pkts` packets (alone or as a suffix), before a `_total` (the whole
+/// run's count); anything else (counts, names, fractions) has none.
 pub fn unit_of(name: &str) -> &'static str {
     let name = name.strip_suffix("_total").unwrap_or(name);
-    [("_bps", "bit/s"), ("_bytes", "B"), ("_pkts", "pkt"), ("_s", "s")]
+    if name == "t" {
+        return "s";
+    }
+    [("bps", "bit/s"), ("bytes", "B"), ("pkts", "pkt"), ("s", "s")]
         .into_iter()
-        .find(|(suffix, _)| name.ends_with(suffix))
+        .find(|(word, _)| name == *word || name.strip_suffix(word).is_some_and(|rest| rest.ends_with('_')))
         .map_or("", |(_, unit)| unit)
 }
 
@@ -66,12 +82,12 @@ macro_rules! result_row {
     (
         $(#[$meta:meta])*
         pub struct $Name:ident {
-            $( $(#[doc = $doc:literal])+ pub $field:ident : $ty:ty, )+
+            $( $(#[doc = $doc:literal])+ $(#[serde $serde:tt])? pub $field:ident : $ty:ty, )+
         }
     ) => {
         $(#[$meta])*
         pub struct $Name {
-            $( $(#[doc = $doc])+ pub $field: $ty, )+
+            $( $(#[doc = $doc])+ $(#[serde $serde])? pub $field: $ty, )+
         }
 
         impl $Name {

@@ -110,6 +110,11 @@ pub fn catalog() -> Catalog {
             ("flows", results::FlowResult::columns()),
             ("groups", results::GroupResult::columns()),
             ("links", results::LinkResult::columns()),
+            ("series_queue", results::QueueSeries::columns()),
+            ("series_tcp", results::TcpSeries::columns()),
+            ("series_tcp_events", results::TcpEvents::columns()),
+            ("series_qdisc", results::QdiscSeries::columns()),
+            ("series_packets", results::PacketSeries::columns()),
         ]
         .into(),
     }

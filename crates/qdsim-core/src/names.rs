@@ -1,7 +1,7 @@
 //! Enums whose variants are named in experiment files and results.
 //!
 //! A choice of a TCP option, a congestion control, a drop or mark reason: each variant has
-//! one name, written once beside it in a [`named_enum!`] list, from which the enum, its
+//! one name, written once beside it in a `named_enum!` list, from which the enum, its
 //! serde form, `ALL` (the variants in order: the index of per-variant counters), `NAMES`
 //! (what the catalog offers), `COUNT` and `name` all follow. A list kept beside the enum by
 //! hand could miss a variant without the compiler noticing.

@@ -257,17 +257,19 @@ pub struct Series {
     pub packets: PacketSeries,
 }
 
-/// Columns of the packet-emission record: every packet offered to one link's queue.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct PacketSeries {
-    /// When the packet was offered, seconds.
-    pub t: Vec<f64>,
-    /// The configured flow it belongs to (a generator for its transfers' packets).
-    pub flow: Vec<u32>,
-    /// Wire size, bytes.
-    pub size_bytes: Vec<u32>,
-    /// Whether the link lost it: dropped by the qdisc (on arrival or later) or on the wire.
-    pub lost: Vec<bool>,
+result_row! {
+    /// Columns of the packet-emission record: every packet offered to one link's queue.
+    #[derive(Debug, Clone, Default, Serialize, PartialEq)]
+    pub struct PacketSeries {
+        /// When the packet was offered, seconds.
+        pub t: Vec<f64>,
+        /// The configured flow it belongs to (a generator for its transfers' packets).
+        pub flow: Vec<u32>,
+        /// Wire size, bytes.
+        pub size_bytes: Vec<u32>,
+        /// Whether the link lost it: dropped by the qdisc (on arrival or later) or on the wire.
+        pub lost: Vec<bool>,
+    }
 }
 
 impl PacketSeries {
@@ -277,19 +279,21 @@ impl PacketSeries {
     }
 }
 
-/// Columns of the qdisc-internals series: one row per variable (and class) per sample.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct QdiscSeries {
-    /// Sample time, seconds.
-    pub t: Vec<f64>,
-    /// Link index.
-    pub link: Vec<u32>,
-    /// Variable name, as the algorithm's documentation names it (`m_fair`, `d_i`, ...).
-    pub var: Vec<&'static str>,
-    /// The class (queue index) the value belongs to; −1 for a variable of the whole qdisc.
-    pub class: Vec<i64>,
-    /// The value, in the variable's own unit (documented with the algorithm).
-    pub value: Vec<f64>,
+result_row! {
+    /// Columns of the qdisc-internals series: one row per variable (and class) per sample.
+    #[derive(Debug, Clone, Default, Serialize, PartialEq)]
+    pub struct QdiscSeries {
+        /// Sample time, seconds.
+        pub t: Vec<f64>,
+        /// Link index.
+        pub link: Vec<u32>,
+        /// Variable name, as the algorithm's documentation names it (`m_fair`, `d_i`, ...).
+        pub var: Vec<&'static str>,
+        /// The class (queue index) the value belongs to; −1 for a variable of the whole qdisc.
+        pub class: Vec<i64>,
+        /// The value, in the variable's own unit (documented with the algorithm).
+        pub value: Vec<f64>,
+    }
 }
 
 impl QdiscSeries {
@@ -299,58 +303,64 @@ impl QdiscSeries {
     }
 }
 
-/// Columns of the TCP event log.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct TcpEvents {
-    /// Event time, seconds.
-    pub t: Vec<f64>,
-    /// Flow index.
-    pub flow: Vec<u32>,
-    /// `"fast_retransmit"` (entry into loss recovery), `"retransmit"` (any segment resent),
-    /// `"timeout"`, `"ecn_reduction"` (window reduced for an ECN echo) or `"hystart_exit"`.
-    pub kind: Vec<&'static str>,
-    /// The segment concerned (the first unacknowledged one for recovery and timeouts).
-    pub seq: Vec<u64>,
+result_row! {
+    /// Columns of the TCP event log.
+    #[derive(Debug, Clone, Default, Serialize, PartialEq)]
+    pub struct TcpEvents {
+        /// Event time, seconds.
+        pub t: Vec<f64>,
+        /// Flow index.
+        pub flow: Vec<u32>,
+        /// `"fast_retransmit"` (entry into loss recovery), `"retransmit"` (any segment resent),
+        /// `"timeout"`, `"ecn_reduction"` (window reduced for an ECN echo) or `"hystart_exit"`.
+        pub kind: Vec<&'static str>,
+        /// The segment concerned (the first unacknowledged one for recovery and timeouts).
+        pub seq: Vec<u64>,
+    }
 }
 
-/// Columns of the queue-length series.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct QueueSeries {
-    /// Sample time, seconds.
-    pub t: Vec<f64>,
-    /// Link index.
-    pub link: Vec<u32>,
-    /// Packets queued.
-    pub pkts: Vec<u64>,
-    /// Bytes queued.
-    pub bytes: Vec<u64>,
-    /// Packets dropped by the qdisc since the start of the run (all reasons).
-    pub drops: Vec<u64>,
-    /// Of those, drops because the buffer was full (`overflow`); the rest are the
-    /// algorithm's own (AQM) decisions.
-    pub overflow_drops: Vec<u64>,
-    /// Bytes whose transmission finished since the previous sample (with
-    /// `sampling.tx_bytes`; empty otherwise, and then left out of the JSON).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tx_bytes: Vec<u64>,
+result_row! {
+    /// Columns of the queue-length series.
+    #[derive(Debug, Clone, Default, Serialize, PartialEq)]
+    pub struct QueueSeries {
+        /// Sample time, seconds.
+        pub t: Vec<f64>,
+        /// Link index.
+        pub link: Vec<u32>,
+        /// Packets queued.
+        pub pkts: Vec<u64>,
+        /// Bytes queued.
+        pub bytes: Vec<u64>,
+        /// Packets dropped by the qdisc since the start of the run (all reasons).
+        pub drops: Vec<u64>,
+        /// Of those, drops because the buffer was full (`overflow`); the rest are the
+        /// algorithm's own (AQM) decisions.
+        pub overflow_drops: Vec<u64>,
+        /// Bytes whose transmission finished since the previous sample (with
+        /// `sampling.tx_bytes`; empty otherwise, and then left out of the JSON).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        pub tx_bytes: Vec<u64>,
+    }
 }
 
-/// Columns of the TCP sender series.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct TcpSeries {
-    /// Sample time, seconds.
-    pub t: Vec<f64>,
-    /// Flow index.
-    pub flow: Vec<u32>,
-    /// Congestion window, segments.
-    pub cwnd: Vec<u32>,
-    /// Slow-start threshold, segments.
-    pub ssthresh: Vec<u32>,
-    /// Smoothed RTT, seconds.
-    pub srtt_s: Vec<f64>,
-    /// Bytes in flight.
-    pub inflight_bytes: Vec<u64>,
-    /// Whether the flow is recovering from a retransmission timeout (from the timeout until
-    /// everything outstanding at it is acknowledged).
-    pub in_timeout: Vec<bool>,
+result_row! {
+    /// Columns of the TCP sender series.
+    #[derive(Debug, Clone, Default, Serialize, PartialEq)]
+    pub struct TcpSeries {
+        /// Sample time, seconds.
+        pub t: Vec<f64>,
+        /// Flow index.
+        pub flow: Vec<u32>,
+        /// Congestion window, segments.
+        pub cwnd: Vec<u32>,
+        /// Slow-start threshold, segments.
+        pub ssthresh: Vec<u32>,
+        /// Smoothed RTT, seconds.
+        pub srtt_s: Vec<f64>,
+        /// Bytes in flight.
+        pub inflight_bytes: Vec<u64>,
+        /// Whether the flow is recovering from a retransmission timeout (from the timeout until
+        /// everything outstanding at it is acknowledged).
+        pub in_timeout: Vec<bool>,
+    }
 }

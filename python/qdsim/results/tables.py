@@ -37,8 +37,10 @@ __all__ = [
     "SEED",
     "SERIES_TABLES",
     "TABLES",
+    "Column",
     "SweptColumn",
     "axis_cells",
+    "column_list",
     "columns",
     "drop_reasons",
     "mark_reasons",
@@ -74,147 +76,103 @@ def mark_reasons() -> tuple[str, ...]:
     return tuple(core_catalog()["mark_reasons"])
 
 
+@dataclass(frozen=True)
+class Column:
+    """One column of a results table: its name, stored type, unit and meaning."""
+
+    name: str
+    type: pa.DataType
+    unit: str
+    doc: str
+
+
+_DTYPES = {"int64": _I, "float64": _F, "string": _S, "bool": _B}
+
+
+def _col(name: str, kind: pa.DataType, doc: str, unit: str = "") -> Column:
+    """A column the Python side computes (its unit written out: the core's come from their
+    names, ``qdsim_core::columns::unit_of``)."""
+    return Column(name, kind, unit, doc)
+
+
+def _core_columns(table: str) -> list[Column]:
+    """Returns the columns of ``table`` the core's rows fill, as its catalog declares them
+    (``result_columns``: each a field of a result struct, with its doc comment); a count by
+    reason becomes one column per reason of the catalog's list, 0 where there were none."""
+    from ..experiment.algorithms import core_catalog
+
+    out = []
+    for c in core_catalog()["result_columns"][table]:
+        if c["dtype"] == "int64_by_reason":
+            what = c["name"].removesuffix("_by_reason")
+            reasons = {"drops": drop_reasons, "marks": mark_reasons}[what]()
+            out += [Column(f"{what}_{reason}", _I, "", f"{c['doc']}: {reason}") for reason in reasons]
+        else:
+            out.append(Column(c["name"], _DTYPES[c["dtype"]], c["unit"], c["doc"]))
+    return out
+
+
+#: The columns the Python side adds to the core's, per table (:func:`qdsim.run.one.summarize`
+#: and :func:`run_tables` compute them): declared here once, with their meaning.
+_DERIVED: dict[str, tuple[Column, ...]] = {
+    "points": (
+        _col("jain_index", _F, "Jain's fairness index over the saturated TCP flows' goodput (all flows if there are none)"),
+        _col("bottleneck", _S, "the link named `bottleneck`, otherwise the most utilised link"),
+        _col("bottleneck_utilization", _F, "the bottleneck's utilization over the window"),
+        _col("bottleneck_drops", _I, "the bottleneck's drops in the window, all reasons"),
+        _col("fair_share_bps", _F, "the bottleneck's rate over the number of flows", "bit/s"),
+        _col("events", _I, "events the simulator processed"),
+        _col("packets_forwarded", _I, "data and UDP packets transmitted on any link"),
+        _col("packets_not_recorded", _I, "`[sampling.packets]`: packets offered past its row cap; null without it"),
+        _col("duration_s", _F, "simulated duration", "s"),
+        _col("warmup_s", _F, "start of the measurement window", "s"),
+        _col("wall_s", _F, "wall-clock time of the run", "s"),
+    ),
+    "flows": (_col("user", _I, "the user (class) the flow belongs to: its group's index without `users`"),),
+    "groups": (
+        _col("users", _I, "users of the group (`users`, else 1)"),
+        _col("per_flow_goodput_bps", _F, "mean goodput per flow", "bit/s"),
+        _col("per_flow_goodput_std_bps", _F, "population standard deviation of its flows' goodputs", "bit/s"),
+        _col("per_user_goodput_bps", _F, "mean goodput per user", "bit/s"),
+        _col("fair_share_ratio", _F, "`per_flow_goodput_bps` over the fair share (the bottleneck's rate over the number of flows)"),
+        _col("retransmits", _I, "its flows' retransmissions in the window (null if an engine could not count one)"),
+        _col("timeouts", _I, "its flows' retransmission timeouts in the window"),
+        _col("drops", _I, "its flows' packets dropped in the window, on any link"),
+        _col("retransmits_total", _I, "`retransmits` over the whole run"),
+        _col("timeouts_total", _I, "`timeouts` over the whole run"),
+        _col("drops_total", _I, "`drops` over the whole run"),
+        _col("rwnd_limited", _F, "its flows' mean `rwnd_limited`"),
+        _col("arrivals", _I, "a transfer generator's (`short_flows` with `hosts`, or `[sampling] flows_in_progress`) transfers that arrived in the window; null in other groups"),
+        _col("shared_arrivals", _I, "of those, transfers that found every host pair of the pool busy and shared one"),
+        _col("mean_in_progress", _F, "time-weighted mean number of its transfers in progress over the window"),
+        _col("max_in_progress", _I, "most transfers in progress at once in the window"),
+        _col("in_progress_fraction", pa.list_(_F), "fraction of the window with exactly n transfers in progress, n = 0, 1, ... (null for a group of several generators)"),
+    ),
+    "links": (
+        _col("overflow_drops", _I, "drops because the buffer was full (`drops_overflow`)"),
+        _col("aqm_drops", _I, "every other drop: the discipline's own decisions, and random link loss"),
+    ),
+    "series_queue": (
+        _col("link_name", _S, "the link's name"),
+        _col("aqm_drops", _I, "cumulative drops other than overflows"),
+        _col("utilization", _F, "`[sampling] tx_bytes`: the link's utilization since its previous sample; null without it"),
+    ),
+    "series_qdisc": (_col("link_name", _S, "the link's name"),),
+}
+
+
 @functools.cache
-def _all_columns() -> dict[str, tuple[tuple[str, pa.DataType], ...]]:
-    drops = tuple((f"drops_{reason}", _I) for reason in drop_reasons())
-    marks = tuple((f"marks_{reason}", _I) for reason in mark_reasons())
-    return {
-        "points": (
-            ("jain_index", _F),
-            ("bottleneck", _S),
-            ("bottleneck_utilization", _F),
-            ("bottleneck_drops", _I),
-            ("fair_share_bps", _F),
-            ("events", _I),
-            ("packets_forwarded", _I),
-            # Packets `[sampling.packets]` left out of its record (its cap); null without it.
-            ("packets_not_recorded", _I),
-            ("duration_s", _F),
-            ("warmup_s", _F),
-            ("wall_s", _F),
-        ),
-        "flows": (
-            ("id", _I),
-            ("group", _S),
-            ("kind", _S),
-            ("cc", _S),
-            ("src", _S),
-            ("dst", _S),
-            ("start_s", _F),
-            ("size_bytes", _I),
-            ("user", _I),
-            ("goodput_bps", _F),
-            ("delivered_bytes", _I),
-            ("delivered_bytes_total", _I),
-            ("sent_pkts", _I),
-            ("retransmits", _I),
-            ("fast_retransmits", _I),
-            ("timeouts", _I),
-            ("ecn_reductions", _I),
-            ("drops", _I),
-            ("sent_pkts_total", _I),
-            ("retransmits_total", _I),
-            ("fast_retransmits_total", _I),
-            ("timeouts_total", _I),
-            ("ecn_reductions_total", _I),
-            ("drops_total", _I),
-            ("fct_s", _F),
-            ("finished", _B),
-            ("mean_queue_delay_s", _F),
-            ("rwnd_limited", _F),
-        ),
-        "groups": (
-            ("group", _S),
-            ("flows", _I),
-            ("users", _I),
-            ("goodput_bps", _F),
-            ("per_flow_goodput_bps", _F),
-            ("per_flow_goodput_std_bps", _F),
-            ("per_user_goodput_bps", _F),
-            ("fair_share_ratio", _F),
-            ("delay_samples", _I),
-            ("mean_queue_delay_s", _F),
-            ("p50_queue_delay_s", _F),
-            ("p95_queue_delay_s", _F),
-            ("p99_queue_delay_s", _F),
-            ("retransmits", _I),
-            ("timeouts", _I),
-            ("drops", _I),
-            ("retransmits_total", _I),
-            ("timeouts_total", _I),
-            ("drops_total", _I),
-            ("rwnd_limited", _F),
-            ("mean_fct_s", _F),
-            ("transfers_completed", _I),
-            ("unfinished_transfers", _I),
-            # A transfer generator's (`short_flows` with `hosts` or `[sampling]
-            # flows_in_progress`); null in other groups.
-            ("arrivals", _I),
-            ("shared_arrivals", _I),
-            ("mean_in_progress", _F),
-            ("max_in_progress", _I),
-            ("in_progress_fraction", pa.list_(_F)),
-        ),
-        "links": (
-            ("name", _S),
-            ("from", _S),
-            ("to", _S),
-            ("qdisc", _S),
-            ("rate_bps", _I),
-            ("delay_s", _F),
-            ("utilization", _F),
-            ("tx_pkts", _I),
-            ("tx_bytes", _I),
-            ("arrivals", _I),
-            ("drops", _I),
-            ("overflow_drops", _I),
-            ("aqm_drops", _I),
-            *drops,
-            ("marks", _I),
-            *marks,
-            ("loss_rate", _F),
-            ("mean_queue_pkts", _F),
-            ("mean_queue_bytes", _F),
-            ("max_queue_pkts", _I),
-            ("mean_delay_s", _F),
-            ("p50_delay_s", _F),
-            ("p95_delay_s", _F),
-            ("p99_delay_s", _F),
-        ),
-        "series_queue": (
-            ("t", _F),
-            ("link", _I),
-            ("link_name", _S),
-            ("pkts", _I),
-            ("bytes", _I),
-            ("drops", _I),
-            ("overflow_drops", _I),
-            ("aqm_drops", _I),
-            # `[sampling] tx_bytes`: bytes sent since the link's previous sample and the
-            # utilization over that interval; null without it.
-            ("tx_bytes", _I),
-            ("utilization", _F),
-        ),
-        "series_tcp": (
-            ("t", _F),
-            ("flow", _I),
-            ("cwnd", _I),
-            ("ssthresh", _I),
-            ("srtt_s", _F),
-            ("inflight_bytes", _I),
-            ("in_timeout", _B),
-        ),
-        "series_tcp_events": (("t", _F), ("flow", _I), ("kind", _S), ("seq", _I)),
-        # A qdisc's internal variables (`[sampling] qdisc`); `class` −1 is the whole qdisc.
-        "series_qdisc": (("t", _F), ("link", _I), ("link_name", _S), ("var", _S), ("class", _I), ("value", _F)),
-        # The packet record of one link (`[sampling.packets]`).
-        "series_packets": (("t", _F), ("flow", _I), ("size_bytes", _I), ("lost", _B)),
-    }
+def column_list(table: str) -> tuple[Column, ...]:
+    """Returns every column of ``table`` after the identifying ones: the core's
+    (:func:`_core_columns`), then those computed in Python (:data:`_DERIVED`); ``points``
+    is the run's own row, all of it from Python."""
+    core = [] if table == "points" else _core_columns(table)
+    return (*core, *_DERIVED.get(table, ()))
 
 
 def columns(table: str) -> tuple[tuple[str, pa.DataType], ...]:
     """Returns ``table``'s own columns (after the identifying ones) and their types, in order."""
-    return _all_columns()[table]
+    return tuple((c.name, c.type) for c in column_list(table))
 
 
 def schema(table: str) -> pa.Schema:

@@ -296,7 +296,7 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
     }
     if "packets_not_recorded" in res:
         summary["packets_not_recorded"] = res["packets_not_recorded"]
-    notes = rwnd_notes(groups, summary["tcp"])
+    notes = rwnd_notes(groups, summary["tcp"]) + edge_notes(summary)
     if notes:
         summary["notes"] = notes
     return _add_users(summary, outcome.config)
@@ -317,6 +317,25 @@ def rwnd_notes(groups: list[dict[str, Any]], tcp: dict[str, dict[str, Any]]) -> 
             rwnd = tcp.get(g["group"], {}).get("rwnd")
             out.append(f"group {g['group']} was limited by its receive window (rwnd {rwnd} B) after {share:.0%} of its ACKs: its goodput is rwnd / RTT; raise tcp.rwnd to measure the network")
     return out
+
+
+def edge_notes(summary: dict[str, Any]) -> list[str]:
+    """Returns a line when the flows' goodput sums to more than the bottleneck's rate because
+    of data that crossed it before the window (``held_before_window_bytes``, held out of
+    order at the receivers when the window opened): without it, the sum fits."""
+    link = next((link for link in summary["links"] if link["name"] == summary["bottleneck"]), None)
+    window = summary["duration_s"] - summary["warmup_s"]
+    flows = summary["flows"]
+    if link is None or window <= 0 or any(f.get("held_before_window_bytes") is None for f in flows):
+        return []
+    total = sum(f["goodput_bps"] for f in flows)
+    held_bps = sum(f["held_before_window_bytes"] for f in flows) * 8 / window
+    if total <= link["rate_bps"] or total - held_bps > link["rate_bps"]:
+        return []
+    return [
+        f"goodput sums to {total / 1e6:.4g} Mb/s, above the bottleneck's {link['rate_bps'] / 1e6:.4g} Mb/s: {held_bps / 1e6:.3g} Mb/s of it "
+        "reached the receivers before the window and waited out of order (held_before_window_bytes); a longer window shrinks this edge"
+    ]
 
 
 def _mean_known(values: Iterable[float | None]) -> float | None:
