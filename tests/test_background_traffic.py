@@ -224,12 +224,3 @@ def test_fair_queueing_with_longest_queue_drop_spares_a_background_of_many_flows
     # Measured (50 s window): 0 and 89 drops.
     assert background_drops({"rate": "1Mbps", "count": 25, "users": 1}) == 0
     assert background_drops({"rate": "25Mbps"}) > 10
-
-
-def test_every_poisson_packets_key_is_in_the_catalog():
-    from qdsim.experiment import workloads
-    from qdsim.experiment.spec import PoissonPacketsFlows, TcpFlows
-
-    common = set(TcpFlows.model_fields) - {"kind", "cc", "size", "tcp"}
-    entry = next(t for t in workloads.catalog()["traffic"] if t["name"] == "poisson_packets")
-    assert set(PoissonPacketsFlows.model_fields) - common - {"kind"} == {p["name"] for p in entry["params"]}

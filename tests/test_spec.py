@@ -221,11 +221,11 @@ def test_a_tcp_option_read_under_the_profile_s_values_is_taken(small_spec):
 
 
 def test_exponential_size_bounds_are_refused_for_fixed_sizes():
-    from qdsim.experiment import workloads
+    from qdsim.experiment import traffic
 
-    group = spec.PoissonPacketsFlows(kind="poisson_packets", group="bg", rate=10**6, min_packet_size=100)
+    group = traffic.PoissonPacketsFlows(kind="poisson_packets", group="bg", rate=10**6, min_packet_size=100)
     with pytest.raises(SpecError) as exc:
-        workloads.source(group, "flows.1", None, None)  # type: ignore[arg-type]
+        traffic.source(group, "flows.1", None, None)  # type: ignore[arg-type]
     assert exc.value.key == "flows.1.min_packet_size" and '"fixed"' in exc.value.allowed
 
 
@@ -233,12 +233,13 @@ def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():
     # The model of `tcp = {...}` is generated from the core's options, and `qdsim list` shows
     # them under the `tcp` traffic kind, named where the file writes them (`tcp.packet_size`,
     # inside the group's tcp table): an option missing there is undiscoverable.
-    from qdsim.experiment import algorithms, workloads
-    from qdsim.experiment.spec import TcpFlows, TcpOptions
+    from qdsim.experiment import algorithms, traffic
+    from qdsim.experiment.fields import TcpOptions
+    from qdsim.experiment.traffic import TcpFlows
 
     options = {o["name"] for o in algorithms.tcp_options()} | {"profile"}
     assert set(TcpOptions.model_fields) == options
-    tcp = next(t for t in workloads.catalog()["traffic"] if t["name"] == "tcp")
+    tcp = next(t for t in traffic.catalog()["traffic"] if t["name"] == "tcp")
     listed = {p["name"] for p in tcp["params"]}
     assert {f"tcp.{o}" for o in options} <= listed, sorted({f"tcp.{o}" for o in options} - listed)
     # Every other key listed is a key of the group itself.
@@ -246,16 +247,37 @@ def test_every_tcp_option_of_the_experiment_file_is_in_the_catalog():
     assert "packet_size" not in listed
 
 
-def test_every_workload_key_is_in_the_catalog():
-    # incast, short_flows and on_off are resolved in Python; `qdsim list` must show their keys too.
-    from qdsim.experiment import workloads
-    from qdsim.experiment.spec import IncastFlows, OnOffFlows, ShortFlows, TcpFlows
+def test_every_traffic_kind_is_listed_once_with_every_key_of_its_model():
+    # A kind is one module of qdsim.experiment.traffic and one entry of KINDS; `qdsim list`
+    # shows it once — from the core's catalog, or from its module's CATALOG when Python
+    # resolves it — with every key its group takes beside the common ones (the TCP options
+    # are listed under `tcp`, as `tcp.<option>`).
+    from qdsim.experiment import traffic
+    from qdsim.experiment.traffic.base import FlowGroup
 
-    common = set(TcpFlows.model_fields) - {"kind", "cc", "size", "tcp"}
-    for model, name in ((IncastFlows, "incast"), (ShortFlows, "short_flows"), (OnOffFlows, "on_off")):
-        entry = next(t for t in workloads.catalog()["traffic"] if t["name"] == name)
-        listed = {p["name"] for p in entry["params"]}
-        assert set(model.model_fields) - common - {"kind"} == listed, name
+    listed = traffic.catalog()["traffic"]
+    assert sorted(entry["name"] for entry in listed) == sorted(kind.NAME for kind in traffic.KINDS)
+    in_core = {entry["name"] for entry in traffic.algorithms.core_catalog()["traffic"]}
+    for kind in traffic.KINDS:
+        assert (kind.CATALOG is None) == (kind.NAME in in_core), kind.NAME
+        entry = next(t for t in listed if t["name"] == kind.NAME)
+        keys = {p["name"] for p in entry["params"] if not p["name"].startswith("tcp.")}
+        own = set(kind.MODEL.model_fields) - set(FlowGroup.model_fields) - {"kind"} - ({"tcp"} if kind.NAME == "tcp" else set())
+        assert own == keys, (kind.NAME, own ^ keys)
+
+
+def test_a_group_s_kind_picks_its_model_and_tcp_is_the_default(small_spec):
+    from qdsim.experiment import traffic
+
+    for kind in traffic.KINDS:
+        assert kind.MODEL.model_fields["kind"].annotation.__args__ == (kind.NAME,)
+    _, parsed = spec.load(small_spec)
+    assert all(type(group) is traffic.TcpFlows for group in parsed.flows)
+    _, parsed = spec.load(small_spec, ['flows.0.kind="on_off"'])
+    assert type(parsed.flows[0]) is traffic.OnOffFlows
+    with pytest.raises(SpecError) as exc:
+        spec.load(small_spec, ['flows.0.kind="bulk"'])
+    assert exc.value.key == "flows.0.kind" and all(kind.NAME in exc.value.allowed for kind in traffic.KINDS)
 
 
 @pytest.mark.parametrize(

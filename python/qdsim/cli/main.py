@@ -598,7 +598,7 @@ def _sql(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """Prints the simulator's catalog, or one entry of it."""
-    from ..experiment.workloads import catalog
+    from ..experiment.traffic import catalog
     from .report import catalog_names, print_catalog
 
     full = catalog()

@@ -5,7 +5,7 @@ node and unidirectional link explicit, every quantity an integer (ns, bit/s, byt
 
 This module orchestrates; each part is built where it is defined: nodes, links and each
 flow's endpoints by :mod:`qdsim.experiment.topologies` (dumbbell, graph, star), each group's
-source and the flows' user ids by :mod:`qdsim.experiment.workloads`, qdisc and TCP
+source and the flows' user ids by :mod:`qdsim.experiment.traffic` (one module per kind), qdisc and TCP
 parameters by :mod:`qdsim.experiment.algorithms` and :mod:`qdsim.experiment.tcp_options`.
 None of them imports this module.
 """
@@ -16,9 +16,10 @@ import json
 from typing import Any
 
 from ..errors import SpecError
-from . import algorithms, topologies, units, workloads
-from .spec import Dumbbell, PoissonPacketsFlows, ShortFlows, Spec, Star, UdpCbrFlows
+from . import algorithms, topologies, traffic, units
+from .spec import Dumbbell, Spec, Star
 from .tcp_options import profile_value, tcp_config
+from .traffic import ShortFlows, TcpGroup
 from .units import format_duration
 
 __all__ = ["config_json", "resolve"]
@@ -39,8 +40,8 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
     if exp.warmup >= exp.duration:
         raise SpecError("experiment.warmup", format_duration(exp.warmup), f"a warm-up shorter than the duration ({format_duration(exp.duration)})")
     _check_group_names(spec)
-    workloads.check_topology(spec)
-    owners = workloads.user_ids(spec)
+    traffic.check(spec)
+    owners = traffic.user_ids(spec)
     if isinstance(spec.topology, Dumbbell):
         nodes, links, endpoints = topologies.dumbbell(spec.topology, spec)
     elif isinstance(spec.topology, Star):
@@ -52,8 +53,8 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
         key = f"flows.{index}"
         if group.start >= exp.duration:
             raise SpecError(f"{key}.start", format_duration(group.start), f"a start before the end of the run ({format_duration(exp.duration)})")
-        tcp = None if isinstance(group, UdpCbrFlows | PoissonPacketsFlows) else tcp_config(group, key)
-        source = workloads.source(group, key, spec, tcp)
+        tcp = tcp_config(group, key) if isinstance(group, TcpGroup) else None
+        source = traffic.source(group, key, spec, tcp)
         pairs = endpoints[index]
         if isinstance(group, ShortFlows) and group.hosts is not None:
             # One generator over its pool of host pairs (topologies.dumbbell built them).

@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import copy
 import tomllib
-import typing
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, StrictBool, Tag, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, model_validator
 
 from ..errors import SpecError, validation_error
-from . import tcp_options, units
+from .fields import Duration, HostJitter, Name, PositiveDuration, PositiveRate, Probability, Strict
+from .traffic import AnyFlowGroup
 
 __all__ = [
     "Dumbbell",
@@ -34,26 +34,19 @@ __all__ = [
     "Graph",
     "GraphLink",
     "GraphNode",
-    "IncastFlows",
     "ModelCurve",
-    "OnOffFlows",
     "PacketRecord",
     "Panel",
     "PlotDefaults",
-    "PoissonPacketsFlows",
     "QdiscSpec",
     "Quick",
     "Reference",
     "Sampling",
     "SeriesPanel",
-    "ShortFlows",
     "Source",
     "Spec",
     "Star",
     "Sweep",
-    "TcpFlows",
-    "TcpOptions",
-    "UdpCbrFlows",
     "apply_override",
     "load",
     "load_raw",
@@ -62,77 +55,10 @@ __all__ = [
 ]
 
 
-# --- quantity types -------------------------------------------------------------------------
-
-
-def _positive(parse: typing.Callable[[object], int], kind: str) -> typing.Callable[[object], int]:
-    def check(value: object) -> int:
-        amount = parse(value)
-        if amount <= 0:
-            raise units.UnitError(value, f"a value > 0; {units.ALLOWED[kind]}")
-        return amount
-
-    return check
-
-
-def _host_jitter(value: object) -> int:
-    amount = units.parse_duration(value)
-    if amount > MAX_HOST_JITTER_NS:
-        raise units.UnitError(value, f"a processing delay of at most 1s; {units.ALLOWED['duration']}")
-    return amount
-
-
-def _probability(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
-        raise units.UnitError(value, "a probability in [0, 1), such as 0.01")
-    return float(value)
-
-
-#: The most flows one ``[[flows]]`` group may have.
-MAX_FLOWS_PER_GROUP = 1_000_000
-
-#: The most host pairs a ``short_flows`` group's pool may have (each is two hosts and four
-#: links).
-MAX_POOL_HOSTS = 100_000
-
-#: Largest ``[topology] host_jitter`` (the core's bound).
-MAX_HOST_JITTER_NS = 1_000_000_000
-
-
-Rate = Annotated[int, BeforeValidator(units.parse_rate)]
-PositiveRate = Annotated[int, BeforeValidator(_positive(units.parse_rate, "rate"))]
-Duration = Annotated[int, BeforeValidator(units.parse_duration)]
-PositiveDuration = Annotated[int, BeforeValidator(_positive(units.parse_duration, "duration"))]
-Bytes = Annotated[int, BeforeValidator(units.parse_bytes)]
-PositiveBytes = Annotated[int, BeforeValidator(_positive(units.parse_bytes, "bytes"))]
-Pkts = Annotated[int, BeforeValidator(units.parse_pkts)]
-PositivePkts = Annotated[int, BeforeValidator(_positive(units.parse_pkts, "pkts"))]
-Probability = Annotated[float, BeforeValidator(_probability)]
-HostJitter = Annotated[int, BeforeValidator(_host_jitter)]
-
-
-def _positive_size(value: object) -> tuple[str, int]:
-    which, amount = units.parse_limit(value)
-    if amount <= 0:
-        raise units.UnitError(value, f"a size > 0; {units.ALLOWED['limit']}")
-    return which, amount
-
-
-#: A size in packets or bytes: ``("pkts", n)`` or ``("bytes", n)``.
-PositiveSize = Annotated[tuple[str, int], BeforeValidator(_positive_size)]
-Name = Annotated[str, Field(min_length=1, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")]
-
-
-class _Strict(BaseModel):
-    """Base of every section: unknown keys are errors."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
-
-
 # --- sections -------------------------------------------------------------------------------
 
 
-class Experiment(_Strict):
+class Experiment(Strict):
     """``[experiment]``: name, duration, measurement window and seed."""
 
     name: Name
@@ -155,7 +81,7 @@ class QdiscSpec(BaseModel):
         return dict(self.model_extra or {})
 
 
-class _Topology(_Strict):
+class _Topology(Strict):
     """What every ``[topology]`` kind has: ``host_jitter``, the largest random processing
     delay each packet a host (a flow endpoint) sends waits before its link, in order (0 =
     exact timing). Without it, each host takes its flows' TCP profile's (exact timing for a
@@ -179,13 +105,13 @@ class Dumbbell(_Topology):
     receiver_delay: Duration = 0
 
 
-class GraphNode(_Strict):
+class GraphNode(Strict):
     """``[[topology.nodes]]``: one node of a general graph."""
 
     name: Name
 
 
-class GraphLink(_Strict):
+class GraphLink(Strict):
     """``[[topology.links]]``: a link (both directions unless ``duplex = false``)."""
 
     from_: Name = Field(alias="from")
@@ -228,147 +154,10 @@ class Star(_Topology):
     qdisc: QdiscSpec
     port_qdisc: QdiscSpec | None = None
     host_qdisc: QdiscSpec | None = None
-    hosts: list[Name] = []
+    hosts: list[Name] = Field(default_factory=list)
 
 
-#: ``tcp = {...}`` of a TCP flow group: a profile (``profile = "ns3"``, the default) and
-#: overrides of its options, one optional key per TCP option of the core's catalog, typed by
-#: its unit (:mod:`qdsim.experiment.tcp_options`).
-TcpOptions = tcp_options.options_model(
-    _Strict,
-    {"bytes": PositiveBytes, "pkts": PositivePkts, "time": PositiveDuration, "bool": StrictBool},
-    {"bytes": Bytes, "pkts": Pkts, "time": Duration},
-)
-
-
-class _FlowGroup(_Strict):
-    group: Name
-    #: Flows in the group; at most a million (each is a sender, a receiver and their state).
-    count: int = Field(1, ge=1, le=MAX_FLOWS_PER_GROUP)
-    #: Users the group's flows belong to (``count`` must be a multiple): flow ``i`` belongs to
-    #: the group's user ``i // (count // users)``. Absent = the whole group is one user.
-    users: int | None = Field(None, ge=1, lt=2**31)
-    start: Duration = 0
-    start_window: Duration = 0
-    access_delay: Duration | None = None
-    access_rate: PositiveRate | None = None
-    src: Name | None = None
-    dst: Name | None = None
-
-
-class TcpFlows(_FlowGroup):
-    """``[[flows]]`` with ``kind = "tcp"`` (the default): saturated or finite TCP transfers."""
-
-    kind: Literal["tcp"] = "tcp"
-    cc: str | None = None
-    size: PositiveBytes | None = None
-    tcp: TcpOptions = TcpOptions()
-
-
-class UdpCbrFlows(_FlowGroup):
-    """``[[flows]]`` with ``kind = "udp_cbr"``: constant-bit-rate UDP sources."""
-
-    kind: Literal["udp_cbr"]
-    rate: PositiveRate
-    packet_size: PositiveBytes | None = None
-    stop: Duration | None = None
-
-
-class IncastFlows(_FlowGroup):
-    """``[[flows]]`` with ``kind = "incast"``: ``count`` servers answer a ``client`` in rounds.
-
-    Each round every server sends ``size`` bytes (or ``total_size`` / ``count``) on a fresh
-    TCP connection, or with ``persistent = true`` on its one connection kept across rounds;
-    the next round starts ``think`` after the last response has arrived (a barrier named
-    after the group). Resolved in :mod:`qdsim.experiment.workloads`.
-    """
-
-    kind: Literal["incast"]
-    client: Name
-    size: PositiveBytes | None = None
-    total_size: PositiveBytes | None = None
-    rounds: int | None = Field(None, ge=1, lt=2**32)
-    think: Duration = 0
-    persistent: StrictBool = False
-    cc: str | None = None
-    tcp: TcpOptions = TcpOptions()
-
-
-class ShortFlows(_FlowGroup):
-    """``[[flows]]`` with ``kind = "short_flows"``: Poisson arrivals of finite TCP transfers.
-
-    Sizes are uniform in ``[size_min, size_max]``, or with ``size_distribution`` exponential,
-    Pareto (``pareto_shape`` > 1) or fixed, of mean ``size_mean``; the arrival rate is
-    ``arrival_rate`` per second or ``load`` × ``load_rate`` / (8 × mean size). With ``hosts``
-    (dumbbell only) the transfers run between that many host pairs, each behind its own
-    access links. Resolved in :mod:`qdsim.experiment.workloads`.
-    """
-
-    kind: Literal["short_flows"]
-    load: float | None = Field(None, gt=0, le=1)
-    load_rate: PositiveRate | None = None
-    arrival_rate: float | None = Field(None, gt=0)
-    size_min: PositiveBytes = 2000
-    size_max: PositiveBytes = 98000
-    size_distribution: Literal["uniform", "exponential", "pareto", "fixed"] = "uniform"
-    size_mean: PositiveBytes | None = None
-    pareto_shape: float | None = Field(None, gt=1)
-    hosts: int | None = Field(None, ge=1, le=MAX_POOL_HOSTS)
-    stop: Duration | None = None
-    cc: str | None = None
-    tcp: TcpOptions = TcpOptions()
-
-
-class PoissonPacketsFlows(_FlowGroup):
-    """``[[flows]]`` with ``kind = "poisson_packets"``: unresponsive packets arriving as a
-    Poisson process offering ``rate``, of ``packet_size`` bytes (``size_distribution =
-    "fixed"``) or exponential sizes of that mean, rounded and clamped to ``[min_packet_size,
-    max_packet_size]`` (the core's ``traffic/poisson.rs``)."""
-
-    kind: Literal["poisson_packets"]
-    rate: PositiveRate
-    packet_size: PositiveBytes | None = None
-    size_distribution: Literal["fixed", "exponential"] = "fixed"
-    min_packet_size: PositiveBytes | None = None
-    max_packet_size: PositiveBytes | None = None
-    stop: Duration | None = None
-
-
-class OnOffFlows(_FlowGroup):
-    """``[[flows]]`` with ``kind = "on_off"``: TCP sources that send a ``burst`` (full segments
-    or bytes), wait an exponential ``idle`` time once the receiver has it, and send the next
-    burst on the same connection (Kantawala & Turner 2005, §4: 256 packets, mean 2 s).
-    ``first_burst = "idle"`` starts each source with an idle time, ``"start"`` with a burst.
-    Each burst is a transfer with its completion time. Resolved in
-    :mod:`qdsim.experiment.workloads`.
-    """
-
-    kind: Literal["on_off"]
-    burst: PositiveSize = ("pkts", 256)
-    idle: PositiveDuration = 2_000_000_000
-    first_burst: Literal["idle", "start"] = "idle"
-    cc: str | None = None
-    tcp: TcpOptions = TcpOptions()
-
-
-def _flow_kind(value: Any) -> str:
-    if isinstance(value, dict):
-        return value.get("kind", "tcp")
-    return getattr(value, "kind", "tcp")
-
-
-FlowGroup = Annotated[
-    Annotated[TcpFlows, Tag("tcp")]
-    | Annotated[UdpCbrFlows, Tag("udp_cbr")]
-    | Annotated[IncastFlows, Tag("incast")]
-    | Annotated[ShortFlows, Tag("short_flows")]
-    | Annotated[OnOffFlows, Tag("on_off")]
-    | Annotated[PoissonPacketsFlows, Tag("poisson_packets")],
-    Discriminator(_flow_kind),
-]
-
-
-class PacketRecord(_Strict):
+class PacketRecord(Strict):
     """``[sampling.packets]``: one row (``t``, ``flow``, ``size_bytes``, ``lost``) per packet
     offered to the link ``link`` from ``start`` until ``stop`` (default: the end), at most
     ``max_rows`` (17 bytes each; later offers are only counted)."""
@@ -380,7 +169,7 @@ class PacketRecord(_Strict):
     max_rows: int = Field(4_000_000, ge=1, le=100_000_000)
 
 
-class Sampling(_Strict):
+class Sampling(Strict):
     """``[sampling]``: optional time series recorded during the run."""
 
     interval: PositiveDuration = 10_000_000
@@ -413,7 +202,7 @@ class Sweep(BaseModel):
         return dict(self.model_extra or {})
 
 
-class Reference(_Strict):
+class Reference(Strict):
     """A reference line of a plot: horizontal at ``y`` (e.g. a paper's fair share) or
     vertical at ``x`` (e.g. the RTT on a target axis), in display units."""
 
@@ -429,7 +218,7 @@ class Reference(_Strict):
         return self
 
 
-class Panel(_Strict):
+class Panel(Strict):
     """One panel of a ``sweep`` figure: a metric column and how it is shown.
 
     ``scale`` multiplies the values for display (default: by the column's unit, e.g. bit/s →
@@ -447,7 +236,7 @@ class Panel(_Strict):
     groups: list[str] | None = None
 
 
-class ModelCurve(_Strict):
+class ModelCurve(Strict):
     """``[plot.model]``: a curve ``y = function(x)`` drawn over a ``sweep`` figure's panel.
 
     ``function`` is looked up in ``module``, a Python file beside the experiment file; it
@@ -461,7 +250,7 @@ class ModelCurve(_Strict):
     panel: int = Field(0, ge=0)
 
 
-class SeriesPanel(_Strict):
+class SeriesPanel(Strict):
     """One panel of a ``series`` figure: a sampled column against time, one line per ``by`` value.
 
     ``series_queue`` columns are the link ``link``'s; ``series_tcp`` columns are summed
@@ -482,7 +271,7 @@ class SeriesPanel(_Strict):
     ylim: tuple[float, float] | None = None
 
 
-class PlotDefaults(_Strict):
+class PlotDefaults(Strict):
     """``[plot]``: the figure ``qdsim reproduce`` draws (and the defaults of ``qdsim plot``).
 
     ``kind = "sweep"`` (the default) draws metrics against a swept key: ``y`` may be a list,
@@ -506,14 +295,14 @@ class PlotDefaults(_Strict):
     logx: StrictBool = False
     xlabel: str | None = None
     groups: list[str] | None = None
-    labels: dict[str, str] = {}
-    colors: dict[str, str] = {}
-    reference: list[Reference] = []
+    labels: dict[str, str] = Field(default_factory=dict)
+    colors: dict[str, str] = Field(default_factory=dict)
+    reference: list[Reference] = Field(default_factory=list)
     model: ModelCurve | None = None
-    panels: list[SeriesPanel] = []
+    panels: list[SeriesPanel] = Field(default_factory=list)
     time_unit: Literal["s", "ms"] = "s"
     xlim: tuple[float, float] | None = None
-    upper: list[str] = []
+    upper: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _kind_keys(self) -> PlotDefaults:
@@ -528,7 +317,7 @@ class PlotDefaults(_Strict):
         return self
 
 
-class Source(_Strict):
+class Source(Strict):
     """``[source]``: where a reproduced experiment comes from (provenance, not simulated)."""
 
     paper: str
@@ -537,23 +326,23 @@ class Source(_Strict):
     notes: str = ""
 
 
-class Quick(_Strict):
+class Quick(Strict):
     """``[quick]``: the shortened run of a paper figure (``qdsim reproduce --quick``, the
     figure tests): ``repetitions`` or ``seeds`` replace the sweep's, ``set`` holds overrides
     (dotted key → value), ``sweep`` replaces some swept keys' values by a subset."""
 
     repetitions: int | None = Field(None, ge=1, lt=2**32)
     seeds: list[Seed] | None = Field(None, min_length=1)
-    set: dict[str, Any] = {}
-    sweep: dict[str, list[Any]] = {}
+    set: dict[str, Any] = Field(default_factory=dict)
+    sweep: dict[str, list[Any]] = Field(default_factory=dict)
 
 
-class Spec(_Strict):
+class Spec(Strict):
     """A whole experiment file."""
 
     experiment: Experiment
     topology: Annotated[Dumbbell | Graph | Star, Field(discriminator="kind")]
-    flows: list[FlowGroup] = Field(min_length=1)
+    flows: list[AnyFlowGroup] = Field(min_length=1)
     sampling: Sampling | None = None
     sweep: Sweep | None = None
     plot: PlotDefaults = PlotDefaults()

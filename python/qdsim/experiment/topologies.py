@@ -42,7 +42,8 @@ from typing import Any
 
 from ..errors import SpecError
 from . import algorithms, units
-from .spec import Dumbbell, Graph, GraphLink, IncastFlows, QdiscSpec, ShortFlows, Spec, Star
+from .spec import Dumbbell, Graph, GraphLink, QdiscSpec, Spec, Star
+from .traffic import IncastFlows, ShortFlows, TcpGroup
 
 __all__ = ["BOTTLENECK", "SWITCH", "dumbbell", "graph", "link", "star", "star_hosts"]
 
@@ -191,7 +192,7 @@ def graph(topo: Graph, spec: Spec) -> Built:
             raise SpecError(f"flows.{index}.dst", group.dst, "a node other than `src`")
         if group.dst not in reachable(group.src):
             raise SpecError(f"flows.{index}.dst", group.dst, f"a node reachable over topology.links from `{group.src}` (no path leads there)")
-        if group.kind not in ("udp_cbr", "poisson_packets") and group.src not in reachable(group.dst):
+        if isinstance(group, TcpGroup) and group.src not in reachable(group.dst):
             raise SpecError(f"flows.{index}.src", group.src, f"a node reachable over topology.links from `{group.dst}`, for the ACKs (no path leads back)")
         if group.access_rate is None:
             endpoints.append([(group.src, group.dst)] * group.count)

@@ -322,7 +322,7 @@ def compare_sides(qdsim_dir: Path, engine_dir: Path) -> list[Row]:
     qp, rp = store.read_rows(qdsim_dir, "points"), store.read_rows(engine_dir, "points")
     flows = store.read_rows(qdsim_dir, "flows")
     saturated = {f["id"] for f in flows if f["kind"] == "tcp" and f["size_bytes"] is None}
-    tcp_groups = {f["group"] for f in flows if f["kind"] in ("tcp", "short_flows", "on_off")}
+    tcp_groups = {f["group"] for f in flows if f["cc"]}  # a TCP flow names its control, UDP ""
     if len(saturated) > 1:
         rows.append(_row("points", None, "jain_index", _values(qp, None, None, "jain_index"), _values(rp, None, None, "jain_index")))
     qg, rg = store.read_rows(qdsim_dir, "groups"), store.read_rows(engine_dir, "groups")
