@@ -4,6 +4,7 @@ tests' one way to get results (``quick``)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -77,22 +78,53 @@ def write_spec(tmp_path: Path):
 class CliResult:
     """Exit status and output of one `qdsim` invocation."""
 
-    def __init__(self, proc: subprocess.CompletedProcess[str]):
-        self.code = proc.returncode
-        self.stdout = proc.stdout
-        self.stderr = proc.stderr
+    def __init__(self, code: int, stdout: str, stderr: str):
+        self.code = code
+        self.stdout = stdout
+        self.stderr = stderr
 
     def json(self):
         return json.loads(self.stdout)
 
 
+#: Set to run every `qdsim` fixture call in a fresh interpreter (`python -m qdsim`), as the
+#: tests did before they ran the command in-process.
+IN_PROCESS = os.environ.get("QDSIM_TEST_CLI", "in-process") != "process"
+
+
 @pytest.fixture
-def qdsim(tmp_path: Path):
-    """Returns a function running `python -m qdsim ARGS...` in tmp_path."""
+def qdsim(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+    """Returns a function running the `qdsim` command with ARGS... in tmp_path.
+
+    In this process (:func:`qdsim.cli.main`, its output captured): a fresh interpreter would
+    prove nothing these tests check and costs a quarter second of start-up per call. What
+    only a process shows — the entry point, signals, an interrupted sweep, the wheel — is
+    tested with processes of its own (test_packaging, test_interrupts, scripts/test_wheel.sh).
+    """
 
     def run(*args: str) -> CliResult:
-        proc = subprocess.run([sys.executable, "-m", "qdsim", *map(str, args)], cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
-        return CliResult(proc)
+        argv = [str(a) for a in args]
+        if not IN_PROCESS:
+            proc = subprocess.run([sys.executable, "-m", "qdsim", *argv], cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
+            return CliResult(proc.returncode, proc.stdout, proc.stderr)
+        from qdsim.cli import main
+
+        capsys.readouterr()
+        with monkeypatch.context() as scoped:
+            scoped.chdir(tmp_path)
+            # The command sets these for its process (matplotlib's backend, -v's progress):
+            # each is put back as it was after the call.
+            for name in ("MPLBACKEND", "QDSIM_PROGRESS_INTERVAL"):
+                if name in os.environ:
+                    scoped.setenv(name, os.environ[name])
+                else:
+                    scoped.delenv(name, raising=False)
+            try:
+                code = main(argv)
+            except SystemExit as exc:  # argparse: --help, a bad option
+                code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+        out, err = capsys.readouterr()
+        return CliResult(code, out, err)
 
     return run
 

@@ -48,7 +48,19 @@ def _start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
     spec.write_text(LONG)
     env = {**os.environ, "QDSIM_PROGRESS_INTERVAL": "0"}
     command = [sys.executable, "-m", "qdsim", *[a.replace("SPEC", str(spec)) for a in args]]
-    return subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    # Ctrl-C's default action, as a terminal's foreground job has it: a test suite started in
+    # the background (`make test &`, nohup) passes SIGINT on ignored, and Python then leaves
+    # it ignored.
+    return subprocess.Popen(
+        command,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def _wait_for(proc: subprocess.Popen[str], text: str) -> list[str]:

@@ -2,7 +2,6 @@
 unusable output paths are one-line errors."""
 
 import json
-import subprocess
 
 import pyarrow.parquet as pq
 
@@ -69,17 +68,7 @@ def test_a_directory_of_other_files_is_refused(qdsim, small_spec, tmp_path):
     assert (out / "notes.txt").read_text() == "mine"
 
 
-def test_unusable_output_paths_are_one_line_errors(small_spec, tmp_path, capsys, monkeypatch):
-    from conftest import CliResult
-    from qdsim.cli import main
-
-    def qdsim(*args):
-        """Runs the command in this process (as `qdsim` does, without its start-up time)."""
-        code = main([str(a) for a in args])
-        out, err = capsys.readouterr()
-        return CliResult(subprocess.CompletedProcess(args, code, out, err))
-
-    monkeypatch.chdir(tmp_path)
+def test_unusable_output_paths_are_one_line_errors(qdsim, small_spec, tmp_path):
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
     for args, start in [

@@ -206,6 +206,9 @@ def test_a_key_another_key_switches_off_is_refused(table, key, fragment):
         ('{profile="ns2-newreno", hystart="linux"}', "hystart"),
         ('{sack=false, rescue_retransmit="rfc6675"}', "rescue_retransmit"),
         ('{profile="ns2-sack1", rescue_retransmit="rfc6675"}', "rescue_retransmit"),
+        ('{recovery_exit="ssthresh"}', "recovery_exit"),  # linux: SACK's recovery
+        ('{profile="ns2-reno", recovery_exit="ssthresh"}', "recovery_exit"),  # Reno ends on any new ACK
+        ('{profile="ns2-newreno", recovery="prr", recovery_exit="ssthresh"}', "recovery_exit"),
     ],
 )
 def test_a_tcp_option_the_stack_would_not_read_is_refused(small_spec, tcp, key):
@@ -218,6 +221,7 @@ def test_a_tcp_option_read_under_the_profile_s_values_is_taken(small_spec):
     # linux: delayed ACKs and PRR on; the ns3 profile's default control is CUBIC.
     load_with(small_spec, 'flows.0.tcp={quick_acks=4, prr_bound="ssrb", rescue_retransmit="partial_ack"}')
     load_with(small_spec, 'flows.0.tcp={profile="ns3", hystart="linux"}', 'flows.0.cc="cubic"')
+    load_with(small_spec, 'flows.0.tcp={profile="ns2-newreno", recovery_exit="flightsize"}')
 
 
 def test_exponential_size_bounds_are_refused_for_fixed_sizes():

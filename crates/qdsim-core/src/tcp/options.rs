@@ -3,9 +3,10 @@
 //! (`profiles.rs`) gives every option a value, and the default profile's are the defaults.
 
 use super::config::{
-    ByteCounting, HyStartKind, IwRule, PrrBound, RecoverCheck, RecoveryExit, RecoveryKind, ReductionBase,
+    ByteCounting, CcKind, HyStartKind, IwRule, PrrBound, RecoverCheck, RecoveryExit, RecoveryKind, ReductionBase,
     RescueRetransmit, RtoFormula, RtoRestart, SynLoss, TimeoutSsthresh, WindowArithmetic,
 };
+use super::sender::Scheme;
 use super::wire::WireFormat;
 use crate::catalog::{KeyUse, TcpOption};
 
@@ -37,11 +38,16 @@ const fn choice(name: &'static str, values: &'static [&'static str], help: &'sta
 /// [`KeyUse`]): the delayed-ACK details only with `delayed_ack` (without it, `receiver.rs`
 /// ACKs every segment at once); PRR's bound and duplicate-ACK rule only in PRR's recovery
 /// (`sender/recovery`); the rescue retransmission only in SACK recovery other than ns-2
-/// Sack1's (`sack_ack_in_recovery`, `sack_send`: two conditions, both must hold); Linux's
-/// HyStart only in CUBIC (`sender/mod.rs`: Linux keeps it in its CUBIC module, every other
-/// control runs without).
+/// Sack1's (`sack_ack_in_recovery`, `sack_send`: two conditions, both must hold); the
+/// window at the end of NewReno's recovery only there (`newreno_ack_in_recovery`: without
+/// SACK, a control of the NewReno scheme — Reno ends recovery on any new ACK, Tahoe has
+/// none —, and not under PRR, whose recovery ends at ssthresh); Linux's HyStart only in
+/// CUBIC (`sender/mod.rs`: Linux keeps it in its CUBIC module, every other control runs
+/// without).
 pub fn key_uses() -> Vec<KeyUse> {
     let tcp = |key, when, values: &[&'static str]| KeyUse::new("tcp", key, when, values);
+    let newreno_scheme: Vec<&'static str> =
+        CcKind::ALL.iter().filter(|cc| Scheme::of(**cc) == Scheme::NewReno).map(|cc| cc.name()).collect();
     vec![
         tcp("delayed_ack_count", "delayed_ack", &["true"]),
         tcp("delayed_ack_timeout", "delayed_ack", &["true"]),
@@ -50,6 +56,9 @@ pub fn key_uses() -> Vec<KeyUse> {
         tcp("prr_dupack_segment", "recovery", &["prr"]),
         tcp("rescue_retransmit", "sack", &["true"]),
         tcp("rescue_retransmit", "recovery", &["rfc6675", "prr", "rate_halving"]),
+        tcp("recovery_exit", "sack", &["false"]),
+        tcp("recovery_exit", "cc", &newreno_scheme),
+        tcp("recovery_exit", "recovery", &["rfc6675", "rate_halving", "ns2_sack1"]),
         tcp("hystart", "cc", &["cubic"]).of_value("linux"),
     ]
 }

@@ -44,9 +44,9 @@ use super::wire::{WireFormat, WireSizes};
 mod connection;
 mod hystart;
 mod recovery;
-
 use hystart::HyStart;
-use recovery::{AckInfo, LossRecovery, Scheme};
+pub(crate) use recovery::Scheme;
+use recovery::{AckInfo, LossRecovery};
 
 /// RFC 3465's L: the most segments one ACK may count toward window growth.
 pub const ABC_LIMIT: u32 = 2;
