@@ -64,12 +64,22 @@ pub struct KeyUse {
     pub when: &'static str,
     /// The values of `when`, as a file writes them (`"true"`, a name), under which `key` is read.
     pub values: Vec<&'static str>,
+    /// The condition holds only while this other key takes one of these values (`None`:
+    /// always): `recovery` needs a NewReno-scheme `cc` only without SACK.
+    pub only_while: Option<(&'static str, Vec<&'static str>)>,
 }
 
 impl KeyUse {
     /// Returns that `key` of `table` is read only while `when` is one of `values`.
     pub fn new(table: impl Into<String>, key: &'static str, when: &'static str, values: &[&'static str]) -> Self {
-        KeyUse { table: table.into(), key, value: None, when, values: values.to_vec() }
+        KeyUse { table: table.into(), key, value: None, when, values: values.to_vec(), only_while: None }
+    }
+
+    /// Applies the condition only while `key` is one of `values`.
+    #[must_use]
+    pub fn only_while(mut self, key: &'static str, values: &[&'static str]) -> Self {
+        self.only_while = Some((key, values.to_vec()));
+        self
     }
 
     /// Restricts the condition to the value `value` of the key.

@@ -172,7 +172,8 @@ def refuse_idle_keys(table: str, given: Mapping[str, object], value_of: Callable
     ``tcp``) that the core would not read with the values of the others: the core declares,
     beside the parameters that read them, the keys read only under a value of another key
     (``t_d`` only with ``buffer = "drop_on_dequeue"``); a key under several conditions needs
-    them all. ``value_of`` returns the value a key
+    them all, and a condition with ``only_while`` applies only while that other key has one
+    of its values (``recovery`` needs a NewReno-scheme ``cc`` only without SACK). ``value_of`` returns the value a key
     takes (set, a profile's or the default); ``key`` is the table's key path, for the error.
     """
     for use in core_catalog()["key_uses"]:
@@ -181,10 +182,16 @@ def refuse_idle_keys(table: str, given: Mapping[str, object], value_of: Callable
             continue
         if use["value"] is not None and as_written(given[name]) != use["value"]:
             continue
+        guard = ""
+        if use["only_while"] is not None:
+            other, values = use["only_while"]
+            if as_written(value_of(other)) not in values:
+                continue
+            guard = f' and {other} = "{as_written(value_of(other))}"'
         current = as_written(value_of(use["when"]))
         if current not in use["values"]:
             readers = " or ".join(f'"{v}"' for v in use["values"])
-            raise SpecError(f"{key}.{name}", given[name], f'no value with {use["when"]} = "{current}": read only with {use["when"]} = {readers}')
+            raise SpecError(f"{key}.{name}", given[name], f'no value with {use["when"]} = "{current}"{guard}: read only with {use["when"]} = {readers}')
 
 
 def core_checked(check: Callable[[], None], key: str, fields: dict[str, tuple[str, object]]) -> None:

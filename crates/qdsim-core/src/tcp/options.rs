@@ -37,7 +37,8 @@ const fn choice(name: &'static str, values: &'static [&'static str], help: &'sta
 /// The options read only under another option's value, or the group's `cc` (see
 /// [`KeyUse`]): the delayed-ACK details only with `delayed_ack` (without it, `receiver.rs`
 /// ACKs every segment at once); PRR's bound and duplicate-ACK rule only in PRR's recovery
-/// (`sender/recovery`); the rescue retransmission only in SACK recovery other than ns-2
+/// (`sender/recovery`), and without SACK the recovery itself only under a control of the
+/// NewReno scheme (`LossRecovery::uses_prr`: Tahoe and Reno have no choice of recovery); the rescue retransmission only in SACK recovery other than ns-2
 /// Sack1's (`sack_ack_in_recovery`, `sack_send`: two conditions, both must hold); the
 /// window at the end of NewReno's recovery only there (`newreno_ack_in_recovery`: without
 /// SACK, a control of the NewReno scheme — Reno ends recovery on any new ACK, Tahoe has
@@ -54,6 +55,10 @@ pub fn key_uses() -> Vec<KeyUse> {
         tcp("quick_acks", "delayed_ack", &["true"]),
         tcp("prr_bound", "recovery", &["prr"]),
         tcp("prr_dupack_segment", "recovery", &["prr"]),
+        // Without SACK the control names the scheme: Tahoe and Reno have no recovery to choose.
+        tcp("recovery", "cc", &newreno_scheme).only_while("sack", &["false"]),
+        tcp("prr_bound", "cc", &newreno_scheme).only_while("sack", &["false"]),
+        tcp("prr_dupack_segment", "cc", &newreno_scheme).only_while("sack", &["false"]),
         tcp("rescue_retransmit", "sack", &["true"]),
         tcp("rescue_retransmit", "recovery", &["rfc6675", "prr", "rate_halving"]),
         tcp("recovery_exit", "sack", &["false"]),
