@@ -99,9 +99,9 @@ tcp = {{ profile = "rfc", sack = false, delayed_ack = false, limited_transmit = 
 def test_limited_transmit_turns_timeouts_of_small_windows_into_fast_retransmits(qdsim, write_spec):
     # Eight NewReno flows in an 8-packet FIFO keep windows of a few segments, where a loss
     # leaves fewer than three duplicate ACKs unless each duplicate releases a new segment
-    # (measured over the whole run: 7 timeouts without limited transmit, 3 with either kind).
+    # (measured over the whole run: 7 timeouts without limited transmit, 3 with either kind; ns-2's send_one alike).
     timeouts = {}
-    for lt in ("off", "rfc3042", "pipe"):
+    for lt in ("off", "rfc3042", "pipe", "ns2"):
         result = qdsim("run", write_spec(LIMITED.format(lt=lt)), "--json")
         assert result.code == 0, result.stderr
         summary = result.json()
@@ -109,6 +109,7 @@ def test_limited_transmit_turns_timeouts_of_small_windows_into_fast_retransmits(
         timeouts[lt] = sum(f["timeouts_total"] for f in summary["flows"])
     assert timeouts["rfc3042"] < timeouts["off"], timeouts
     assert timeouts["pipe"] < timeouts["off"], timeouts
+    assert timeouts["ns2"] < timeouts["off"], timeouts  # ns-2's send_one, one new segment per duplicate
     bad = qdsim("run", write_spec(LIMITED.format(lt="true")))
     assert bad.code == 2 and "limited_transmit" in bad.stderr and '"rfc3042"' in bad.stderr
 

@@ -772,6 +772,7 @@ class _Translation:
                 parts.append("an ACK with SACK blocks 4 B longer")
             if ts:
                 parts.append("every segment 2 B longer (timestamps padded to 12 B, on ACKs too)")
+            parts.append("a transfer's last segment as short as its data (qdsim's ns2 wire sends it full-size, as ns-2's agents do)")
             note(f"tcp.wire: ns2 → ietf (ns-3 lays options out as the RFCs: {', '.join(parts)}); the MSS stays {mss} B")
         if not t["handshake"]:
             note("tcp.handshake: false → true (ns-3's TcpSocketBase always opens with SYN, SYN-ACK)")
@@ -836,6 +837,8 @@ class _Translation:
             socket.append(f"LimitedTransmit={_bool(limited != 'off')}")
             if limited == "rfc3042":
                 note("tcp.limited_transmit: rfc3042 → pipe (ns-3.37's limited transmit sends one segment per duplicate ACK while pipe < cwnd, without RFC 3042's bound of two)")
+            elif limited == "ns2":
+                note("tcp.limited_transmit: ns2 → pipe (ns-3.37's limited transmit sends new data while pipe < cwnd, never a go-back-N resend as ns-2's send_one after a timeout)")
         if t["rescue_retransmit"] != "partial_ack":
             note(f"tcp.rescue_retransmit: {t['rescue_retransmit']} → partial_ack (ns-3.37 retransmits the new head on a partial ACK; it has no NextSeg rule 4)")
         base = t["reduction_base"]

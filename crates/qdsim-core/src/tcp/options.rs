@@ -3,8 +3,8 @@
 //! (`profiles.rs`) gives every option a value, and the default profile's are the defaults.
 
 use super::config::{
-    ByteCounting, CcKind, HyStartKind, IwRule, PrrBound, RecoverCheck, RecoveryExit, RecoveryKind, ReductionBase,
-    RescueRetransmit, RtoFormula, RtoRestart, SynLoss, TimeoutSsthresh, WindowArithmetic,
+    ByteCounting, CcKind, HyStartKind, IwRule, LimitedTransmit, PrrBound, RecoverCheck, RecoveryExit, RecoveryKind,
+    ReductionBase, RescueRetransmit, RtoFormula, RtoRestart, SynLoss, TimeoutSsthresh, WindowArithmetic,
 };
 use super::sender::Scheme;
 use super::wire::WireFormat;
@@ -37,8 +37,8 @@ const fn choice(name: &'static str, values: &'static [&'static str], help: &'sta
 /// The options read only under another option's value, or the group's `cc` (see
 /// [`KeyUse`]): the delayed-ACK details only with `delayed_ack` (without it, `receiver.rs`
 /// ACKs every segment at once); PRR's bound and duplicate-ACK rule only in PRR's recovery
-/// (`sender/recovery`), and without SACK the recovery itself only under a control of the
-/// NewReno scheme (`LossRecovery::uses_prr`: Tahoe and Reno have no choice of recovery); the rescue retransmission only in SACK recovery other than ns-2
+/// (`sender/recovery`), and without SACK PRR itself only under a control of the NewReno
+/// scheme (`LossRecovery::uses_prr`: Tahoe and Reno run their own recovery); the rescue retransmission only in SACK recovery other than ns-2
 /// Sack1's (`sack_ack_in_recovery`, `sack_send`: two conditions, both must hold); the
 /// window at the end of NewReno's recovery only there (`newreno_ack_in_recovery`: without
 /// SACK, a control of the NewReno scheme — Reno ends recovery on any new ACK, Tahoe has
@@ -56,7 +56,9 @@ pub fn key_uses() -> Vec<KeyUse> {
         tcp("prr_bound", "recovery", &["prr"]),
         tcp("prr_dupack_segment", "recovery", &["prr"]),
         // Without SACK the control names the scheme: Tahoe and Reno have no recovery to choose.
-        tcp("recovery", "cc", &newreno_scheme).only_while("sack", &["false"]),
+        // (recovery itself must still name a recovery without SACK there, so only "prr", the
+        // one that would change something elsewhere, is refused.)
+        tcp("recovery", "cc", &newreno_scheme).of_value("prr").only_while("sack", &["false"]),
         tcp("prr_bound", "cc", &newreno_scheme).only_while("sack", &["false"]),
         tcp("prr_dupack_segment", "cc", &newreno_scheme).only_while("sack", &["false"]),
         tcp("rescue_retransmit", "sack", &["true"]),
@@ -148,11 +150,8 @@ pub const OPTIONS: &[TcpOption] = &[
     ),
     choice(
         "limited_transmit",
-        // `ns2` (`LimitedTransmit::Ns2`, ns-2's send_one) is modelled and tested but not offered
-        // yet: the ns-2 profiles adopt it, and the ns-3 translation states it, with the papers'
-        // figures re-decided (issue 21).
-        &["off", "rfc3042", "pipe"],
-        "new data on duplicate ACKs before recovery: none, RFC 3042, one per SACKed segment",
+        LimitedTransmit::NAMES,
+        "new data on duplicate ACKs before recovery: none, RFC 3042, one per SACKed segment, ns-2's send_one",
     ),
     choice(
         "recover_check",
