@@ -11,10 +11,11 @@
 #   make test-wheel  wheel, then install it into a fresh venv and run it from another directory
 #   make bench       whole-run benchmark (packets/s, events/s) + criterion micro-benchmarks
 #   make bench-sweep a 64-run sweep on 2 local workers against 1 (the speed-up)
+#   make bench-ns2   qdsim against ns-2.35 on the same run, CPU time of the whole process, alternated
 #   make figures     dev, then regenerate every committed paper figure (qdsim reproduce --all --docs)
 #   make docs        dev, then regenerate the docs written from the catalog (scripts/gen_docs.py)
 #   make lint        lint-rust (cargo fmt --check, clippy, rustdoc links) and lint-python (ruff check + format, stubtest)
-.PHONY: dev docs engines engine-verdicts validation quickstart test test-fast test-rust test-rust-fast test-python wheel test-wheel bench bench-sweep figures lint lint-rust lint-python clean
+.PHONY: dev docs engines engine-verdicts validation quickstart test test-fast test-rust test-rust-fast test-python wheel test-wheel bench bench-sweep bench-ns2 figures lint lint-rust lint-python clean
 
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -99,6 +100,9 @@ bench:
 
 bench-sweep: dev
 	$(PY) benches/sweep_speedup.py
+
+bench-ns2: dev
+	$(PY) benches/vs_ns2.py
 
 # Every paper figure from its experiment file, resumable (results/ keeps the runs), copied
 # with the JSON of its numbers to docs/reproductions/<paper>/.
