@@ -228,3 +228,24 @@ def test_results_list_show_and_reproduce_list_keep_to_80_columns(tmp_path):
     assert str(out.relative_to(tmp_path)) in listed and "sweep" in listed.splitlines()[2]
     assert "fifo, codel" in shown and "  runs" in shown
     assert "fig11.toml" in figures and "(files under experiments/<paper>/)" in figures
+
+
+def test_a_run_over_many_busy_links_lists_the_bottleneck_the_dropping_and_the_busiest_few():
+    import io
+
+    from rich.console import Console
+
+    from qdsim.cli.report import print_run
+
+    def link(name, utilization, drops=0):
+        return {"name": name, "qdisc": "fifo", "utilization": utilization, "drops": drops, "tx_pkts": 10, "arrivals": 10, "mean_queue_pkts": 0.0, "mean_delay_s": 0.0, "p95_delay_s": 0.0}
+
+    links = [link("bottleneck", 0.9), link("lossy1", 0.02, drops=3), link("lossy2", 0.5, drops=1)] + [link(f"access{i}", 0.1 + i / 100) for i in range(30)]
+    summary = {"seed": 1, "warmup_s": 0, "duration_s": 1, "jain_index": 1.0, "events": 1, "wall_s": 0.1, "groups": [], "links": links, "bottleneck": "bottleneck"}
+    out = io.StringIO()
+    print_run("many", summary, Path("out"), Console(file=out, width=80))
+    text = out.getvalue()
+    assert _widest(text) <= 80, text
+    listed = [name for name in ("bottleneck", "lossy1", "lossy2", *(f"access{i}" for i in range(30))) if f" {name} " in text]
+    assert listed == ["bottleneck", "lossy1", "lossy2", *(f"access{i}" for i in range(22, 30))], listed
+    assert "22 more links carried traffic (at most 31.0% utilised, no drops): links.parquet" in text

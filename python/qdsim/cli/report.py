@@ -31,6 +31,10 @@ def _num(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
 
 #: Links below this utilisation, without drops, are summarised in one line.
 _QUIET_UTILIZATION = 0.01
+#: At most this many busy links without drops are listed beside the bottleneck and the links
+#: that dropped (a topology of 100 hosts has 200 busy access links: the rest are summarised,
+#: every one is in links.parquet).
+_BUSY_LINKS_SHOWN = 8
 
 
 def _table(title: str, columns: list[str]) -> Table:
@@ -75,8 +79,11 @@ def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | 
     console.print(delays)
     links = _table("links", ["link", "qdisc", "utili-\nsation", "drops\n(pkts)", "mean queue\n(pkts)", "mean delay\n(ms)", "p95 delay\n(ms)"])
     busy = [link for link in summary["links"] if link["tx_pkts"] > 0 or link["arrivals"] > 0]
-    shown = [link for link in busy if link["name"] == summary["bottleneck"] or link["drops"] > 0 or link["utilization"] >= _QUIET_UTILIZATION]
-    shown.sort(key=lambda link: (link["name"] != summary["bottleneck"], -link["utilization"]))
+    key = lambda link: (link["name"] != summary["bottleneck"], -link["utilization"])  # noqa: E731
+    always = sorted((link for link in busy if link["name"] == summary["bottleneck"] or link["drops"] > 0), key=key)
+    others = sorted((link for link in busy if link not in always and link["utilization"] >= _QUIET_UTILIZATION), key=key)
+    shown = always + others[:_BUSY_LINKS_SHOWN]
+    rest = [link for link in busy if link not in shown]
     for link in shown:
         links.add_row(
             escape(link["name"]),
@@ -88,8 +95,10 @@ def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | 
             _num(link["p95_delay_s"], 1e3),
         )
     console.print(links)
-    if len(busy) > len(shown):
-        console.print(f"{len(busy) - len(shown)} more links carried traffic (each < {_QUIET_UTILIZATION:.0%} utilised, no drops)")
+    if rest:
+        most = max(link["utilization"] for link in rest)
+        each = f"each < {_QUIET_UTILIZATION:.0%} utilised" if most < _QUIET_UTILIZATION else f"at most {most:.1%} utilised"
+        console.print(f"{len(rest)} more links carried traffic ({each}, no drops): links.parquet")
     for note in summary.get("notes", []):
         console.print(f"note: {escape(note)}")
     console.print(f"results written to {escape(str(out))}/")
