@@ -324,3 +324,33 @@ def test_every_stated_cause_belongs_to_a_scenario_or_law_of_the_suite_and_an_eng
     assert cause("ns3-dumbbell100", "ns3", "groups.timeouts[rtt40]") is None
     assert cause("mathis-newreno-0.02", "ns3", "goodput_bps") is not None and cause("mathis-0.01", "ns2", "goodput_bps") is None
     assert all(cause("ps", simulator, "mean_fct_s") is not None for simulator in ("qdsim", "ns2", "ns3"))
+
+
+@needs_ns2
+def test_a_run_over_the_cpu_limit_is_not_rerun_under_the_same_limit(write_spec, tmp_path: Path, monkeypatch) -> None:
+    # The same script exceeds the same CPU limit again: the next validation says so without
+    # spending the limit once more, and a higher limit runs it again.
+    from qdsim.engines import EngineError
+    from qdsim.engines import sweep as engine_sweep
+    from qdsim.validation.validate import validate
+
+    real, calls = engine_sweep.run, []
+
+    def slow_on_seed_2(engine, config, seed, workdir, stem):
+        calls.append(seed)
+        if seed == 2:
+            raise EngineError(f"{engine.title} exceeded its CPU limit of 900 s on {workdir}/{stem} (QDSIM_ENGINE_CPU_LIMIT)")
+        return real(engine, config, seed, workdir, stem)
+
+    monkeypatch.setattr(engine_sweep, "run", slow_on_seed_2)
+    monkeypatch.setenv("QDSIM_ENGINE_CPU_LIMIT", "900")
+    raw, _ = load(write_spec(SMALL_SPEC))
+    validate(raw, tmp_path / "v", ["ns2"], seeds=3, jobs=1)
+    assert sorted(calls) == [1, 2, 3]
+    calls.clear()
+    (side,) = validate(raw, tmp_path / "v", ["ns2"], seeds=3, jobs=1).sides
+    assert calls == [] and len(side.failed) == 1
+    assert side.failed[0].startswith("seed 2: ns-2.35 exceeded its CPU limit of 900 s") and "raise QDSIM_ENGINE_CPU_LIMIT above 900 s to retry" in side.failed[0]
+    monkeypatch.setenv("QDSIM_ENGINE_CPU_LIMIT", "1800")
+    validate(raw, tmp_path / "v", ["ns2"], seeds=3, jobs=1)
+    assert calls == [2]

@@ -27,12 +27,17 @@ from ..experiment.resolve import config_json
 from ..results import store, tables
 from ..run.one import summarize
 from ..run.sweep import Point, collect, sweep_grid
-from .base import Engine, EngineError, EngineRun, run, terminate_all
+from .base import Engine, EngineError, EngineRun, cpu_limit_s, run, terminate_all
 
 __all__ = ["REFUSED", "EngineSweep", "engine_key", "engine_seed", "refused_points", "run_engine_sweep"]
 
 #: The file of a results directory listing the grid points its engine refused.
 REFUSED = "refused.json"
+#: The runs that exceeded the engine's CPU limit, by stored key, with that limit and the reason:
+#: the same script under the same limit exceeds it again, so they are not rerun until the limit
+#: is raised (an ns-3 run at a 900-s limit costs a quarter of an hour each time). Other failures
+#: (a crash, no measurement) are retried.
+OVER_CPU_LIMIT = "over_cpu_limit.json"
 
 
 @dataclass
@@ -63,6 +68,16 @@ def engine_key(point: Point, engine: Engine) -> str:
 def engine_seed(point: Point) -> int:
     """The engine's seed of a repetition: its own numbers (1, 2, 3, ...), not qdsim's stream."""
     return point.rep + 1
+
+
+#: What :func:`qdsim.engines.base.run` says of a run stopped at the CPU limit.
+_CPU_LIMIT_WORDS = "exceeded its CPU limit"
+
+
+def _over_limit(out: Path) -> dict[str, dict[str, Any]]:
+    """Returns the runs of ``out`` stored as over the CPU limit (see :data:`OVER_CPU_LIMIT`)."""
+    path = Path(out) / OVER_CPU_LIMIT
+    return store.read_json(path) if path.exists() else {}
 
 
 def refused_points(out: Path) -> list[dict[str, Any]]:
@@ -119,9 +134,19 @@ def run_engine_sweep(
         store.write_json(out / REFUSED, result.refused)
         store.remove_damaged(out)
         stored = store.committed_runs(out)
-        todo = [p for p in runnable if p.key not in stored]
-        result.reused = len(runnable) - len(todo)
-        done = result.reused
+        over = _over_limit(out)
+        limit = cpu_limit_s()
+        todo = []
+        for p in runnable:
+            if p.key in stored:
+                continue
+            known = over.get(p.key)
+            if known is not None and known["limit_s"] >= limit:
+                result.failed.append({"params": p.params, "rep": p.rep, "reason": f"{known['reason']} (in an earlier run: raise QDSIM_ENGINE_CPU_LIMIT above {known['limit_s']} s to retry)"})
+                continue
+            todo.append(p)
+        result.reused = len(runnable) - len(todo) - len(result.failed)
+        done = result.reused + len(result.failed)
         if on_progress:
             on_progress(done, len(runnable))
 
@@ -139,6 +164,9 @@ def run_engine_sweep(
                         point, engine_run = future.result()
                         if isinstance(engine_run, EngineError):
                             result.failed.append({"params": point.params, "rep": point.rep, "reason": str(engine_run)})
+                            if _CPU_LIMIT_WORDS in str(engine_run):
+                                over[point.key] = {"limit_s": limit, "reason": str(engine_run)}
+                                store.write_json(out / OVER_CPU_LIMIT, over)
                             done += 1
                             if on_progress:
                                 on_progress(done, len(runnable))
