@@ -147,7 +147,7 @@ def write_page(page: Path, scenarios: list[tuple[Scenario, Validation]], laws: l
         "# Validation: qdsim against ns-2, ns-3 and the analytic laws",
         "",
         f"Written by `qdsim validate --suite{' --quick' if quick else ''}` on {when} (qdsim {__version__}, commit {_commit()}; engines {titles}; "
-        f"{elapsed_s / 60:.0f} minutes on this machine). Do not edit: rerun the suite. How each engine runs a file, and every "
+        f"{elapsed_s / 60:.0f} minutes on this machine, every run already stored reused). Do not edit: rerun the suite. How each engine runs a file, and every "
         "mapping that is not exact: [engines.md](engines.md).",
         "",
         f"**{agree} of {judged}** comparisons with the engines agree within their tolerance; **{la} of {lj}** with the laws. "
