@@ -79,11 +79,16 @@ def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | 
     console.print(delays)
     links = _table("links", ["link", "qdisc", "utili-\nsation", "drops\n(pkts)", "mean queue\n(pkts)", "mean delay\n(ms)", "p95 delay\n(ms)"])
     busy = [link for link in summary["links"] if link["tx_pkts"] > 0 or link["arrivals"] > 0]
-    key = lambda link: (link["name"] != summary["bottleneck"], -link["utilization"])  # noqa: E731
-    always = sorted((link for link in busy if link["name"] == summary["bottleneck"] or link["drops"] > 0), key=key)
-    others = sorted((link for link in busy if link not in always and link["utilization"] >= _QUIET_UTILIZATION), key=key)
+
+    def order(link: dict[str, Any]) -> tuple[bool, float]:
+        return link["name"] != summary["bottleneck"], -link["utilization"]
+
+    always = sorted((link for link in busy if link["name"] == summary["bottleneck"] or link["drops"] > 0), key=order)
+    dropping = {link["name"] for link in always}
+    others = sorted((link for link in busy if link["name"] not in dropping and link["utilization"] >= _QUIET_UTILIZATION), key=order)
     shown = always + others[:_BUSY_LINKS_SHOWN]
-    rest = [link for link in busy if link not in shown]
+    listed = {link["name"] for link in shown}
+    rest = [link for link in busy if link["name"] not in listed]
     for link in shown:
         links.add_row(
             escape(link["name"]),
