@@ -5,7 +5,7 @@ Private: use the ``qdsim`` package. Keep in step with ``crates/qdsim-py/src/lib.
 
 from collections.abc import Callable
 
-__all__ = ["SOURCE_DIGEST", "BudgetError", "ConfigError", "SimulationError", "__version__", "catalog", "check_qdisc", "check_tcp", "run", "stream_seed"]
+__all__ = ["SOURCE_DIGEST", "BudgetError", "ConfigError", "SimulationError", "__version__", "catalog", "check_qdisc", "check_tcp", "pcap_file_name", "run", "stream_seed"]
 
 __version__: str
 
@@ -81,6 +81,9 @@ def catalog() -> str:
 
 def stream_seed(seed: int, name: str, index: int) -> int:
     """Returns the seed of random stream ``(name, index)`` of a run seeded with ``seed``."""
+
+def pcap_file_name(link: str, drops: bool) -> str:
+    """Returns the file name of link ``link``'s packet capture (of its dropped packets with ``drops``), as the core writes it into ``pcap.dir``."""
 
 def check_qdisc(qdisc_json: str, rate_bps: int) -> None:
     """Checks one QdiscConfig as the core does on a link of ``rate_bps``; raises ConfigError keyed by the core's parameter name."""

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
 use crate::packet::HEADER_BYTES;
+use crate::pcap::PcapConfig;
 use crate::qdisc::QdiscConfig;
 use crate::tcp::TcpConfig;
 
@@ -46,6 +47,9 @@ pub struct RunConfig {
     /// Optional sampled time series (queue lengths, TCP state).
     #[serde(default)]
     pub sampling: SamplingConfig,
+    /// Optional packet capture of some links into libpcap files (`crate::pcap`).
+    #[serde(default)]
+    pub pcap: Option<PcapConfig>,
 }
 
 /// A unidirectional link and the queue discipline at its input.
@@ -478,6 +482,9 @@ impl RunConfig {
                 0,
                 "> 0 when sampling.queues, sampling.tcp, sampling.qdisc or sampling.tx_bytes is on",
             ));
+        }
+        if let Some(p) = &self.pcap {
+            p.validate(&link_names)?;
         }
         self.validate_sampled_names(&link_names)
     }

@@ -57,6 +57,7 @@ pub mod event;
 pub mod net;
 pub mod outbox;
 pub mod packet;
+pub mod pcap;
 pub mod qdisc;
 pub mod results;
 pub mod rng;

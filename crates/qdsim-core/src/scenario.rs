@@ -171,6 +171,7 @@ impl Dumbbell {
             flows,
             hosts: vec![],
             sampling: SamplingConfig::default(),
+            pcap: None,
         }
     }
 }

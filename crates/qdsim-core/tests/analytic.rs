@@ -50,6 +50,7 @@ fn poisson_into_fifo(seed: u64, rho: f64, n: u64, rate_bps: u64, mean_bytes: u32
         }],
         hosts: vec![],
         sampling: SamplingConfig::default(),
+        pcap: None,
     }
 }
 

@@ -41,6 +41,7 @@ fn star(hosts: usize, buffer: u64, flows: Vec<FlowConfig>, seconds_ms: u64) -> R
         flows,
         hosts: vec![],
         sampling: SamplingConfig::default(),
+        pcap: None,
     }
 }
 

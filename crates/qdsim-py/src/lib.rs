@@ -273,6 +273,13 @@ fn stream_seed(seed: u64, name: &str, index: u64) -> u64 {
     qdsim_core::rng::stream_seed(seed, name, index)
 }
 
+/// Returns the file name of link `link`'s packet capture (of its dropped packets with
+/// `drops`), as the core writes it into `pcap.dir`.
+#[pyfunction]
+fn pcap_file_name(link: &str, drops: bool) -> String {
+    qdsim_core::pcap::PcapConfig::file_name(link, drops)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
@@ -280,6 +287,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stream_seed, m)?)?;
     m.add_function(wrap_pyfunction!(check_qdisc, m)?)?;
     m.add_function(wrap_pyfunction!(check_tcp, m)?)?;
+    m.add_function(wrap_pyfunction!(pcap_file_name, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("BudgetError", m.py().get_type::<BudgetError>())?;

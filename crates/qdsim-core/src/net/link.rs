@@ -110,6 +110,11 @@ impl Link {
         }
     }
 
+    /// Returns how long the link takes to transmit `bytes`.
+    pub fn tx_time(&self, bytes: u32) -> Duration {
+        self.rate.tx_time(bytes)
+    }
+
     /// Returns whether the transmitter is free.
     pub fn is_idle(&self) -> bool {
         self.transmitting.is_none()

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use rand::Rng;
 
 use super::apps::{Barrier, OnOff, ShortFlowGen, SizeDraw, TransferRec};
+use super::capture::Capture;
 use super::record::PacketRecord;
 use super::{Endpoints, Flow, FlowAcc, Sim};
 use crate::config::{FirstBurst, FlowConfig, PacketSizeLaw, RunConfig, SourceConfig};
@@ -55,6 +56,8 @@ impl Sim {
             flows.push(flow);
         }
         let tcp_sampled = tcp_sampled(cfg, &group_names);
+        let ends: Vec<(NodeId, NodeId)> = links.iter().map(|l| (l.from, l.to)).collect();
+        let capture = cfg.pcap.as_ref().map(|p| Capture::open(p, cfg, &ends)).transpose()?;
         Ok(Sim {
             cfg: cfg.clone(),
             q,
@@ -82,6 +85,7 @@ impl Sim {
                 let l = cfg.links.iter().position(|l| l.name == p.link).expect("validated link name");
                 PacketRecord::new(l as u32, p, Time::from_ns(cfg.duration_ns))
             }),
+            capture,
         })
     }
 }

@@ -9,6 +9,7 @@
 
 mod apps;
 mod build;
+mod capture;
 mod record;
 mod report;
 mod watch;
@@ -119,6 +120,16 @@ pub struct Sim {
     tx_bytes_at_sample: Vec<u64>,
     /// The packet-emission record (`sampling.packets`).
     record: Option<record::PacketRecord>,
+    /// The packet capture (`pcap`).
+    capture: Option<capture::Capture>,
+}
+
+/// What watches the packets a link drops: the packet record and the capture, with what
+/// they need to know of the run.
+struct DropTaps<'a> {
+    record: &'a mut Option<record::PacketRecord>,
+    capture: &'a mut Option<capture::Capture>,
+    run: &'a RunConfig,
 }
 
 impl Sim {
@@ -165,7 +176,8 @@ impl Sim {
             Event::Flow(f, timer) => self.on_flow_timer(f, timer, now),
             Event::QdiscTimer(l) => {
                 let drops = self.links[l as usize].port.on_timer(now);
-                note_drops(&mut self.flows, &mut self.record, l, drops);
+                let taps = DropTaps { record: &mut self.record, capture: &mut self.capture, run: &self.cfg };
+                note_drops(&mut self.flows, taps, l, now, drops);
                 self.poll_qdisc_timer(l);
                 if self.links[l as usize].is_idle() {
                     self.start_tx(l, now);
@@ -278,7 +290,8 @@ impl Sim {
             r.offered(l, &pkt, self.flows[pkt.flow as usize].root, now);
         }
         let drops = self.links[l as usize].port.enqueue(pkt, now);
-        note_drops(&mut self.flows, &mut self.record, l, drops);
+        let taps = DropTaps { record: &mut self.record, capture: &mut self.capture, run: &self.cfg };
+        note_drops(&mut self.flows, taps, l, now, drops);
         self.poll_qdisc_timer(l);
         if self.links[l as usize].is_idle() {
             self.start_tx(l, now);
@@ -292,7 +305,8 @@ impl Sim {
         if let Some(done) = done {
             self.q.schedule(done, Event::TxDone(l));
         }
-        note_drops(&mut self.flows, &mut self.record, l, drops);
+        let taps = DropTaps { record: &mut self.record, capture: &mut self.capture, run: &self.cfg };
+        note_drops(&mut self.flows, taps, l, now, drops);
         self.poll_qdisc_timer(l);
     }
 
@@ -310,6 +324,13 @@ impl Sim {
             }
             if let Some(r) = &mut self.record {
                 r.left(l, &pkt, outcome == TxOutcome::Lost);
+            }
+            if let Some(c) = &mut self.capture {
+                let began = Time::from_ns(now.as_ns() - self.links[l as usize].tx_time(pkt.size_bytes).as_ns());
+                c.sent(l, &pkt, began, &self.flows, &self.cfg);
+                if outcome == TxOutcome::Lost {
+                    c.dropped(l, &pkt, now, &self.flows, &self.cfg);
+                }
             }
             match outcome {
                 TxOutcome::Lost => note_drop(&mut self.flows, &pkt),
@@ -443,11 +464,14 @@ impl Sim {
 }
 
 /// Charges the data packets in `drops` (at link `l`) to their flows' drop counts, and marks
-/// them lost in the packet record.
-fn note_drops(flows: &mut [Flow], record: &mut Option<record::PacketRecord>, l: u32, drops: Drops<'_>) {
+/// them lost in the packet record and writes them to the capture of dropped packets.
+fn note_drops(flows: &mut [Flow], taps: DropTaps<'_>, l: u32, now: Time, drops: Drops<'_>) {
     for (p, _, _) in drops {
+        if let Some(c) = taps.capture {
+            c.dropped(l, p, now, flows, taps.run);
+        }
         note_drop(flows, p);
-        if let Some(r) = record {
+        if let Some(r) = taps.record {
             r.left(l, p, true);
         }
     }
@@ -469,7 +493,7 @@ fn note_drop(flows: &mut [Flow], p: &Packet) {
 pub fn run_config(cfg: &RunConfig) -> Result<crate::results::RunResults, crate::error::ConfigError> {
     let mut sim = Sim::new(cfg)?;
     sim.run();
-    Ok(finish(&sim))
+    finish(&mut sim)
 }
 
 /// Why a watched run ([`run_watched`]) ended without results.
@@ -506,13 +530,20 @@ pub fn run_watched(
     }
     let mut sim = Sim::new(cfg).map_err(RunError::Config)?;
     sim.run_watched(watch, on_check).map_err(RunError::Stopped)?;
-    Ok(finish(&sim))
+    finish(&mut sim).map_err(RunError::Config)
 }
 
-/// Checks conservation at the end of a finished run and returns its results.
-fn finish(sim: &Sim) -> crate::results::RunResults {
+/// Checks conservation at the end of a finished run, closes its capture and returns its
+/// results.
+///
+/// # Errors
+/// A capture that could not be written (`pcap.dir`).
+fn finish(sim: &mut Sim) -> Result<crate::results::RunResults, crate::error::ConfigError> {
     if let Err(e) = sim.check_conservation() {
         panic!("conservation violated at the end of the run: {e}");
     }
-    sim.results()
+    if let Some(c) = &mut sim.capture {
+        c.finish()?;
+    }
+    Ok(sim.results())
 }

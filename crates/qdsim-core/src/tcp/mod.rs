@@ -28,7 +28,7 @@ pub use receiver::{Delivery, TcpReceiver};
 pub use rtt::RttEstimator;
 pub use sack::Scoreboard;
 pub use sender::{SenderStats, TcpSender};
-pub use wire::{WireFormat, WireSizes};
+pub use wire::{WireFormat, WireSizes, BASE_HEADER_BYTES};
 
 #[cfg(test)]
 pub(crate) mod testing;

@@ -75,6 +75,17 @@ impl Stream {
         }
     }
 
+    /// Returns where segment `seq` starts in the byte stream as it is on the wire: the
+    /// payload bytes of every segment before it (`k × mss` when each chunk's last segment is
+    /// padded), what a packet capture writes as the TCP sequence number.
+    pub fn wire_offset(&self, seq: u64) -> u64 {
+        if self.pad_last {
+            seq * self.mss as u64
+        } else {
+            self.bytes(0, seq)
+        }
+    }
+
     /// Returns the application bytes of segments `from..to`.
     pub fn bytes(&self, from: u64, to: u64) -> u64 {
         let full = (to - from) * self.mss as u64;
@@ -99,6 +110,16 @@ mod tests {
         assert_eq!(s.payload(104), 160);
         assert_eq!(s.bytes(0, 105), 100_000);
         assert!(s.has(104) && !s.has(105));
+    }
+
+    #[test]
+    fn wire_offsets_sum_the_payloads_on_the_wire() {
+        let mut s = Stream::new(1000, Some(2500));
+        s.write_chunk();
+        assert_eq!((0..=6).map(|k| s.wire_offset(k)).collect::<Vec<_>>(), [0, 1000, 2000, 2500, 3500, 4500, 5000]);
+        let padded = s.clone().padded(true);
+        assert_eq!(padded.wire_offset(4), 4000, "every segment full on the wire");
+        assert_eq!(Stream::new(1000, None).wire_offset(7), 7000);
     }
 
     #[test]

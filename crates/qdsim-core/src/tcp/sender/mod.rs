@@ -235,6 +235,12 @@ impl TcpSender {
         self.mss
     }
 
+    /// Returns where segment `seq` starts in the connection's byte stream on the wire, and
+    /// its payload bytes on the wire (a packet capture's sequence numbers and lengths).
+    pub fn wire_bytes_of(&self, seq: u64) -> (u64, u32) {
+        (self.data.wire_offset(seq), self.data.payload(seq))
+    }
+
     /// Returns whether every segment of a finite transfer has been acknowledged.
     pub fn is_done(&self) -> bool {
         self.data.total_segs().is_some_and(|n| self.snd_una >= n)
