@@ -5,8 +5,9 @@
 #   make test-fast   the loop while working: pytest without the figure and slow tests
 #   make test-rust-fast  the core's tests built without LTO (profile quick): seconds after an edit
 #   make engine-verdicts  every paper finding run in qdsim, ns-2 and ns-3 (the pages' engine tables)
-#   make engines     the reference engines qdsim validate runs: ns-2.35 and ns-3.37 (apt-get, needs
-#                    root or sudo; without them their tests skip), and the ns-3 program built once
+#   make engines     the reference engines qdsim validate runs: ns-2.35 and ns-3.37, and the programs
+#                    the tests drive: Chromium + chromedriver (qdsim report's page), tshark (apt-get,
+#                    needs root or sudo; without them their tests skip), and the ns-3 program built once
 #   make wheel       the manylinux wheel (maturin, reusing target/) in dist/
 #   make test-wheel  wheel, then install it into a fresh venv and run it from another directory
 #   make bench       whole-run benchmark (packets/s, events/s) + criterion micro-benchmarks
@@ -47,8 +48,9 @@ quickstart: dev
 
 test: dev engines test-rust lint test-python
 
-# ns-2 and ns-3 from Debian (scripts/install_engines.sh pins their versions), then the one
-# generic ns-3 program qdsim translates every experiment for, compiled once per machine.
+# ns-2, ns-3, Chromium with chromedriver and tshark from Debian (scripts/install_engines.sh
+# pins their versions), then the one generic ns-3 program qdsim translates every experiment
+# for, compiled once per machine.
 engines: dev
 	scripts/install_engines.sh
 	@if [ -f /usr/include/ns3/core-module.h ]; then $(PY) -m qdsim.engines.ns3 --build; fi

@@ -9,14 +9,16 @@ simulator) is private; use the functions re-exported here::
 
 :func:`simulate`, :func:`sweep` and :func:`load` return :class:`Results` (``api.py``); the
 lower layers they are built on stay available: ``load_spec`` → ``resolve`` → ``run_config``
-→ ``summarize``. Figures are :mod:`qdsim.plot` (``qdsim.plot.draw_sweep(results)``), imported
-when first used so that ``import qdsim`` loads no matplotlib.
+→ ``summarize``. Figures are :mod:`qdsim.plot` (``qdsim.plot.draw_sweep(results)``), and a
+results directory's HTML page is :func:`write_report` (:mod:`qdsim.report`, ``qdsim
+report``): both imported when first used, so that ``import qdsim`` loads neither matplotlib
+nor plotly.
 """
 
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+from typing import Any
 
 from .api import Results, Table, load, simulate, sweep
 from .errors import BudgetError, SpecError
@@ -57,9 +59,12 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> ModuleType:
-    """Imports :mod:`qdsim.plot` on first use of ``qdsim.plot``: it needs matplotlib, which
+def __getattr__(name: str) -> Any:
+    """Imports :mod:`qdsim.plot` and :mod:`qdsim.report` on first use (``qdsim.plot``,
+    ``qdsim.report``, ``qdsim.write_report``): they need matplotlib and plotly, which
     ``import qdsim`` does not load."""
-    if name == "plot":
-        return importlib.import_module(".plot", __name__)
+    if name in ("plot", "report"):
+        return importlib.import_module(f".{name}", __name__)
+    if name == "write_report":
+        return importlib.import_module(".report", __name__).write_report
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -43,6 +43,7 @@ from .experiment.spec import Spec, apply_override, load_raw, refuse_overridden_s
 from .experiment.units import UnitError, parse_bytes
 from .extras import require
 from .results import store, tables
+from .run.capture import prepare_capture
 from .run.one import run_config, summarize
 from .run.sweep import SweepReport, run_sweep
 from .version import __version__
@@ -315,6 +316,7 @@ def simulate(
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         store.claim(out_dir, "run", spec.experiment.name, force=force, option="out")
+    prepare_capture(config, out_dir)
     outcome = run_config(config, memory_limit=limit)
     summary = summarize(outcome)
     by_name = tables.run_tables(summary, outcome.results)

@@ -1,5 +1,5 @@
-"""The ``qdsim`` command line: ``run``, ``sweep``, ``plot``, ``reproduce``, ``results``,
-``compare`` and ``list``.
+"""The ``qdsim`` command line: ``run``, ``sweep``, ``plot``, ``report``, ``reproduce``,
+``results``, ``compare``, ``validate`` and ``list``.
 
 Every user error (a bad experiment file, override or option, a directory that cannot take
 the results, a run over its memory budget) prints one line, ``error: <key>: <value> is not
@@ -88,6 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run one experiment and print its summary")
     _add_spec_options(run, "results/<name>-run/, with --set or --seed results/<name>-run-<digest>/")
+    run.add_argument(
+        "--pcap",
+        default=None,
+        metavar="LINK[,LINK...]",
+        help="write what each link transmitted to RESULTS/pcap/<link>.pcap for Wireshark (the file's [pcap] links; dropped packets too with --set pcap.drops=true)",
+    )
     run.set_defaults(func=cmd_run)
 
     sweep = sub.add_parser("sweep", help="run the [sweep] grid × repetitions on all cores or a Dask cluster")
@@ -113,6 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--flows", default=None, help="cwnd: comma-separated flow ids (default: all)")
     plot.add_argument("--links", default=None, help="queue: comma-separated link names (default: links that queued)")
     plot.set_defaults(func=cmd_plot)
+
+    page = sub.add_parser("report", help="one self-contained HTML page of a results directory: tables and interactive figures, opens offline")
+    page.add_argument("results_dir", metavar="RESULTS_DIR", type=Path, help="a directory written by qdsim run, sweep, reproduce or validate")
+    page.add_argument("-o", "--out", type=Path, default=None, metavar="FILE", help="the HTML file to write (default: RESULTS_DIR/report.html)")
+    page.set_defaults(func=cmd_report)
 
     rep = sub.add_parser("reproduce", help="reproduce paper figures: run each sweep (resumable) and draw it, PNG + JSON of the numbers")
     rep.add_argument("targets", nargs="*", metavar="FILE|PAPER", help="experiment files, or papers (directories of the experiments directory)")
@@ -214,15 +225,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..experiment.resolve import resolve
     from ..experiment.spec import load
     from ..results import store, tables
+    from ..run.capture import prepare_capture
     from ..run.one import run_config, summarize
     from .progress import RunProgress
 
     _check_seed(args.seed)
     limit = _memory_limit(args.memory_limit)
-    raw, spec = load(args.spec, args.sets)
+    # A capture changes no result: the results directory is the one without it.
+    sets = [*args.sets, *_pcap_sets(args.pcap)]
+    raw, spec = load(args.spec, sets)
     config = resolve(spec, seed=args.seed)
     out = _run_dir(args, spec.experiment.name)
     store.claim(out, "run", spec.experiment.name, force=args.force)
+    captures = prepare_capture(config, out)
     if spec.sweep is not None and (spec.sweep.grid or spec.sweep.repetitions > 1):
         points = math.prod(len(v) if isinstance(v, list) else 1 for v in spec.sweep.grid.values())
         note(f"running the file's own values once; its [sweep] ({points} point(s) x {spec.sweep.repetitions} repetition(s)) runs with `qdsim sweep`")
@@ -243,7 +258,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         from .report import print_run
 
         print_run(spec.experiment.name, summary, out)
+    for path in captures:
+        note(f"capture: {path}")
     return 0
+
+
+def _pcap_sets(links: str | None) -> list[str]:
+    """Returns ``--pcap A,B`` as the override ``pcap.links=["A", "B"]``."""
+    if links is None:
+        return []
+    names = [name.strip() for name in links.split(",")]
+    if not all(names):
+        raise SpecError("--pcap", links, "link names separated by commas, e.g. --pcap bottleneck or --pcap bottleneck,r2->d0")
+    return [f"pcap.links={json.dumps(names)}"]
 
 
 def _engine_names(text: str) -> list[str]:
@@ -405,6 +432,15 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
     y = args.y.split(",") if args.y and "," in args.y else args.y
     print(plot_sweep(args.results_dir, x=args.x, y=y, by=args.by, out=args.out, where=args.where, facet=args.facet))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Writes the HTML report of a results directory (``qdsim.report``) and says where."""
+    from ..report import write_report
+
+    out = write_report(args.results_dir, args.out)
+    print(f"report written to {out} ({out.stat().st_size / 1e6:.1f} MB, opens offline)")
     return 0
 
 

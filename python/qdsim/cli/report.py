@@ -19,6 +19,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..results.links import links_shown
+
 __all__ = ["catalog_block", "catalog_lines", "catalog_names", "comparison_lines", "print_catalog", "print_comparison", "print_results", "print_rows", "print_run", "print_status", "print_tcp_profiles"]
 
 #: The width of plain-text output.
@@ -27,14 +29,6 @@ WIDTH = 80
 
 def _num(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
     return "-" if value is None else f"{value * scale:.{digits}f}"
-
-
-#: Links below this utilisation, without drops, are summarised in one line.
-_QUIET_UTILIZATION = 0.01
-#: At most this many busy links without drops are listed beside the bottleneck and the links
-#: that dropped (a topology of 100 hosts has 200 busy access links: the rest are summarised,
-#: every one is in links.parquet).
-_BUSY_LINKS_SHOWN = 8
 
 
 def _table(title: str, columns: list[str]) -> Table:
@@ -78,18 +72,9 @@ def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | 
         delays.add_row(escape(g["group"]), _num(g["mean_queue_delay_s"], 1e3, 1), _num(g["p95_queue_delay_s"], 1e3, 1), *fct)
     console.print(delays)
     links = _table("links", ["link", "qdisc", "utili-\nsation", "drops\n(pkts)", "mean queue\n(pkts)", "mean delay\n(ms)", "p95 delay\n(ms)"])
-    busy = [link for link in summary["links"] if link["tx_pkts"] > 0 or link["arrivals"] > 0]
-
-    def order(link: dict[str, Any]) -> tuple[bool, float]:
-        return link["name"] != summary["bottleneck"], -link["utilization"]
-
-    always = sorted((link for link in busy if link["name"] == summary["bottleneck"] or link["drops"] > 0), key=order)
-    dropping = {link["name"] for link in always}
-    others = sorted((link for link in busy if link["name"] not in dropping and link["utilization"] >= _QUIET_UTILIZATION), key=order)
-    shown = always + others[:_BUSY_LINKS_SHOWN]
-    listed = {link["name"] for link in shown}
-    rest = [link for link in busy if link["name"] not in listed]
-    for link in shown:
+    # A topology of 100 hosts has 200 busy access links: the rest are summarised in one line.
+    chosen = links_shown(summary["links"], summary["bottleneck"])
+    for link in chosen.shown:
         links.add_row(
             escape(link["name"]),
             escape(link["qdisc"]),
@@ -100,10 +85,9 @@ def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | 
             _num(link["p95_delay_s"], 1e3),
         )
     console.print(links)
+    rest = chosen.rest_line()
     if rest:
-        most = max(link["utilization"] for link in rest)
-        each = f"each < {_QUIET_UTILIZATION:.0%} utilised" if most < _QUIET_UTILIZATION else f"at most {most:.1%} utilised"
-        console.print(f"{len(rest)} more links carried traffic ({each}, no drops): links.parquet")
+        console.print(rest)
     for note in summary.get("notes", []):
         console.print(f"note: {escape(note)}")
     console.print(f"results written to {escape(str(out))}/")

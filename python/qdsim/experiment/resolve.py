@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import SpecError
 from . import algorithms, topologies, traffic, units
-from .spec import Dumbbell, Spec, Star
+from .spec import Dumbbell, Pcap, Spec, Star
 from .tcp_options import profile_value, tcp_config
 from .traffic import ShortFlows, TcpGroup
 from .units import format_duration
@@ -84,7 +84,21 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
     sampling = _sampling(spec, links)
     if sampling is not None:
         config["sampling"] = sampling
+    if spec.pcap is not None:
+        config["pcap"] = _pcap(spec.pcap, links)
     return config
+
+
+def _pcap(pcap: Pcap, links: list[dict[str, Any]]) -> dict[str, Any]:
+    """Returns the core's capture settings; ``dir`` stays empty until a run names its results
+    directory (:func:`qdsim.run.one.prepare_capture`)."""
+    names = [link["name"] for link in links]
+    for index, name in enumerate(pcap.links):
+        if name not in names:
+            raise SpecError(f"pcap.links.{index}", name, f"the name of a link ({', '.join(names[:8])}{', ...' if len(names) > 8 else ''})")
+        if name in pcap.links[:index]:
+            raise SpecError(f"pcap.links.{index}", name, "a link listed once")
+    return {"links": list(pcap.links), "drops": pcap.drops, "dir": ""}
 
 
 def _sampling(spec: Spec, links: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -184,6 +184,16 @@ class Sampling(Strict):
     packets: PacketRecord | None = None
 
 
+class Pcap(Strict):
+    """``[pcap]``: a libpcap file per listed link of every packet it transmitted
+    (``RESULTS/pcap/<link>.pcap``), and with ``drops`` one of the packets it dropped
+    (``<link>.drops.pcap``); only in a single run (``qdsim run``)."""
+
+    # Any link's name ("r1->h3" included); resolve checks each names a link of the topology.
+    links: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1)
+    drops: StrictBool = False
+
+
 Seed = Annotated[int, Field(ge=0, lt=2**64)]
 
 
@@ -344,6 +354,7 @@ class Spec(Strict):
     topology: Annotated[Dumbbell | Graph | Star, Field(discriminator="kind")]
     flows: list[AnyFlowGroup] = Field(min_length=1)
     sampling: Sampling | None = None
+    pcap: Pcap | None = None
     sweep: Sweep | None = None
     plot: PlotDefaults = PlotDefaults()
     source: Source | None = None

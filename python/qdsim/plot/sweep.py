@@ -340,16 +340,18 @@ def draw_sweep(
     defaults: PlotDefaults = validate(store.read_spec(results_dir)).plot
     grid: dict[str, list[Any]] = sweep["grid"]
     x = x or defaults.x or default_x(grid)
+    # `[plot]`'s x_unit, xlabel and logx describe its own x-axis, not another key's (`--x`).
+    own_x = x == (defaults.x or default_x(grid))
     swept, axis = swept_axis(grid, x)
     filters = parse_where(where, grid, _columns(results_dir))
     panels = _panels(y or defaults.y)
     line_by = by if by is not None else defaults.by
     facets = facet_values(grid, facet, filters, (swept, line_by))
     axes_keys = line_axes(grid, filters, (swept, line_by, facet))
-    positions, unit = (in_unit(axis, defaults.x_unit), defaults.x_unit) if defaults.x_unit else _axis_values(axis)
+    positions, unit = (in_unit(axis, defaults.x_unit), defaults.x_unit) if defaults.x_unit and own_x else _axis_values(axis)
     xs_all = positions if positions is not None else list(range(len(axis)))
     order = {json_key(cell): i for i, cell in enumerate(axis_cells(grid[swept]))}
-    xlabel = defaults.xlabel or axis_label(x, unit)
+    xlabel = (defaults.xlabel if own_x else None) or axis_label(x, unit)
     data: dict[str, Any] = {
         "kind": "sweep",
         "title": defaults.title,
@@ -389,7 +391,7 @@ def draw_sweep(
     for ax in axes[-1, :]:
         if positions is None:
             ax.set_xticks(range(len(axis)), [line_label(defaults, cell, list(axis)) for cell in axis_cells(list(axis))])
-        elif defaults.logx:
+        elif defaults.logx and own_x:
             # Ticks at the swept values (a log axis's decades rarely are), none between.
             ax.set_xscale("log")
             ax.set_xticks(positions, [f"{v:g}" for v in positions])

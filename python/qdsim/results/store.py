@@ -10,6 +10,7 @@ A results directory (written by ``qdsim run``, ``qdsim sweep`` or ``qdsim reprod
   run, flow, flow group and link; ``series_queue.parquet``, ``series_tcp.parquet``,
   ``series_tcp_events.parquet``, ``series_qdisc.parquet``, ``series_packets.parquet`` — sampled
   series and the packet record, when sampling was on (schemas in :mod:`qdsim.results.tables`);
+* ``report.html``, when ``qdsim report`` wrote the page of the results there;
 * ``spec.json`` (the experiment file after overrides), and ``config.json`` and
   ``summary.json`` (``run``: the resolved configuration and the summary) or ``sweep.json``
   (``sweep``: grid, repetitions, code version, point keys and the experiment file's path);
@@ -54,6 +55,7 @@ from . import tables
 
 __all__ = [
     "FIGURE_SUFFIXES",
+    "REPORT",
     "RUNS",
     "SCRIPTS",
     "Contents",
@@ -88,6 +90,9 @@ SCRIPTS = "scripts"
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
 _ALL_TABLES = tables.TABLES + tables.SERIES_TABLES
 _PROVENANCE = ("spec.json", "config.json", "summary.json", "sweep.json")
+#: The page ``qdsim report`` writes by default: a result, cleared with the others when new
+#: results replace them (it would describe the old ones).
+REPORT = "report.html"
 _LEGACY = "points"
 
 
@@ -221,7 +226,7 @@ def _is_results_file(path: Path) -> bool:
         return name in (RUNS, _LEGACY, SCRIPTS)
     if path.suffix == ".parquet":
         return path.stem in _ALL_TABLES
-    if name in _PROVENANCE or path.suffix in FIGURE_SUFFIXES:
+    if name in _PROVENANCE or name == REPORT or path.suffix in FIGURE_SUFFIXES:
         return True
     # The numbers of a figure, beside it.
     return path.suffix == ".json" and any(path.with_suffix(s).exists() for s in FIGURE_SUFFIXES)

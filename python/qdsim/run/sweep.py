@@ -49,6 +49,7 @@ from ..errors import SpecError
 from ..experiment.resolve import config_json, resolve
 from ..experiment.spec import apply_override, validate
 from ..results import store, tables
+from .capture import refuse_in_sweep
 from .one import code_version, default_memory_limit, run_config, summarize
 
 __all__ = ["MAX_RUNS", "Point", "SweepReport", "collect", "plan", "run_sweep", "runs", "sweep_grid"]
@@ -159,6 +160,7 @@ def plan(raw: dict[str, Any], seed: int | None = None, on_progress: ProgressFn |
         for key, value in params.items():
             point_raw = apply_override(point_raw, key, value)
         spec = validate(point_raw)
+        refuse_in_sweep(spec.pcap)
         base = resolve(spec)
         # The repetitions share the grid point's configuration; only the seed differs.
         digest = hashlib.sha256(config_json({k: v for k, v in base.items() if k != "seed"}).encode()).hexdigest()

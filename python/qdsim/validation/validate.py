@@ -32,7 +32,7 @@ from ..results import store
 from ..results.stats import mean_ci, welch_ci
 from ..run.sweep import Point, plan, run_sweep
 
-__all__ = ["TOLERANCES", "EngineSide", "Row", "Validation", "compare_sides", "validate", "validation_raw"]
+__all__ = ["SHOWN", "TOLERANCES", "EngineSide", "Row", "Validation", "compare_sides", "validate", "validation_raw"]
 
 #: How close a metric must be to the engine's to agree: |qdsim − engine| ≤ relative ×
 #: |engine| + absolute, on the means over the seeds. Stated before any run (and in
@@ -53,8 +53,9 @@ TOLERANCES: dict[str, tuple[float, float]] = {
     "timeouts": (0.50, 2.0),
 }
 
-#: How each compared metric is shown: label, scale to the unit shown, unit.
-_SHOWN: dict[str, tuple[str, float, str]] = {
+#: How each compared metric is shown (the terminal table, `qdsim report`): label, scale to
+#: the unit shown, unit.
+SHOWN: dict[str, tuple[str, float, str]] = {
     "goodput_bps": ("goodput", 1e-6, "Mb/s"),
     "fair_share_ratio": ("share of fair", 1.0, ""),
     "jain_index": ("Jain's index", 1.0, ""),
@@ -277,7 +278,7 @@ def _values(rows: list[dict[str, Any]], key: str | None, ident: str | None, colu
 
 def _verdict(column: str, q: list[float] | None, r: list[float] | None) -> tuple[str, str]:
     relative, absolute = TOLERANCES[column]
-    parts = [f"{relative:.0%}" if relative else "", _number(absolute * _SHOWN[column][1]) + (f" {_SHOWN[column][2]}" if _SHOWN[column][2] else "") if absolute else ""]
+    parts = [f"{relative:.0%}" if relative else "", _number(absolute * SHOWN[column][1]) + (f" {SHOWN[column][2]}" if SHOWN[column][2] else "") if absolute else ""]
     text = " + ".join(p for p in parts if p)
     if q is None or r is None:
         return text, "n/a"
@@ -290,7 +291,7 @@ def _verdict(column: str, q: list[float] | None, r: list[float] | None) -> tuple
 
 
 def _row(table: str, ident: str | None, column: str, q: list[float] | None, r: list[float] | None) -> Row:
-    label, scale, unit = _SHOWN[column]
+    label, scale, unit = SHOWN[column]
     tolerance, verdict = _verdict(column, q, r)
     qm, qc = mean_ci(q) if q else (None, None)
     rm, rc = mean_ci(r) if r else (None, None)
