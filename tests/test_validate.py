@@ -92,15 +92,14 @@ def test_each_stand_in_is_a_note_and_a_comment_of_the_script(tmp_path: Path) -> 
     header = script.text.split("\n\n")[0]
     for note in script.notes:
         assert note.split(":")[0] in header
-    # The ns2-sack1 profile is ns-2's own agent: nothing stands in for it but the timing and
-    # RFC 3042's limited transmit for the agent's send_one (limited_transmit = "ns2"), which
-    # the profile keeps until the papers' figures are re-decided with it (issue 21).
+    # The ns2-sack1 profile is ns-2's own agent, send_one included (limited_transmit = "ns2"):
+    # nothing stands in for it; RFC 3042's limited transmit does (singledup_ is send_one).
     exact = SMALL_SPEC.replace("[topology]", '[topology]\nhost_jitter = "0s"').replace('access_delay = "5ms"', 'access_delay = "5ms"\ntcp = { profile = "ns2-sack1" }')
     exact = exact.replace('cc = "reno"', 'cc = "newreno"\ntcp = { profile = "ns2-sack1" }')
-    notes = NS2.translate(_config(exact, tmp=tmp_path), 1).notes
+    assert NS2.translate(_config(exact, tmp=tmp_path), 1).notes == ()
+    rfc3042 = exact.replace('tcp = { profile = "ns2-sack1" }', 'tcp = { profile = "ns2-sack1", limited_transmit = "rfc3042" }')
+    notes = NS2.translate(_config(rfc3042, tmp=tmp_path), 1).notes
     assert [note.split(":")[0] for note in notes] == ["tcp.limited_transmit"], notes
-    send_one = exact.replace('tcp = { profile = "ns2-sack1" }', 'tcp = { profile = "ns2-sack1", limited_transmit = "ns2" }')
-    assert NS2.translate(_config(send_one, tmp=tmp_path), 1).notes == ()
 
 
 def test_ns2_drr_hash_is_drr_cc_with_c_integer_semantics() -> None:

@@ -237,10 +237,9 @@ const NS2_SACK1: Profile = Profile {
         e("reduction_base", "cwnd", "ns2:tcp/tcp.cc:1241-1345 (slowdown: half of min(cwnd_, window_)); tcp-sack1.cc:345"),
         e(
             "limited_transmit",
-            "rfc3042",
-            "ns2:tcl/lib/ns-default.tcl:987-988 (singledup_ 1); tcp-sack1.cc:144-166; tcp.cc:1576-1588 (send_one: t_seqno_ <= highest_ack_ + cwnd_ + dupacks_, \
-             modelled as limited_transmit = \"ns2\"; RFC 3042's rule stands in: on CoDel-DC Fig. 11 with RED, 10 seeds, short-flow timeouts 314.8 with it, \
-             312.6 with send_one, ns-2.35 314.7)",
+            "ns2",
+            "ns2:tcl/lib/ns-default.tcl:987 (singledup_ 1); tcp.cc:1576-1588 (send_one: t_seqno_ <= highest_ack_ + cwnd_ + dupacks_, \
+             no recover_ check); tcp-sack1.cc:144-166, tcp-reno.cc:125-126, tcp-newreno.cc:273-274 (on each duplicate ACK below numdupacks_)",
         ),
         e("recover_check", "ns2", "ns2:tcl/lib/ns-default.tcl:939 (bugFix_ true); tcp-sack1.cc:276-280, tcp-reno.cc:173-176, tcp-newreno.cc:116-120 (dupack_action: a fast retransmit only once highest_ack_ > recover_)"),
         e("recovery_exit", "ssthresh", "ns2:tcl/lib/ns-default.tcl:1084 (exit_recovery_fix_ 0); tcp-newreno.cc:224-237 (dupwnd_ = 0: cwnd_ is the halved window)"),
