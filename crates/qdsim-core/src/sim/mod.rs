@@ -465,7 +465,17 @@ impl Sim {
 
 /// Charges the data packets in `drops` (at link `l`) to their flows' drop counts, and marks
 /// them lost in the packet record and writes them to the capture of dropped packets.
+///
+/// Most calls have no drop: that case is inlined and costs one test; the rest is out of line.
+#[inline]
 fn note_drops(flows: &mut [Flow], taps: DropTaps<'_>, l: u32, now: Time, drops: Drops<'_>) {
+    if !drops.is_empty() {
+        note_some_drops(flows, taps, l, now, drops);
+    }
+}
+
+#[inline(never)]
+fn note_some_drops(flows: &mut [Flow], taps: DropTaps<'_>, l: u32, now: Time, drops: Drops<'_>) {
     for (p, _, _) in drops {
         if let Some(c) = taps.capture {
             c.dropped(l, p, now, flows, taps.run);
