@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the wheel in DIST (default dist/) into a fresh virtualenv and runs it from an empty
 # directory, as a user who never cloned the repository would: `qdsim --help`, the quickstart
-# (the experiment file shipped in the package), `qdsim reproduce codel-dc --quick`, and the
+# (the experiment file shipped in the package) with a packet capture and its HTML report,
+# `qdsim reproduce codel-dc --quick`, and the
 # Python API. Dependencies: the lock's versions (requirements/lock.txt) except NumPy, held
 # below 2.4, which the wheel's ranges must allow (pins in the metadata made that impossible).
 set -euo pipefail
@@ -26,7 +27,11 @@ cd "$work/elsewhere"
 "$work/venv/bin/qdsim" --help > /dev/null
 quickstart=$("$py" -c 'import qdsim; print(qdsim.EXPERIMENT_FILES / "quickstart.toml")')
 case "$quickstart" in "$repo"/*) echo "test-wheel: the quickstart comes from the checkout, not the wheel: $quickstart"; exit 1 ;; esac
-"$work/venv/bin/qdsim" run "$quickstart" --out quickstart
+"$work/venv/bin/qdsim" run "$quickstart" --out quickstart --pcap bottleneck
+test -s quickstart/pcap/bottleneck.pcap
+# qdsim report's page from the wheel's plotly, self-contained (plotly.js inline).
+"$work/venv/bin/qdsim" report quickstart -o report.html
+grep -q "plotly" report.html
 "$work/venv/bin/qdsim" reproduce codel-dc --quick --jobs 2
 ls results/*/fig3.png results/*/fig11.png > /dev/null
 # The API, without the extras (pandas, xarray): what works and what names its extra.
