@@ -70,8 +70,9 @@ def test_fig4a_dtdrr_gives_long_rtt_flows_70_percent_of_fair_share_from_400_pack
 @pytest.mark.xfail(
     strict=True,
     reason="measured (seeds 1-3): 200 ms flows under DSDRR get 39.6 % of fair share at the paper's 400 packets (78.4 % at 1000): "
-    "W is 1 mark at this scale and alpha moves it from 24 % (0.05) to 44 % (0.15) (measured with RFC 3042's limited transmit standing in for ns-2's send_one); paper about 80 % from 400; at full scale "
-    "80.5 % at 400 (one run; 80-84 % for alpha 0.05-0.15, seeds 1-3, measured with RFC 3042's limited transmit standing in for ns-2's send_one), 82.7 % at 1000",
+    "W is 1 mark at this scale and alpha moves it from 24 % (0.05) to 44 % (0.15) (measured before the profile's send_one); "
+    "paper about 80 % from 400; at full scale 80.5 % at 400 (one run; 80-84 % for alpha 0.05-0.15, seeds 1-3, before send_one), "
+    "82.7 % at 1000",
 )
 def test_fig4a_dsdrr_gives_long_rtt_flows_70_percent_of_fair_share_from_400_packets(fair_share_pct):
     got = _long_rtt(fair_share_pct, "DSDRR")
@@ -98,7 +99,8 @@ def test_fig4a_dtdrr_and_dsdrr_give_long_rtt_flows_more_than_red_and_blue(fair_s
 @pytest.mark.xfail(
     strict=True,
     reason="measured (seeds 1-3, ns-2's Reno exactly timed): end-to-end flows under DSDRR get 33.8 % of fair share at the paper's "
-    "400 packets vs 29.7 % under RED (1.14x); at 1000 packets 68.6 vs 23.2 % (3.0x, holds); with 10 us host jitter 1.85x and 2.8x (measured with RFC 3042's limited transmit standing in for ns-2's send_one). "
+    "400 packets vs 29.7 % under RED (1.14x); at 1000 packets 68.6 vs 23.2 % (3.0x, holds); with 10 us host jitter 1.85x and 2.8x "
+    "(measured before the profile's send_one). "
     "DSDRR at 400 packets sits on the alpha cliff of Fig. 4(a)",
 )
 def test_fig5a_dsdrr_gives_end_to_end_flows_one_and_a_half_times_red_s_goodput(fair_share_pct):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import hashlib
 import json
 import math
@@ -343,10 +344,18 @@ def _executor(address: str | None, jobs: int | None) -> Iterator[Any]:
         from distributed import Client
     except ImportError:
         raise SpecError("--scheduler", address, "an address to use once Dask is installed (pip install 'qdsim[dask]')") from None
+    failure = None
     try:
         client = Client(address, timeout=10)
     except (OSError, TimeoutError, ValueError) as exc:
-        raise SpecError("--scheduler", address, f"the address of a running Dask scheduler, e.g. tcp://HOST:8786 ({str(exc).splitlines()[0]})") from None
+        failure = str(exc).splitlines()[0]
+    if failure is not None:
+        # The half-built Client is left in a reference cycle with its event-loop runner; were
+        # the collector to reach it later, its __del__ would stop that runner from whatever
+        # thread the collection happens in — inside a new Client's loop thread, a deadlock
+        # (distributed's loop then fails to start). Collected here, in this thread.
+        gc.collect()
+        raise SpecError("--scheduler", address, f"the address of a running Dask scheduler, e.g. tcp://HOST:8786 ({failure})")
     try:
         yield client.get_executor(pure=False)
     finally:
