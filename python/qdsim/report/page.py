@@ -105,7 +105,8 @@ def write_report(results_dir: str | Path, out: str | Path | None = None) -> Path
     src = open_results(results_dir)
     path = report_path(src.path, out)
     sections = _sections(src)
-    path.write_text(_page(src, sections), encoding="utf-8")
+    # Atomically: Ctrl-C while writing leaves the old page or none, never half of one.
+    store.write_text(path, _page(src, sections))
     return path
 
 

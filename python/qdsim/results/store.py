@@ -80,6 +80,7 @@ __all__ = [
     "write_run",
     "write_sweep",
     "write_sweep_tables",
+    "write_text",
 ]
 
 #: The directory of a sweep's stored runs.
@@ -133,6 +134,12 @@ def json_text(value: Any, level: int = 0) -> str:
 
 #: One encoder for every line (``json.dumps`` with ``default=`` builds a new one per call).
 _ENCODER = json.JSONEncoder(default=str)
+
+
+def write_text(path: Path, text: str) -> None:
+    """Writes ``text`` (UTF-8) to ``path`` atomically: an interrupted write leaves no
+    half-written file under the final name."""
+    _atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
 
 
 def write_json(path: Path, value: Any) -> None:
