@@ -57,7 +57,7 @@ __all__ = ["Experiment", "Results", "Table", "load", "simulate", "sweep"]
 Experiment = str | os.PathLike | Mapping[str, Any] | Spec
 
 #: The short names of the sampled series (``series("queue")`` is table ``series_queue``).
-SERIES = tuple(name.removeprefix("series_") for name in tables.SERIES_TABLES)
+SERIES = tuple(name.removeprefix("series_") for name in tables.SERIES_TABLES if name.startswith("series_"))
 #: The column naming the thing each row of a table is about, and its dimension's name in
 #: :meth:`Results.to_xarray`.
 _ENTITY = {"groups": ("group", "group"), "links": ("name", "link"), "flows": ("id", "flow"), "points": None}

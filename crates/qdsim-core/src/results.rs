@@ -62,22 +62,24 @@ pub struct GeneratorResult {
     pub in_progress_fraction: Vec<f64>,
 }
 
-/// Columns of the transfer table: one row per finite TCP connection.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct Transfers {
-    /// The configured flow it belongs to (a flow, an incast member or a generator).
-    pub flow: Vec<u32>,
-    /// Round of a repeated transfer (0 for others).
-    pub round: Vec<u32>,
-    /// Start, seconds.
-    pub start_s: Vec<f64>,
-    /// Size, bytes.
-    pub size_bytes: Vec<u64>,
-    /// Completion time, seconds (receiver has every byte); for a transfer unfinished at the
-    /// end of the run, the time from its start to the end (censored: see `finished`).
-    pub fct_s: Vec<f64>,
-    /// Whether the transfer finished before the end of the run.
-    pub finished: Vec<bool>,
+result_row! {
+    /// Columns of the transfer table: one row per finite TCP connection.
+    #[derive(Debug, Clone, Default, Serialize, PartialEq)]
+    pub struct Transfers {
+        /// The configured flow it belongs to (a flow, an incast member or a generator).
+        pub flow: Vec<u32>,
+        /// Round of a repeated transfer (0 for others).
+        pub round: Vec<u32>,
+        /// Start, seconds.
+        pub start_s: Vec<f64>,
+        /// Size, bytes.
+        pub size_bytes: Vec<u64>,
+        /// Completion time, seconds (receiver has every byte); for a transfer unfinished at the
+        /// end of the run, the time from its start to the end (censored: see `finished`).
+        pub fct_s: Vec<f64>,
+        /// Whether the transfer finished before the end of the run.
+        pub finished: Vec<bool>,
+    }
 }
 
 result_row! {

@@ -373,16 +373,36 @@ def _per_group(figure: go.Figure, data: dict[str, np.ndarray], group_of: np.ndar
 # --- completion times -------------------------------------------------------------------------
 
 
+def _transfer_times(src: ResultsDir) -> dict[str, tuple[list[float], list[float]]] | None:
+    """Returns each group's (finished, unfinished) completion times of every transfer of the
+    run, from the transfer table; None for results without one (written before it
+    existed)."""
+    if not src.has("transfers") or not src.has("flows"):
+        return None
+    flows = src.table("flows", ["id", "group"]).to_pydict()
+    group_of = dict(zip(flows["id"], flows["group"], strict=True))
+    t = src.table("transfers", ["flow", "fct_s", "finished"]).to_pydict()
+    times: dict[str, tuple[list[float], list[float]]] = {}
+    for flow, fct, finished in zip(t["flow"], t["fct_s"], t["finished"], strict=True):
+        times.setdefault(group_of[flow], ([], []))[0 if finished else 1].append(fct)
+    return times
+
+
 def completion_charts(src: ResultsDir) -> tuple[list[Chart], list[str]]:
-    """Returns the CDF of the finite flows' completion times per group, with the transfers
-    unfinished at the end of the run marked where they were cut off, and notes on the
-    groups whose transfers (a generator's: short flows, incast) are only counted."""
+    """Returns the CDF of every transfer's completion time per group (the transfer table:
+    finite flows, incast responses, short flows), with the transfers unfinished at the end
+    of the run marked where they were cut off. Results written before the transfer table
+    existed give the finite flows' only, with notes on the groups whose transfers (a
+    generator's) are only counted."""
+    finite = _transfer_times(src)
+    notes: list[str] = []
+    if finite is not None:
+        return _cdf_chart(src, finite, "Every transfer of the run, its warm-up included (the summary's mean FCT counts those that started in the measurement window)"), notes
     flows = src.table("flows", ["group", "size_bytes", "fct_s", "finished"]).to_pydict() if src.has("flows") else {"group": []}
-    finite: dict[str, tuple[list[float], list[float]]] = {}
+    finite = {}
     for group, size, fct, finished in zip(flows["group"], flows.get("size_bytes", []), flows.get("fct_s", []), flows.get("finished", []), strict=True):
         if size is not None and fct is not None:
             finite.setdefault(group, ([], []))[0 if finished else 1].append(fct)
-    notes = []
     for g in src.rows("groups"):
         transfers = (g["transfers_completed"] or 0) + (g["unfinished_transfers"] or 0)
         if g["group"] not in finite and transfers:
@@ -391,8 +411,13 @@ def completion_charts(src: ResultsDir) -> tuple[list[Chart], list[str]]:
                 f"{g['group']}: {g['transfers_completed']} transfers completed and {g['unfinished_transfers']} unfinished at the end of the run (started in the window); "
                 f"mean completion time {g['mean_fct_s']:.4g} s{bound}. Its transfers' own times are not stored: the CDF shows finite flows only."
             )
+    return _cdf_chart(src, finite, "Each finite flow's completion time"), notes
+
+
+def _cdf_chart(src: ResultsDir, finite: dict[str, tuple[list[float], list[float]]], what: str) -> list[Chart]:
+    """Returns the completion-time CDF of each group's (finished, unfinished) times."""
     if not finite:
-        return [], notes
+        return []
     label = display("fct_s")[1]
     figure = new_figure(height=420)
     parts = []
@@ -436,7 +461,7 @@ def completion_charts(src: ResultsDir) -> tuple[list[Chart], list[str]]:
     figure.update_xaxes(title_text=label, rangemode="tozero")
     figure.update_yaxes(title_text="fraction of the group's transfers", range=[0, 1.05])
     caption = (
-        "Each finite flow's completion time, as a fraction of all of its group's finite flows (so a curve stops below 1 when transfers did not finish). "
+        f"{what}, as a fraction of all of its group's (so a curve stops below 1 when transfers did not finish). "
         f"Unfinished transfers (×) are drawn at the time they had run when the run ended, at the height the curve stops: censored, their completion time is longer. {'; '.join(parts)}."
     )
-    return [Chart("Flow completion times", figure, caption)], notes
+    return [Chart("Flow completion times", figure, caption)]

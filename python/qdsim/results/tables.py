@@ -54,8 +54,10 @@ __all__ = [
 SEED = pa.uint64()
 #: Tables every results directory has, one Parquet file each.
 TABLES = ("points", "flows", "groups", "links")
-#: Tables of sampled series, present when a run sampled them.
-SERIES_TABLES = ("series_queue", "series_tcp", "series_tcp_events", "series_qdisc", "series_packets")
+#: Tables present when a run has rows for them: the sampled series, when it sampled them, and
+#: the transfer table (one row per finite TCP connection: each transfer's start, size and
+#: completion time, an unfinished one's censored at the end of the run).
+SERIES_TABLES = ("series_queue", "series_tcp", "series_tcp_events", "series_qdisc", "series_packets", "transfers")
 
 _F, _I, _S, _B = pa.float64(), pa.int64(), pa.string(), pa.bool_()
 
@@ -222,7 +224,8 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
     """Returns the tables one run contributes, without identifying columns: ``points``,
     ``flows``, ``groups``, ``links`` from its summary (:func:`qdsim.run.one.summarize`), and
     the sampled series of its results (``series_queue``, ``series_tcp``,
-    ``series_tcp_events``, ``series_qdisc``, ``series_packets``) that hold rows."""
+    ``series_tcp_events``, ``series_qdisc``, ``series_packets``) and its ``transfers``, those
+    that hold rows."""
     point = {key: summary[key] for key in _POINT_KEYS} | {"packets_not_recorded": summary.get("packets_not_recorded")}
     point["bottleneck_drops"] = next((link["drops"] for link in summary["links"] if link["name"] == summary["bottleneck"]), None)
     out = {
@@ -254,6 +257,9 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
     packets = series.get("packets", {"t": []})
     if len(packets["t"]):
         out["series_packets"] = _from_columns("series_packets", packets)
+    transfers = results.get("transfers", {"flow": []})
+    if len(transfers["flow"]):
+        out["transfers"] = _from_columns("transfers", transfers)
     return out
 
 
