@@ -34,6 +34,7 @@ use std::io::Write;
 use etherparse::{EtherType, Ethernet2Header, IpEcn, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement, UdpHeader};
 use serde::{Deserialize, Serialize};
 
+use crate::config::Names;
 use crate::error::ConfigError;
 use crate::packet::{Ecn, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_SYN};
 
@@ -57,14 +58,15 @@ impl PcapConfig {
     /// # Errors
     /// No link, an unknown or repeated one, two names that make the same file name, or an
     /// empty directory.
-    pub fn validate(&self, links: &BTreeSet<&str>) -> Result<(), ConfigError> {
+    pub fn validate(&self, links: &Names<'_>) -> Result<(), ConfigError> {
         if self.links.is_empty() {
             return Err(ConfigError::new("pcap.links", "[]", "at least one link name"));
         }
         let mut files = BTreeSet::new();
         for (i, name) in self.links.iter().enumerate() {
             if !links.contains(name.as_str()) {
-                let known: Vec<&str> = links.iter().copied().collect();
+                let mut known: Vec<&str> = links.iter().copied().collect();
+                known.sort_unstable();
                 return Err(ConfigError::new(
                     format!("pcap.links[{i}]"),
                     name,

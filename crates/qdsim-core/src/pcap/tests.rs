@@ -1,4 +1,5 @@
 use super::*;
+use crate::config::Names;
 use crate::packet::{SackBlocks, FLAG_RETX};
 use crate::qdisc::testing::pkt;
 use crate::tcp::{WireFormat, WireSizes};
@@ -154,7 +155,7 @@ fn a_datagram_counts_its_wire_size_with_udp_s_eight_byte_header() {
 fn file_names_are_safe_and_validation_names_the_key() {
     assert_eq!(PcapConfig::file_name("r1->r2", false), "r1-_r2.pcap");
     assert_eq!(PcapConfig::file_name("bottleneck", true), "bottleneck.drops.pcap");
-    let links: BTreeSet<&str> = ["a>b", "a<b", "c"].into_iter().collect();
+    let links: Names = ["a>b", "a<b", "c"].into_iter().collect();
     let cfg = |names: &[&str]| PcapConfig {
         links: names.iter().map(|s| s.to_string()).collect(),
         dir: "/tmp".into(),
