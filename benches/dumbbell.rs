@@ -8,8 +8,10 @@
 //! Prints the process's peak resident memory too (Linux), the target's other half.
 //!
 //! Run: `cargo run --release -p qdsim-benches --bin dumbbell [-- --repeat N --seconds S
-//! --flows F]` (`--flows`: the number of flows, half per RTT, default 100; e.g. 10 000 for a
-//! many-flow run).
+//! --flows F --scaled 1]` (`--flows`: the number of flows, half per RTT, default 100; e.g.
+//! 10 000 for a many-flow run; `--scaled 1`: the bottleneck's rate and buffer grow with the
+//! flows, 5 Mb/s and 10 packets a flow, so that every flow count runs the 100-flow regime and
+//! the cost per packet compares the simulator, not TCP at another operating point).
 
 use std::time::Instant;
 
@@ -43,6 +45,10 @@ fn main() {
     let repeat = arg("--repeat", 3);
     let seconds = arg("--seconds", 20);
     let flows = arg("--flows", 100);
+    // The 100-flow bottleneck, or one that grows with the flows (`--scaled 1`).
+    let scale = if arg("--scaled", 0) == 1 { flows as f64 / 100.0 } else { 1.0 };
+    let rate_bps = (500_000_000.0 * scale) as u64;
+    let buffer_pkts = (1000.0 * scale).round() as u64;
     assert!(flows >= 2 && flows.is_multiple_of(2), "--flows must be an even number >= 2, got {flows}");
     let group = |name: &str, access_ms: u64| FlowGroup {
         access_rate_bps: 10_000_000,
@@ -52,10 +58,10 @@ fn main() {
         ..FlowGroup::bulk(name, (flows / 2) as usize, access_ms * MS, TcpConfig::default())
     };
     let d = Dumbbell {
-        rate_bps: 500_000_000,
+        rate_bps,
         delay_ns: 1_500_000,
         loss: 0.0,
-        qdisc: QdiscConfig::Fifo(FifoParams { limit_pkts: Some(1000), limit_bytes: None }),
+        qdisc: QdiscConfig::Fifo(FifoParams { limit_pkts: Some(buffer_pkts), limit_bytes: None }),
         // RTT = 2 * (access + 1.5 ms): 20 ms -> 43 ms, 100 ms -> 203 ms.
         groups: vec![group("rtt43", 20), group("rtt203", 100)],
     };
@@ -74,7 +80,8 @@ fn main() {
     let bottleneck = r.links.iter().find(|l| l.name == "bottleneck").expect("bottleneck link");
     println!(
         "scenario: {flows} NewReno flows (ns3 profile, host jitter 10 us), 43/203 ms RTT, 10 Mb/s access, \
-         500 Mb/s bottleneck, FIFO 1000 pkts, {seconds} s simulated"
+         {} Mb/s bottleneck, FIFO {buffer_pkts} pkts, {seconds} s simulated",
+        rate_bps / 1_000_000
     );
     println!("wall time (best of {repeat}): {best:.3} s");
     println!("events: {} ({:.2} M events/s)", r.events, r.events as f64 / best / 1e6);
