@@ -189,6 +189,17 @@ def test_a_runs_report_holds_every_section_with_units(results):
     assert "profile <code>" in page and "bulk sets min_rto over it" in page and "50ms *" in page
 
 
+def test_drops_and_marks_are_drawn_by_reason_over_time(results):
+    # Every reason the bottleneck dropped for (series_reasons) is a line of its own.
+    page = _page(results["run"])
+    rows = store.read_rows(results["run"], "series_reasons")
+    reasons = {(r["kind"], r["reason"]) for r in rows if r["link_name"] == "bottleneck"}
+    assert ("drop", "overflow") in reasons, reasons
+    assert "Drops and marks by reason over time" in page
+    for kind, reason in reasons:
+        assert f"bottleneck: {kind} {reason}" in page
+
+
 def test_unfinished_transfers_are_counted_and_marked_never_dropped(results):
     # Every transfer of the run, from the transfer table: finite flows and the generator's
     # short flows alike, the unfinished marked where they were cut off.

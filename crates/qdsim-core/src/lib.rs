@@ -116,6 +116,7 @@ pub fn catalog() -> Catalog {
             ("series_tcp_events", results::TcpEvents::columns()),
             ("series_qdisc", results::QdiscSeries::columns()),
             ("series_packets", results::PacketSeries::columns()),
+            ("series_reasons", results::ReasonSeries::columns()),
             ("transfers", results::Transfers::columns()),
         ]
         .into(),

@@ -257,6 +257,10 @@ pub struct Series {
     /// the link. Left out of the JSON when empty.
     #[serde(skip_serializing_if = "PacketSeries::is_empty")]
     pub packets: PacketSeries,
+    /// Drops and marks by reason over time (with `sampling.queues`): a row when a link's count
+    /// of a reason changed. Left out of the JSON when empty.
+    #[serde(skip_serializing_if = "ReasonSeries::is_empty")]
+    pub reasons: ReasonSeries,
 }
 
 result_row! {
@@ -318,6 +322,32 @@ result_row! {
         pub kind: Vec<&'static str>,
         /// The segment concerned (the first unacknowledged one for recovery and timeouts).
         pub seq: Vec<u64>,
+    }
+}
+
+result_row! {
+    /// Columns of the drop and mark series (with `sampling.queues`): a link's cumulative count
+    /// of one reason, written at a sample when it changed since the link's previous sample.
+    #[derive(Debug, Clone, Default, Serialize, PartialEq)]
+    pub struct ReasonSeries {
+        /// Sample time, seconds.
+        pub t: Vec<f64>,
+        /// Link index.
+        pub link: Vec<u32>,
+        /// `"drop"` or `"mark"` (ECN's CE set instead of a drop).
+        pub kind: Vec<&'static str>,
+        /// The reason, as the links table's `drops_<reason>` and `marks_<reason>` columns name it
+        /// (`random_loss` for the wire's).
+        pub reason: Vec<&'static str>,
+        /// Packets dropped or marked for this reason since the start of the run.
+        pub count: Vec<u64>,
+    }
+}
+
+impl ReasonSeries {
+    /// Returns whether no row was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
     }
 }
 

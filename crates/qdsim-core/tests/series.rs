@@ -57,3 +57,34 @@ fn queue_series_carries_cumulative_drops_and_timeout_state() {
     assert!(r.series.tcp.in_timeout.iter().any(|&x| x), "some sample falls in a timeout recovery");
     assert!(r.series.tcp.in_timeout.iter().filter(|&&x| !x).count() > r.series.tcp.t.len() / 2);
 }
+
+#[test]
+fn reason_series_ends_at_every_links_drops_by_reason() {
+    // No warm-up: the links' counts then cover the whole run, as the series' cumulative ones.
+    let mut cfg = dumbbell(10_000_000, 5, 5, 2, 20).config(1, 4 * S, 0);
+    cfg.sampling = SamplingConfig { interval_ns: MS, queues: true, ..SamplingConfig::default() };
+    let r = qdsim_core::run(&cfg).unwrap();
+    let s = &r.series.reasons;
+    assert!(!s.t.is_empty(), "the FIFO overflows");
+    let mut last = std::collections::BTreeMap::new();
+    for i in 0..s.t.len() {
+        let key = (s.link[i], s.kind[i], s.reason[i]);
+        let before = last.insert(key, s.count[i]).unwrap_or(0);
+        assert!(s.count[i] > before, "a row only when the count grew: {key:?}");
+    }
+    for (l, link) in r.links.iter().enumerate() {
+        for (reason, &n) in &link.drops_by_reason {
+            // The last sample is at most one interval before the end: nothing may be missing
+            // beyond what that interval dropped, and nothing may be counted twice.
+            let seen = last.get(&(l as u32, "drop", reason.as_str())).copied().unwrap_or(0);
+            assert!(seen <= n, "{}: {reason} {seen} > {n}", link.name);
+        }
+    }
+    let bottleneck = r.links.iter().position(|l| l.name == "bottleneck").unwrap() as u32;
+    assert!(last.get(&(bottleneck, "drop", "overflow")).is_some_and(|&n| n > 0));
+    // At the last sample the reasons add up to the queue series' cumulative drops there.
+    let q = &r.series.queue;
+    let at = (0..q.t.len()).rfind(|&i| q.link[i] == bottleneck).unwrap();
+    let summed: u64 = last.iter().filter(|((l, kind, _), _)| *l == bottleneck && *kind == "drop").map(|(_, n)| n).sum();
+    assert_eq!(summed, q.drops[at]);
+}

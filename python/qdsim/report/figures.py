@@ -204,8 +204,8 @@ def _by_reason(link: dict[str, Any], what: str) -> dict[str, int]:
 
 def drop_charts(src: ResultsDir) -> list[Chart]:
     """Returns the drops and ECN marks of each link that dropped or marked, by reason, over
-    the window, and the cumulative drops over time (overflows and the qdisc's own) from the
-    queue samples."""
+    the window, and the same by reason over time (``series_reasons``; results written before
+    it: the queue samples' overflows and the qdisc's own drops)."""
     charts = []
     links = [row for row in src.rows("links") if (row["drops"] or 0) > 0 or (row["marks"] or 0) > 0]
     links.sort(key=lambda row: (row["name"] != src.summary.get("bottleneck"), -((row["drops"] or 0) + (row["marks"] or 0))))
@@ -228,8 +228,44 @@ def drop_charts(src: ResultsDir) -> list[Chart]:
         others = f" {len(links) - len(shown)} more links dropped or marked (links.parquet)." if len(links) > len(shown) else ""
         caption = f"Drops (solid) and ECN marks (hatched) over {_window(src)}, by the reason the qdisc or the link gave (random_loss: the wire).{others}"
         charts.append(Chart("Drops and marks by reason", figure, caption))
-    over_time = _drops_over_time(src)
+    over_time = _reasons_over_time(src) or _drops_over_time(src)
     return charts + ([over_time] if over_time else [])
+
+
+def _reasons_over_time(src: ResultsDir) -> Chart | None:
+    """Returns each reason's cumulative drops and marks over time on the links that dropped or
+    marked most (``series_reasons``: a row when a count changed), or None without it."""
+    if not src.has("series_reasons"):
+        return None
+    rows = src.table("series_reasons", ["t", "link_name", "kind", "reason", "count"]).to_pydict()
+    final: dict[tuple[str, str, str], int] = {}
+    for link, kind, reason, count in zip(rows["link_name"], rows["kind"], rows["reason"], rows["count"], strict=True):
+        final[(link, kind, reason)] = count
+    totals: dict[str, int] = {}
+    for (link, _, _), count in final.items():
+        totals[link] = totals.get(link, 0) + count
+    links = sorted(totals, key=lambda link: (link != src.summary.get("bottleneck"), -totals[link]))
+    shown = links[:4]
+    label = "packets since the start"
+    figure = new_figure(height=420)
+    end = src.summary.get("duration_s")
+    for index, key in enumerate(k for k in final if k[0] in shown):
+        link, kind, reason = key
+        picked = [i for i, row in enumerate(zip(rows["link_name"], rows["kind"], rows["reason"], strict=True)) if row == key]
+        t = [rows["t"][i] for i in picked] + ([end] if end else [])
+        y = [rows["count"][i] for i in picked] + ([final[key]] if end else [])
+        keep = thin(np.asarray(y, dtype=float))
+        figure.add_trace(scatter(np.asarray(t)[keep], np.asarray(y)[keep], f"{link}: {kind} {reason}", index, TIME, label, line={"shape": "hv", "dash": "dot" if kind == "mark" else "solid"}))
+    figure.update_yaxes(title_text=label, rangemode="tozero")
+    figure.update_xaxes(title_text=TIME)
+    figure.update_layout(showlegend=True)
+    window_line(figure, src.summary.get("warmup_s"))
+    left = f" {len(links) - len(shown)} more links dropped or marked (series_reasons.parquet)." if len(links) > len(shown) else ""
+    caption = (
+        "Cumulative drops (solid) and ECN marks (dotted) by reason over time, from the queue samples: the count of each reason the qdisc or the link gave "
+        f"(random_loss: the wire), as sampled (a step where it changed, held to the end of the run).{left}"
+    )
+    return Chart("Drops and marks by reason over time", figure, caption)
 
 
 def _drops_over_time(src: ResultsDir) -> Chart | None:

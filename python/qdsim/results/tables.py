@@ -57,7 +57,7 @@ TABLES = ("points", "flows", "groups", "links")
 #: Tables present when a run has rows for them: the sampled series, when it sampled them, and
 #: the transfer table (one row per finite TCP connection: each transfer's start, size and
 #: completion time, an unfinished one's censored at the end of the run).
-SERIES_TABLES = ("series_queue", "series_tcp", "series_tcp_events", "series_qdisc", "series_packets", "transfers")
+SERIES_TABLES = ("series_queue", "series_tcp", "series_tcp_events", "series_qdisc", "series_packets", "series_reasons", "transfers")
 
 _F, _I, _S, _B = pa.float64(), pa.int64(), pa.string(), pa.bool_()
 
@@ -160,6 +160,7 @@ _DERIVED: dict[str, tuple[Column, ...]] = {
         _col("utilization", _F, "`[sampling] tx_bytes`: the link's utilization since its previous sample; null without it"),
     ),
     "series_qdisc": (_col("link_name", _S, "the link's name"),),
+    "series_reasons": (_col("link_name", _S, "the link's name"),),
 }
 
 
@@ -224,7 +225,8 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
     """Returns the tables one run contributes, without identifying columns: ``points``,
     ``flows``, ``groups``, ``links`` from its summary (:func:`qdsim.run.one.summarize`), and
     the sampled series of its results (``series_queue``, ``series_tcp``,
-    ``series_tcp_events``, ``series_qdisc``, ``series_packets``) and its ``transfers``, those
+    ``series_tcp_events``, ``series_qdisc``, ``series_packets``, ``series_reasons``) and its
+    ``transfers``, those
     that hold rows."""
     point = {key: summary[key] for key in _POINT_KEYS} | {"packets_not_recorded": summary.get("packets_not_recorded")}
     point["bottleneck_drops"] = next((link["drops"] for link in summary["links"] if link["name"] == summary["bottleneck"]), None)
@@ -257,6 +259,9 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
     packets = series.get("packets", {"t": []})
     if len(packets["t"]):
         out["series_packets"] = _from_columns("series_packets", packets)
+    reasons = series.get("reasons", {"t": []})
+    if len(reasons["t"]):
+        out["series_reasons"] = _from_columns("series_reasons", {**reasons, "link_name": names[np.asarray(reasons["link"], dtype=np.intp)]})
     transfers = results.get("transfers", {"flow": []})
     if len(transfers["flow"]):
         out["transfers"] = _from_columns("transfers", transfers)

@@ -118,6 +118,9 @@ pub struct Sim {
     tcp_sampled: Vec<bool>,
     /// Each link's transmitted bytes at the previous sample (`sampling.tx_bytes`).
     tx_bytes_at_sample: Vec<u64>,
+    /// Each link's cumulative count of each drop and mark reason at the previous sample
+    /// (`sample_reasons`), allocated at the first sample.
+    reasons_at_sample: Vec<u64>,
     /// The packet-emission record (`sampling.packets`).
     record: Option<record::PacketRecord>,
     /// The packet capture (`pcap`).

@@ -54,6 +54,9 @@ impl Sim {
                 }
             }
         }
+        if self.cfg.sampling.queues {
+            self.sample_reasons(t);
+        }
         if self.cfg.sampling.qdisc {
             for (i, l) in self.links.iter().enumerate() {
                 l.port.internals(&mut QdiscRows { s: &mut self.series.qdisc, t, link: i as u32 });
@@ -73,6 +76,35 @@ impl Sim {
             }
         }
         self.q.schedule(now + self.sample_interval, Event::Sample);
+    }
+
+    /// Appends a row to the drop and mark series for every (link, reason) whose cumulative
+    /// count changed since the previous sample: the qdisc's drop reasons, the wire's losses,
+    /// the marks.
+    fn sample_reasons(&mut self, t: f64) {
+        const PER_LINK: usize = DropReason::COUNT + 1 + MarkReason::COUNT;
+        let reasons = &mut self.reasons_at_sample;
+        if reasons.is_empty() {
+            reasons.resize(self.links.len() * PER_LINK, 0);
+        }
+        let s = &mut self.series.reasons;
+        for (i, l) in self.links.iter().enumerate() {
+            let c = &l.port.counters;
+            let drops = DropReason::ALL.iter().map(|r| ("drop", r.name(), c.drops[*r as usize]));
+            let wire = std::iter::once(("drop", WIRE_LOSS, l.counters.wire_losses));
+            let marks = MarkReason::ALL.iter().map(|r| ("mark", r.name(), c.marks[*r as usize]));
+            for (j, (kind, reason, count)) in drops.chain(wire).chain(marks).enumerate() {
+                let last = &mut reasons[i * PER_LINK + j];
+                if count != *last {
+                    *last = count;
+                    s.t.push(t);
+                    s.link.push(i as u32);
+                    s.kind.push(kind);
+                    s.reason.push(reason);
+                    s.count.push(count);
+                }
+            }
+        }
     }
 
     /// Appends flow `i`'s TCP state at `now` to the series (no-op for non-TCP flows).
