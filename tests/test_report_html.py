@@ -183,7 +183,7 @@ def test_a_runs_report_holds_every_section_with_units(results):
         assert f">{title}</h" in page, title
     assert _figures(page) >= 7
     figures = page.replace("\\u002f", "/")  # plotly's JSON escapes "/" (no "</script>" inside)
-    for label in ("goodput (Mb/s)", "queue (packets)", "backlog / link rate (ms)", "cwnd (segments)", "smoothed RTT (ms)", "flow completion time (s)"):
+    for label in ("goodput (Mb/s)", "queue (packets)", "sojourn (ms)", "cwnd (segments)", "smoothed RTT (ms)", "flow completion time (s)"):
         assert label in figures, label
     # The resolved TCP of each group: its profile, and the option the file set over it.
     assert "profile <code>" in page and "bulk sets min_rto over it" in page and "50ms *" in page

@@ -368,6 +368,9 @@ result_row! {
         /// Of those, drops because the buffer was full (`overflow`); the rest are the
         /// algorithm's own (AQM) decisions.
         pub overflow_drops: Vec<u64>,
+        /// Mean time the packets dequeued since the link's previous sample spent in its queue,
+        /// seconds; none (null) when none left it.
+        pub sojourn_s: Vec<Option<f64>>,
         /// Bytes whose transmission finished since the previous sample (with
         /// `sampling.tx_bytes`; empty otherwise, and then left out of the JSON).
         #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -88,3 +88,21 @@ fn reason_series_ends_at_every_links_drops_by_reason() {
     let summed: u64 = last.iter().filter(|((l, kind, _), _)| *l == bottleneck && *kind == "drop").map(|(_, n)| n).sum();
     assert_eq!(summed, q.drops[at]);
 }
+
+#[test]
+fn sampled_sojourn_averages_to_the_links_mean_delay() {
+    // No warm-up: the link's mean delay then covers every packet the samples saw leave.
+    let mut cfg = dumbbell(10_000_000, 5, 5, 2, 50).config(1, 4 * S, 0);
+    cfg.sampling = SamplingConfig { interval_ns: MS, queues: true, ..SamplingConfig::default() };
+    let r = qdsim_core::run(&cfg).unwrap();
+    let q = &r.series.queue;
+    let bottleneck = r.links.iter().position(|l| l.name == "bottleneck").unwrap() as u32;
+    let rows: Vec<usize> = (0..q.t.len()).filter(|&i| q.link[i] == bottleneck).collect();
+    assert!(rows.iter().any(|&i| q.sojourn_s[i].is_none()), "an interval in which nothing left the idle queue");
+    let measured: Vec<f64> = rows.iter().filter_map(|&i| q.sojourn_s[i]).collect();
+    assert!(measured.iter().all(|&v| (0.0..0.1).contains(&v)), "within what 50 packets at 10 Mb/s can hold");
+    // Unweighted, the samples' means straddle the per-packet mean: compare loosely.
+    let mean = measured.iter().sum::<f64>() / measured.len() as f64;
+    let link_mean = r.links[bottleneck as usize].mean_delay_s.expect("packets left the bottleneck");
+    assert!((mean / link_mean - 1.0).abs() < 0.5, "samples {mean} vs link {link_mean}");
+}

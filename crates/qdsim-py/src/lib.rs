@@ -96,6 +96,12 @@ fn take_series_columns<'py>(py: Python<'py>, series: &mut Series) -> PyResult<Bo
         ("bytes", "<u8", le_bytes(&queue.bytes, u64::to_le_bytes)),
         ("drops", "<u8", le_bytes(&queue.drops, u64::to_le_bytes)),
         ("overflow_drops", "<u8", le_bytes(&queue.overflow_drops, u64::to_le_bytes)),
+        // None (nothing left the queue in the interval) as NaN, which Python reads as null.
+        (
+            "sojourn_s",
+            "<f8",
+            le_bytes(&queue.sojourn_s.iter().map(|v| v.unwrap_or(f64::NAN)).collect::<Vec<_>>(), f64::to_le_bytes),
+        ),
     ];
     // Only when recorded (`sampling.tx_bytes`): other runs hand over the columns they always did.
     if !queue.tx_bytes.is_empty() {

@@ -159,37 +159,52 @@ def _link_series(queue: pa.Table, link: str, columns: list[str]) -> dict[str, np
     return {c: np.asarray(rows.column(c).to_numpy(zero_copy_only=False), dtype=float) for c in ["t", *columns]}
 
 
+def _delay_ms(series: dict[str, np.ndarray], keep: np.ndarray, rate_bps: float | None) -> np.ndarray:
+    """Returns a link's sampled queueing delay in ms: the measured sojourn when the samples
+    carry it, else the backlog's drain time at ``rate_bps`` (NaN without a rate)."""
+    if "sojourn_s" in series:
+        return series["sojourn_s"][keep] * 1e3
+    if not rate_bps:
+        return np.full(len(keep), np.nan)
+    return series["bytes"][keep] * 8 / rate_bps * 1e3
+
+
 def queue_charts(src: ResultsDir) -> list[Chart]:
-    """Returns the queue length (packets) and the backlog's drain time (queued bytes over
-    the link's rate, ms: the queueing delay a packet arriving then would see) against time
-    of the links that queued (``[sampling] queues = true``)."""
+    """Returns the queue length (packets) and the queueing delay against time of the links
+    that queued (``[sampling] queues = true``): the mean sojourn of the packets that left the
+    queue since the previous sample, or, in results written before the samples carried it,
+    the backlog's drain time (queued bytes over the link's rate)."""
     if not src.has("series_queue"):
         return []
-    queue = src.table("series_queue", ["t", "link_name", "pkts", "bytes"])
+    queue = src.table("series_queue", ["t", "link_name", "pkts", "bytes", "sojourn_s"])
     links, more = _busy_links(src, queue, "pkts")
     if not links:
         return []
+    measured = "sojourn_s" in queue.column_names
     rates = {row["name"]: row["rate_bps"] for row in src.rows("links")}
-    pkts_label, delay_label = "queue (packets)", "backlog / link rate (ms)"
+    pkts_label = "queue (packets)"
+    delay_label = "sojourn (ms)" if measured else "backlog / link rate (ms)"
     figure = new_figure(2, 1, titles=[pkts_label, delay_label], shared_x=True, height=560)
     thinned = False
     for index, link in enumerate(links):
-        series = _link_series(queue, link, ["pkts", "bytes"])
+        series = _link_series(queue, link, ["pkts", "bytes", *(["sojourn_s"] if measured else [])])
         keep = thin(series["pkts"])
         thinned |= len(keep) < len(series["t"])
         t = series["t"][keep]
         figure.add_trace(scatter(t, series["pkts"][keep], link, index, TIME, pkts_label, legendgroup=link, line={"shape": "hv"}), row=1, col=1)
-        delay = series["bytes"][keep] * 8 / rates[link] * 1e3 if rates.get(link) else np.full(len(keep), np.nan)
+        delay = _delay_ms(series, keep, rates.get(link))
         figure.add_trace(scatter(t, delay, link, index, TIME, delay_label, legendgroup=link, showlegend=False, line={"shape": "hv"}), row=2, col=1)
     figure.update_yaxes(title_text=pkts_label, row=1, col=1, rangemode="tozero")
     figure.update_yaxes(title_text=delay_label, row=2, col=1, rangemode="tozero")
     figure.update_xaxes(title_text=TIME, row=2, col=1)
     window_line(figure, src.summary.get("warmup_s"), rows=2)
     others = f" {more} more links queued (series_queue.parquet)." if more else ""
-    caption = (
-        f"Sampled queue of the links that queued: {', '.join(links)}.{others} The lower panel is the queued bytes over the link's rate: "
-        "the delay a packet arriving at that sample would wait (the sojourn times the qdisc measured are in the links table)." + _thinned_note(thinned)
+    lower = (
+        "The lower panel is the mean time the packets that left the queue since the previous sample spent in it (a gap where none left)."
+        if measured
+        else "The lower panel is the queued bytes over the link's rate: the delay a packet arriving at that sample would wait (results written before the samples carried the sojourn)."
     )
+    caption = f"Sampled queue of the links that queued: {', '.join(links)}.{others} {lower}" + _thinned_note(thinned)
     return [Chart("Queue length and queueing delay over time", figure, caption)]
 
 

@@ -198,6 +198,9 @@ def _from_columns(table: str, data: dict[str, Any]) -> pa.Table:
     out = {}
     for name, kind in columns(table):
         values = data[name]
+        if isinstance(values, pa.Array):
+            out[name] = values  # built with its nulls already
+            continue
         if isinstance(values, np.ndarray) and values.dtype.kind == "u":
             values = values.astype(np.int64)  # the core's unsigned counts and indexes
         out[name] = pa.array(values, type=kind)
@@ -246,7 +249,10 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
             sent = {"tx_bytes": queue["tx_bytes"], "utilization": _utilization(queue, [link["rate_bps"] for link in results["links"]])}
         else:
             sent = {"tx_bytes": [None] * len(queue["t"]), "utilization": [None] * len(queue["t"])}
-        out["series_queue"] = _from_columns("series_queue", {**queue, "link_name": names[np.asarray(queue["link"], dtype=np.intp)], "aqm_drops": drops - overflow, **sent})
+        # NaN, the binding's none (no packet left the queue since the link's previous sample), is null.
+        sojourn = np.asarray(queue["sojourn_s"], dtype=np.float64)
+        sojourn_s = pa.array(sojourn, type=_F, mask=np.isnan(sojourn))
+        out["series_queue"] = _from_columns("series_queue", {**queue, "sojourn_s": sojourn_s, "link_name": names[np.asarray(queue["link"], dtype=np.intp)], "aqm_drops": drops - overflow, **sent})
     if len(series["tcp"]["t"]):
         out["series_tcp"] = _from_columns("series_tcp", series["tcp"])
     events = series.get("tcp_events", {"t": []})

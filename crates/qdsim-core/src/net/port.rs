@@ -39,6 +39,9 @@ pub struct PortCounters {
     pub marks: [u64; MarkReason::COUNT],
     /// Drops of packets already queued (head drops, longest-queue drops, AQM at dequeue).
     pub drops_of_queued: u64,
+    /// Time the dequeued packets spent in the queue, summed, ns (their mean sojourn is this
+    /// over `departures`).
+    pub sojourn_ns: u64,
 }
 
 impl PortCounters {
@@ -74,6 +77,7 @@ impl Counters for PortCounters {
             drops_of_arrivals: self.drops_of_arrivals - e.drops_of_arrivals,
             marks,
             drops_of_queued: self.drops_of_queued - e.drops_of_queued,
+            sojourn_ns: self.sojourn_ns - e.sojourn_ns,
         }
     }
 }
@@ -200,6 +204,7 @@ impl Port {
             self.counters.departure_bytes += pkt.size_bytes as u64;
             let sojourn = (now - pkt.enq_time).as_ns();
             pkt.queue_delay_ns += sojourn;
+            self.counters.sojourn_ns += sojourn;
             if self.in_window {
                 self.sojourn.record(sojourn);
             }

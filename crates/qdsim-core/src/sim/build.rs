@@ -82,6 +82,7 @@ impl Sim {
             on_offs: apps.on_offs,
             tcp_sampled,
             tx_bytes_at_sample: vec![0; cfg.links.len()],
+            sojourn_at_sample: vec![(0, 0); cfg.links.len()],
             reasons_at_sample: Vec::new(),
             record: cfg.sampling.packets.as_ref().map(|p| {
                 let l = cfg.links.iter().position(|l| l.name == p.link).expect("validated link name");

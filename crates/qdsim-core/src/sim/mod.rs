@@ -118,6 +118,8 @@ pub struct Sim {
     tcp_sampled: Vec<bool>,
     /// Each link's transmitted bytes at the previous sample (`sampling.tx_bytes`).
     tx_bytes_at_sample: Vec<u64>,
+    /// Each link's departures and summed sojourn at the previous sample.
+    sojourn_at_sample: Vec<(u64, u64)>,
     /// Each link's cumulative count of each drop and mark reason at the previous sample
     /// (`sample_reasons`), allocated at the first sample.
     reasons_at_sample: Vec<u64>,

@@ -47,6 +47,9 @@ impl Sim {
                 s.bytes.push(l.port.len_bytes());
                 s.drops.push(l.port.counters.total_drops());
                 s.overflow_drops.push(l.port.counters.drops[DropReason::Overflow as usize]);
+                let (departures, sojourn_ns) = (l.port.counters.departures, l.port.counters.sojourn_ns);
+                let (d0, s0) = std::mem::replace(&mut self.sojourn_at_sample[i], (departures, sojourn_ns));
+                s.sojourn_s.push((departures > d0).then(|| (sojourn_ns - s0) as f64 / (departures - d0) as f64 / 1e9));
                 if self.cfg.sampling.tx_bytes {
                     let tx = l.counters.tx_bytes;
                     s.tx_bytes.push(tx - self.tx_bytes_at_sample[i]);
