@@ -67,28 +67,13 @@ def throughput_charts(src: ResultsDir) -> list[Chart]:
     figure = new_figure(1, 2, titles=[goodput_label, "per-flow goodput / fair share"], height=380)
     colors = [color(i) for i in range(len(groups))]
     flows = [g["flows"] for g in groups]
-    figure.add_bar(
-        x=names,
-        y=[(g["goodput_bps"] or 0) * scale for g in groups],
-        marker_color=colors,
-        customdata=flows,
-        name="goodput",
-        showlegend=False,
-        row=1,
-        col=1,
-        hovertemplate=hover("group", goodput_label, x_format="", extra="flows: %{customdata}"),
+    panels = (
+        ("goodput", [(g["goodput_bps"] or 0) * scale for g in groups], goodput_label, ".4g"),
+        ("share of fair", [g["fair_share_ratio"] for g in groups], share_label, ".3f"),
     )
-    figure.add_bar(
-        x=names,
-        y=[g["fair_share_ratio"] for g in groups],
-        marker_color=colors,
-        customdata=flows,
-        name="share of fair",
-        showlegend=False,
-        row=1,
-        col=2,
-        hovertemplate=hover("group", share_label, x_format="", y_format=".3f", extra="flows: %{customdata}"),
-    )
+    for col, (name, values, label, y_format) in enumerate(panels, start=1):
+        hovertemplate = hover("group", label, x_format="", y_format=y_format, extra="flows: %{customdata}")
+        figure.add_bar(x=names, y=values, marker_color=colors, customdata=flows, name=name, showlegend=False, row=1, col=col, hovertemplate=hovertemplate)
     figure.add_hline(y=1.0, line={"color": "#555", "dash": "dash", "width": 1}, row=1, col=2)
     figure.update_yaxes(title_text=goodput_label, row=1, col=1, rangemode="tozero")
     figure.update_yaxes(title_text=share_label, row=1, col=2, rangemode="tozero")
@@ -253,24 +238,25 @@ def _reasons_over_time(src: ResultsDir) -> Chart | None:
     if not src.has("series_reasons"):
         return None
     rows = src.table("series_reasons", ["t", "link_name", "kind", "reason", "count"]).to_pydict()
-    final: dict[tuple[str, str, str], int] = {}
-    for link, kind, reason, count in zip(rows["link_name"], rows["kind"], rows["reason"], rows["count"], strict=True):
-        final[(link, kind, reason)] = count
+    steps: dict[tuple[str, str, str], tuple[list[float], list[int]]] = {}
+    for t, link, kind, reason, count in zip(rows["t"], rows["link_name"], rows["kind"], rows["reason"], rows["count"], strict=True):
+        times, counts = steps.setdefault((link, kind, reason), ([], []))
+        times.append(t)
+        counts.append(count)
     totals: dict[str, int] = {}
-    for (link, _, _), count in final.items():
-        totals[link] = totals.get(link, 0) + count
+    for (link, _, _), (_, counts) in steps.items():
+        totals[link] = totals.get(link, 0) + counts[-1]
     links = sorted(totals, key=lambda link: (link != src.summary.get("bottleneck"), -totals[link]))
     shown = links[:4]
     label = "packets since the start"
     figure = new_figure(height=420)
     end = src.summary.get("duration_s")
-    for index, key in enumerate(k for k in final if k[0] in shown):
-        link, kind, reason = key
-        picked = [i for i, row in enumerate(zip(rows["link_name"], rows["kind"], rows["reason"], strict=True)) if row == key]
-        t = [rows["t"][i] for i in picked] + ([end] if end else [])
-        y = [rows["count"][i] for i in picked] + ([final[key]] if end else [])
-        keep = thin(np.asarray(y, dtype=float))
-        figure.add_trace(scatter(np.asarray(t)[keep], np.asarray(y)[keep], f"{link}: {kind} {reason}", index, TIME, label, line={"shape": "hv", "dash": "dot" if kind == "mark" else "solid"}))
+    for index, ((link, kind, reason), (times, counts)) in enumerate((k, v) for k, v in steps.items() if k[0] in shown):
+        # Held to the end of the run: the count did not change after its last row.
+        t = np.asarray(times + ([end] if end else []), dtype=float)
+        y = np.asarray(counts + ([counts[-1]] if end else []), dtype=float)
+        keep = thin(y)
+        figure.add_trace(scatter(t[keep], y[keep], f"{link}: {kind} {reason}", index, TIME, label, line={"shape": "hv", "dash": "dot" if kind == "mark" else "solid"}))
     figure.update_yaxes(title_text=label, rangemode="tozero")
     figure.update_xaxes(title_text=TIME)
     figure.update_layout(showlegend=True)

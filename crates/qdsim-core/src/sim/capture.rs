@@ -84,11 +84,11 @@ impl Capture {
     }
 
     fn write(&mut self, l: u32, pkt: &Packet, at: Time, flows: &[Flow], run: &RunConfig, drop: bool) {
-        let Some(Some(tap)) = self.taps.get_mut(l as usize) else { return };
-        let Some(w) = (if drop { tap.dropped.as_mut() } else { Some(&mut tap.sent) }) else { return };
         if self.failed.is_some() {
             return;
         }
+        let Some(Some(tap)) = self.taps.get_mut(l as usize) else { return };
+        let Some(w) = (if drop { tap.dropped.as_mut() } else { Some(&mut tap.sent) }) else { return };
         let view = tcp_view(pkt, flows, run);
         let orig_len =
             pcap::encode(&mut self.buf, pkt, tap.from, tap.to, (at.as_ns() / 1_000_000) as u32, view.as_ref());
