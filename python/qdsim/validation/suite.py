@@ -307,6 +307,19 @@ _NS3_RENO_SACK = (
     "retransmissions for 2069 drops at p = 1 %). Dropping the guess instead (one change, linked over the library's) "
     "gives 0.81-0.84 Mb/s, qdsim's 0.83, and 469 retransmissions for 334 drops"
 )
+_NS3_RENO_SACK_HSTCP = (
+    "the file runs ns-2's Newreno agent without SACK, which ns-3.37 runs as TcpSocketBase without SACK, and its "
+    "duplicate-ACK guesses (AddRenoSack, as for the Mathis laws) looped in one of the two seeds ns-3.37 finished: "
+    "116702 retransmissions for 203 drops and 29.4 Mb/s; the other seed retransmits exactly its 164 drops and gives "
+    "25.5 Mb/s, as ns-2.35's 25.1-25.2 in two of its three seeds"
+)
+_NS3_RENO_SACK_PS = (
+    "the file runs ns-2's Newreno agent without SACK, which ns-3.37 runs as TcpSocketBase without SACK, and its "
+    "duplicate-ACK guesses (AddRenoSack, as for the Mathis laws) resend segments still in flight: 17-25 % of the "
+    "packets ns-3.37 sends are retransmissions (140453-229040 for 6667-8904 drops; qdsim and ns-2.35 2-4 %, 2.1-2.5 "
+    "times their drops) with 7-17 times their timeouts, and the resends load the bottleneck to 0.61-0.68 (qdsim and "
+    "ns-2.35 0.52-0.54) for an offered 0.5, which lengthens every transfer"
+)
 _MENTH_STAND_INS = (
     "stand-ins on both sides: ns-2.35 has no Linux 2.6.26 TCP (its Sack1 agent runs for the linux-2.6 profile) and "
     "its Queue/DRR drops from the head of the longest queue in bytes where the file's shared buffer drops the "
@@ -334,6 +347,8 @@ CAUSES: dict[tuple[str, str, str], str] = {
     ("mathis-*", "ns3", "goodput_bps"): _NS3_RENO_SACK,
     ("menth-drr-20", "ns2", "*"): _MENTH_STAND_INS,
     **{("ps", simulator, "*"): _PS_TCP for simulator in ("qdsim", "ns2")},
+    ("hstcp-*", "ns3", "goodput_bps"): _NS3_RENO_SACK_HSTCP,
+    ("ps", "ns3", "*"): _NS3_RENO_SACK_PS,
 }
 
 
