@@ -80,6 +80,8 @@ pub struct EventQueue {
     free_slots: Vec<u32>,
     next_seq: u64,
     now: Time,
+    /// The sequence number of the event most recently popped.
+    current: u64,
     popped: u64,
 }
 
@@ -92,6 +94,13 @@ impl EventQueue {
     /// Returns the time of the event most recently popped.
     pub fn now(&self) -> Time {
         self.now
+    }
+
+    /// Returns the sequence number of the event most recently popped: with [`EventQueue::now`]
+    /// it places the event being handled among all others, `(now, current_seq)`, so that
+    /// work deferred to a later event can tell whether it would have come before this one.
+    pub fn current_seq(&self) -> u64 {
+        self.current
     }
 
     /// Returns how many events have been popped so far.
@@ -149,6 +158,7 @@ impl EventQueue {
         let slot = (key & SLOT_MASK) as u32;
         self.free_slots.push(slot);
         self.now = Time((key >> 64) as u64);
+        self.current = ((key >> SLOT_BITS) as u64) & (MAX_SEQ - 1);
         self.popped += 1;
         Some((self.now, self.slots[slot as usize]))
     }
@@ -236,6 +246,22 @@ mod tests {
         q.schedule_reserved(Time(7), early, Event::Arrival(2));
         assert_eq!(q.pop(), Some((Time(7), Event::Arrival(2))));
         assert_eq!(q.pop(), Some((Time(7), Event::TxDone(1))));
+    }
+
+    #[test]
+    fn the_current_sequence_number_is_the_popped_events() {
+        let mut q = EventQueue::new();
+        let early = q.reserve_seq();
+        q.schedule(Time(u64::MAX >> 1), Event::TxDone(1));
+        let late = q.reserve_seq();
+        q.schedule_reserved(Time(u64::MAX >> 1), late, Event::Arrival(3));
+        q.schedule_reserved(Time(5), early, Event::Arrival(2));
+        q.pop();
+        assert_eq!((q.now(), q.current_seq()), (Time(5), early));
+        q.pop();
+        assert_eq!(q.current_seq(), early + 1);
+        q.pop();
+        assert_eq!((q.now(), q.current_seq()), (Time(u64::MAX >> 1), late));
     }
 
     #[test]

@@ -148,3 +148,52 @@ fn background_traffic_and_its_records_are_deterministic() {
     let c = qdsim_core::run(&background(43)).unwrap();
     assert_ne!(a.series.packets, c.series.packets, "another seed draws other packets");
 }
+
+/// Runs `cfg` with and without transmissions that end without an event (`net::link`).
+fn both_ways(cfg: &qdsim_core::RunConfig) -> (qdsim_core::RunResults, qdsim_core::RunResults) {
+    let run = |early: bool| {
+        let mut sim = qdsim_core::Sim::new(cfg).unwrap();
+        if !early {
+            sim.end_every_transmission_with_an_event();
+        }
+        sim.run();
+        sim.check_conservation().unwrap();
+        sim.results()
+    };
+    (run(true), run(false))
+}
+
+#[test]
+fn transmissions_ending_without_an_event_change_nothing_but_the_event_count() {
+    let mut jittered = config(11);
+    jittered.sampling.tx_bytes = true;
+    jittered.sampling.tcp_events = true;
+    // Exactly timed, every link without delay (a packet arrives as its transmission ends),
+    // with a warm-up and samples that read the links' books mid-transmission.
+    let mut exact = dumbbell(10_000_000, 0, 0, 4, 30).config(3, 5 * S, S);
+    exact.sampling.interval_ns = 7 * MS;
+    exact.sampling.tx_bytes = true;
+    exact.sampling.queues = true;
+    // The packet record of a host's link: that link keeps an event at every end.
+    let mut recorded = background(4);
+    let host_link =
+        recorded.links.iter().find(|l| l.name != "bottleneck" && l.name.ends_with("->r1")).unwrap().name.clone();
+    recorded.sampling.packets.as_mut().unwrap().link = host_link;
+    // Without delay an early end saves nothing: the arrival takes the end's place.
+    let cases = [
+        ("jittered", &jittered, true),
+        ("exact, no delays", &exact, false),
+        ("background", &background(4), true),
+        ("recorded", &recorded, true),
+    ];
+    for (name, cfg, fewer) in cases {
+        let (early, evented) = both_ways(cfg);
+        let counts = format!("{name}: {} events, {} with an event at every end", early.events, evented.events);
+        assert!(if fewer { early.events < evented.events } else { early.events == evented.events }, "{counts}");
+        assert_eq!(
+            qdsim_core::RunResults { events: 0, ..early },
+            qdsim_core::RunResults { events: 0, ..evented },
+            "{name}"
+        );
+    }
+}

@@ -4,6 +4,24 @@
 //! the wire's loss coin when one ends (counting the loss as its own, not a qdisc's drop), and
 //! hands the head of its delay line over when it arrives. The simulator only schedules the
 //! events these steps ask for.
+//!
+//! # Transmissions no event ends
+//!
+//! Most links of a network never queue: a host's link, a router's fast link to a receiver.
+//! A packet crossing one costs two events, the end of its transmission (`TxDone`) and its
+//! arrival at the far end, and the first exists only to start the next transmission — of
+//! which there is none when the queue stays empty. So a transmission that leaves the port
+//! empty on a link that may ([`Link::allow_early_ends`]: no wire loss, a qdisc whose dequeue
+//! of nothing changes nothing, no capture or record reading the end) puts its packet on the
+//! delay line as it begins, with the arrival time it will have, and takes the end's event
+//! number without an event: [`TxStart::Early`]. The transmission ends *early* — in the
+//! books, when the simulator next touches the link ([`Link::end_early_if_due`]: an offer, an
+//! arrival, a sample, the warm-up, the end of the run) and finds the end before the event it
+//! is handling, ordered as events are, by time and then number. A packet offered while it
+//! lasts needs the end after all, to start the next transmission: [`Link::need_end_event`]
+//! hands back the event, at the end's time and number, so it fires exactly where it would
+//! have. Everything a run reports is as if every end had its event: the order of all other
+//! events, and so every number, is unchanged; only the count of events falls.
 
 use std::collections::VecDeque;
 
@@ -63,6 +81,11 @@ pub struct Link {
     pub port: Port,
     /// The packet being serialised, if any, with the event sequence number its arrival takes.
     transmitting: Option<(Packet, u64)>,
+    /// Whether a transmission that leaves the port empty may end without an event.
+    early_ok: bool,
+    /// The transmission under way that ends without an event, if any (its packet is on the
+    /// delay line).
+    early: Option<EarlyTx>,
     /// Packets propagating, with their arrival times (non-decreasing) and the sequence
     /// numbers of their arrival events.
     delay_line: VecDeque<(Time, Packet, u64)>,
@@ -70,6 +93,40 @@ pub struct Link {
     pub counters: LinkCounters,
     /// Counters at the start of the measurement window.
     pub at_warmup: LinkCounters,
+}
+
+/// How [`Link::start_tx`] went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxStart {
+    /// Nothing started: the transmitter was busy or the port had nothing to send.
+    Nothing,
+    /// A transmission whose end must be scheduled (a `TxDone` event at this time).
+    Timed(Time),
+    /// A transmission no event ends (module doc): its packet is on the delay line already;
+    /// as the line's new head, its arrival must be scheduled at this time with this number.
+    Early(Option<(Time, u64)>),
+}
+
+/// A transmission under way whose packet went onto the delay line as it began.
+#[derive(Debug, Clone, Copy)]
+struct EarlyTx {
+    /// When the transmission ends.
+    done: Time,
+    /// The event number its end took.
+    seq: u64,
+    bytes: u32,
+    data: bool,
+    /// Whether an event now marks its end ([`Link::need_end_event`]).
+    evented: bool,
+}
+
+/// An early transmission that [`Link::end_early_if_due`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EarlyEnd {
+    /// Whether its packet was data (not an ACK).
+    pub data: bool,
+    /// Whether an event marked its end: a packet waits, whose transmission must start now.
+    pub evented: bool,
 }
 
 /// What happened to a packet whose transmission finished.
@@ -104,6 +161,8 @@ impl Link {
             loss_rng,
             port,
             transmitting: None,
+            early_ok: false,
+            early: None,
             delay_line: VecDeque::new(),
             counters: LinkCounters::default(),
             at_warmup: LinkCounters::default(),
@@ -117,25 +176,93 @@ impl Link {
 
     /// Returns whether the transmitter is free.
     pub fn is_idle(&self) -> bool {
-        self.transmitting.is_none()
+        self.transmitting.is_none() && self.early.is_none()
+    }
+
+    /// Lets transmissions that leave the port empty end without an event (module doc) when
+    /// `allowed` — nothing reads this link's transmission ends — and the link can: no wire
+    /// loss (whose coin is tossed at the end, in event order) and a qdisc whose dequeue of
+    /// nothing changes nothing (the dequeue an end would make).
+    pub fn allow_early_ends(&mut self, allowed: bool) {
+        self.early_ok = allowed && self.loss == 0.0 && self.port.idle_dequeue_is_noop();
+    }
+
+    /// Returns whether a transmission that ends without an event is under way.
+    #[inline]
+    pub fn has_early(&self) -> bool {
+        self.early.is_some()
+    }
+
+    /// Ends the early transmission under way if its end comes before the event `(now, seq)`
+    /// being handled, or is that event (on a link without delay its arrival takes the end's
+    /// place); returns what ended.
+    pub fn end_early_if_due(&mut self, now: Time, seq: u64) -> Option<EarlyEnd> {
+        let e = self.early?;
+        ((e.done, e.seq) <= (now, seq)).then(|| self.end_early(e))
+    }
+
+    /// Ends the early transmission under way if it ends before `t` (the end of a run, or of a
+    /// [`run_until`](crate::sim::Sim::run_until)); returns what ended.
+    pub fn end_early_before(&mut self, t: Time) -> Option<EarlyEnd> {
+        let e = self.early?;
+        (e.done < t).then(|| self.end_early(e))
+    }
+
+    fn end_early(&mut self, e: EarlyTx) -> EarlyEnd {
+        self.early = None;
+        self.counters.tx_pkts += 1;
+        self.counters.tx_bytes += e.bytes as u64;
+        EarlyEnd { data: e.data, evented: e.evented }
+    }
+
+    /// Makes the end of the early transmission under way an event's, because a packet was
+    /// offered while it lasts: returns the `TxDone` to schedule, at the end's time with its
+    /// reserved number — `None` if there is none under way, if it has its event already, or
+    /// on a link without delay, where the packet's arrival event, in the end's place, ends it.
+    pub fn need_end_event(&mut self) -> Option<(Time, u64)> {
+        let e = self.early.as_mut()?;
+        if e.evented {
+            return None;
+        }
+        e.evented = true;
+        (self.delay != Duration::ZERO).then_some((e.done, e.seq))
     }
 
     /// Starts sending the port's next packet at `now`, if the transmitter is free; returns
-    /// when the transmission ends (`None`: busy, or nothing to send) and the packets the
-    /// qdisc dropped on the way. `arrival_seq` gives the event sequence number the packet's
-    /// arrival will take (taken only when a transmission starts): reserved now, before the
-    /// end of the transmission is scheduled, it orders the arrival among equal-time events as
-    /// ns-2 does, which schedules both when a transmission starts, the arrival first.
-    pub fn start_tx(&mut self, now: Time, arrival_seq: impl FnOnce() -> u64) -> (Option<Time>, Drops<'_>) {
-        if self.transmitting.is_some() {
-            return (None, &[]);
+    /// how (the end to schedule, or an early transmission's arrival) and the packets the qdisc
+    /// dropped on the way. `seq` gives event sequence numbers, taken only when a transmission
+    /// starts: first the packet's arrival's, reserved now, before the end of the transmission
+    /// is scheduled, so that it orders the arrival among equal-time events as ns-2 does, which
+    /// schedules both when a transmission starts, the arrival first; then, for an early
+    /// transmission, the end's, where its event would have taken it.
+    pub fn start_tx(&mut self, now: Time, mut seq: impl FnMut() -> u64) -> (TxStart, Drops<'_>) {
+        if !self.is_idle() {
+            return (TxStart::Nothing, &[]);
         }
-        let (pkt, drops) = self.port.dequeue(now);
-        let done = pkt.map(|p| {
-            self.transmitting = Some((p, arrival_seq()));
-            now + self.rate.tx_time(p.size_bytes)
+        let Some(pkt) = self.port.dequeue(now).0 else {
+            return (TxStart::Nothing, self.port.last_drops());
+        };
+        let arrival_seq = seq();
+        let done = now + self.rate.tx_time(pkt.size_bytes);
+        if !self.early_ok || self.port.len_pkts() > 0 {
+            self.transmitting = Some((pkt, arrival_seq));
+            return (TxStart::Timed(done), self.port.last_drops());
+        }
+        let end_seq = seq();
+        // Without delay the packet arrives as its transmission ends, in the end's place (the
+        // arrival an end hands over at once, `Sim::on_tx_done`).
+        let (at, arrival_seq) =
+            if self.delay == Duration::ZERO { (done, end_seq) } else { (done + self.delay, arrival_seq) };
+        self.delay_line.push_back((at, pkt, arrival_seq));
+        self.early = Some(EarlyTx {
+            done,
+            seq: end_seq,
+            bytes: pkt.size_bytes,
+            data: pkt.kind != PacketKind::Ack,
+            evented: false,
         });
-        (done, drops)
+        let head = self.delay_line.len() == 1;
+        (TxStart::Early(head.then_some((at, arrival_seq))), self.port.last_drops())
     }
 
     /// Finishes the current transmission at `now`. Returns the packet and whether it was lost
@@ -176,7 +303,8 @@ impl Link {
         self.port.start_window(now);
     }
 
-    /// Packets held by the link itself (on the transmitter or propagating).
+    /// Packets held by the link itself (on the transmitter or propagating; an early
+    /// transmission's packet is on the delay line).
     pub fn in_flight(&self) -> u64 {
         self.transmitting.is_some() as u64 + self.delay_line.len() as u64
     }
@@ -194,10 +322,11 @@ impl Link {
         self.port.check_conservation()?;
         let c = &self.counters;
         let departures = self.port.counters.departures;
-        if departures != c.tx_pkts + self.transmitting.is_some() as u64 {
+        let early = self.early.is_some() as u64;
+        if departures != c.tx_pkts + self.transmitting.is_some() as u64 + early {
             return Err(format!("dequeued {departures} != transmitted {} + on the wire", c.tx_pkts));
         }
-        if c.tx_pkts != c.wire_losses + c.delivered + self.delay_line.len() as u64 {
+        if c.tx_pkts + early != c.wire_losses + c.delivered + self.delay_line.len() as u64 {
             return Err(format!(
                 "transmitted {} != lost {} + delivered {} + propagating {}",
                 c.tx_pkts,

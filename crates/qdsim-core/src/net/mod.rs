@@ -12,6 +12,6 @@ mod port;
 mod routing;
 
 pub use host::HostLine;
-pub use link::{Link, LinkCounters, TxOutcome, WIRE_LOSS};
+pub use link::{EarlyEnd, Link, LinkCounters, TxOutcome, TxStart, WIRE_LOSS};
 pub use port::{Drops, Port, PortCounters};
 pub use routing::{Routes, NO_ROUTE};

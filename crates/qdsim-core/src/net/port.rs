@@ -133,6 +133,17 @@ impl Port {
         self.qdisc.len_bytes()
     }
 
+    /// Returns whether the qdisc's dequeue on an empty queue changes nothing
+    /// ([`Qdisc::idle_dequeue_is_noop`]).
+    pub fn idle_dequeue_is_noop(&self) -> bool {
+        self.qdisc.idle_dequeue_is_noop()
+    }
+
+    /// Returns the packets the qdisc dropped during the port's last call.
+    pub fn last_drops(&self) -> Drops<'_> {
+        &self.ctx.drops
+    }
+
     /// Reports the qdisc's internal variables to `probe` ([`Qdisc::internals`]).
     pub fn internals(&self, probe: &mut dyn Probe) {
         self.qdisc.internals(probe);

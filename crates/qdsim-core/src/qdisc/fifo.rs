@@ -89,6 +89,10 @@ impl Qdisc for Fifo {
     fn len_bytes(&self) -> u64 {
         self.queue.len_bytes()
     }
+
+    fn idle_dequeue_is_noop(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -156,6 +156,13 @@ pub trait Qdisc {
     /// Reports the algorithm's internal variables (control variables, estimates, table
     /// sizes) to `probe`, for the `[sampling] qdisc` time series. Default: none.
     fn internals(&self, _probe: &mut dyn Probe) {}
+    /// Whether [`Qdisc::dequeue`] on an empty qdisc changes nothing at all: no state, no
+    /// timer request, no drop. A link whose qdisc says so may end a transmission that leaves
+    /// it idle without an event (`net::link`, "Transmissions no event ends"), skipping that
+    /// dequeue. Default: `false` (an AQM may leave its dropping state when the queue empties).
+    fn idle_dequeue_is_noop(&self) -> bool {
+        false
+    }
 }
 
 /// Receives a qdisc's internal variables at a sample, one value per call.
@@ -269,6 +276,11 @@ macro_rules! registry {
             fn internals(&self, probe: &mut dyn Probe) {
                 match self {
                     $(AnyQdisc::$variant(q) => q.internals(probe),)*
+                }
+            }
+            fn idle_dequeue_is_noop(&self) -> bool {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.idle_dequeue_is_noop(),)*
                 }
             }
         }

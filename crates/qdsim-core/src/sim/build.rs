@@ -35,7 +35,7 @@ impl Sim {
     pub fn new(cfg: &RunConfig) -> Result<Sim, ConfigError> {
         cfg.validate()?;
         let ids: NodeIds = cfg.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i as NodeId)).collect();
-        let links = build_links(cfg, &ids);
+        let mut links = build_links(cfg, &ids);
         let hosts = build_hosts(cfg, &ids);
         let routes = build_routes(cfg, &ids);
         let (group_index, group_names) = flow_groups(cfg);
@@ -59,6 +59,17 @@ impl Sim {
         let tcp_sampled = tcp_sampled(cfg, &group_names);
         let ends: Vec<(NodeId, NodeId)> = links.iter().map(|l| (l.from, l.to)).collect();
         let capture = cfg.pcap.as_ref().map(|p| Capture::open(p, cfg, &ends)).transpose()?;
+        // A link whose transmission ends are read — captured, or the packet record's — needs
+        // an event at every end; the others may end a transmission without one.
+        let recorded = cfg
+            .sampling
+            .packets
+            .as_ref()
+            .map(|p| cfg.links.iter().position(|l| l.name == p.link).expect("validated link name"));
+        for (i, link) in links.iter_mut().enumerate() {
+            let watched = capture.as_ref().is_some_and(|c| c.taps(i as u32)) || recorded == Some(i);
+            link.allow_early_ends(!watched);
+        }
         Ok(Sim {
             cfg: cfg.clone(),
             q,
@@ -84,10 +95,12 @@ impl Sim {
             tx_bytes_at_sample: vec![0; cfg.links.len()],
             sojourn_at_sample: vec![(0, 0); cfg.links.len()],
             reasons_at_sample: Vec::new(),
-            record: cfg.sampling.packets.as_ref().map(|p| {
-                let l = cfg.links.iter().position(|l| l.name == p.link).expect("validated link name");
-                PacketRecord::new(l as u32, p, Time::from_ns(cfg.duration_ns))
-            }),
+            record: cfg
+                .sampling
+                .packets
+                .as_ref()
+                .zip(recorded)
+                .map(|(p, l)| PacketRecord::new(l as u32, p, Time::from_ns(cfg.duration_ns))),
             capture,
         })
     }

@@ -73,6 +73,11 @@ impl Capture {
         Ok(Capture { taps, dir: cfg.dir.clone(), failed: None, buf: Vec::with_capacity(128) })
     }
 
+    /// Returns whether link `l` is captured.
+    pub fn taps(&self, l: u32) -> bool {
+        self.taps[l as usize].is_some()
+    }
+
     /// Notes that link `l` finished transmitting `pkt`, whose transmission began at `began`.
     pub fn sent(&mut self, l: u32, pkt: &Packet, began: Time, flows: &[Flow], run: &RunConfig) {
         self.write(l, pkt, began, flows, run, false);

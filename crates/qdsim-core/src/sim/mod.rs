@@ -18,7 +18,7 @@ pub use watch::{BudgetExceeded, MemoryPart, MemoryUse, Progress, Stop, Watch};
 
 use crate::config::RunConfig;
 use crate::event::{Event, EventQueue, FlowTimer};
-use crate::net::{Drops, HostLine, Link, Routes, TxOutcome, NO_ROUTE};
+use crate::net::{Drops, EarlyEnd, HostLine, Link, Routes, TxOutcome, TxStart, NO_ROUTE};
 use crate::outbox::Outbox;
 use crate::packet::{NodeId, Packet, PacketKind, HEADER_BYTES};
 use crate::results::Series;
@@ -146,6 +146,7 @@ impl Sim {
     /// Runs every event before the end time.
     pub fn run(&mut self) {
         while self.step() {}
+        self.end_early_before(self.end);
         self.finished = true;
     }
 
@@ -171,6 +172,41 @@ impl Sim {
             let (now, ev) = self.q.pop().expect("peeked");
             self.handle(now, ev);
         }
+        self.end_early_before(until.min(self.end));
+    }
+
+    /// Ends every early transmission that ends before `t` (a run stopping at `t`: every end
+    /// before it would have had its event).
+    pub(crate) fn end_early_before(&mut self, t: Time) {
+        for link in &mut self.links {
+            if let Some(end) = link.end_early_before(t) {
+                self.packets_forwarded += end.data as u64;
+            }
+        }
+    }
+
+    /// Ends every early transmission whose end comes before the event being handled at `now`
+    /// (a sample or the warm-up, which read every link's books).
+    fn end_early_all(&mut self, now: Time) {
+        let seq = self.q.current_seq();
+        for link in &mut self.links {
+            if let Some(end) = link.end_early_if_due(now, seq) {
+                self.packets_forwarded += end.data as u64;
+            }
+        }
+    }
+
+    /// Ends link `l`'s early transmission if its end comes before the event being handled at
+    /// `now`, or is that event ([`Link::end_early_if_due`]); returns what ended.
+    #[inline]
+    fn end_early(&mut self, l: u32, now: Time) -> Option<EarlyEnd> {
+        let link = &mut self.links[l as usize];
+        if !link.has_early() {
+            return None;
+        }
+        let end = link.end_early_if_due(now, self.q.current_seq())?;
+        self.packets_forwarded += end.data as u64;
+        Some(end)
     }
 
     fn handle(&mut self, now: Time, ev: Event) {
@@ -180,6 +216,7 @@ impl Sim {
             Event::HostDeparture(n) => self.on_host_departure(n, now),
             Event::Flow(f, timer) => self.on_flow_timer(f, timer, now),
             Event::QdiscTimer(l) => {
+                self.end_early(l, now);
                 let drops = self.links[l as usize].port.on_timer(now);
                 let taps = DropTaps { record: &mut self.record, capture: &mut self.capture, run: &self.cfg };
                 note_drops(&mut self.flows, taps, l, now, drops);
@@ -294,6 +331,15 @@ impl Sim {
         if let Some(r) = &mut self.record {
             r.offered(l, &pkt, self.flows[pkt.flow as usize].root, now);
         }
+        if self.links[l as usize].has_early() {
+            // A transmission under way: if it has not ended, the packet waits for it, and
+            // its end must start the next.
+            if self.end_early(l, now).is_none() {
+                if let Some((at, seq)) = self.links[l as usize].need_end_event() {
+                    self.q.schedule_reserved(at, seq, Event::TxDone(l));
+                }
+            }
+        }
         let drops = self.links[l as usize].port.enqueue(pkt, now);
         let taps = DropTaps { record: &mut self.record, capture: &mut self.capture, run: &self.cfg };
         note_drops(&mut self.flows, taps, l, now, drops);
@@ -306,9 +352,11 @@ impl Sim {
     /// Starts link `l`'s next transmission, if it is free and has a packet.
     fn start_tx(&mut self, l: u32, now: Time) {
         let q = &mut self.q;
-        let (done, drops) = self.links[l as usize].start_tx(now, || q.reserve_seq());
-        if let Some(done) = done {
-            self.q.schedule(done, Event::TxDone(l));
+        let (start, drops) = self.links[l as usize].start_tx(now, || q.reserve_seq());
+        match start {
+            TxStart::Timed(done) => self.q.schedule(done, Event::TxDone(l)),
+            TxStart::Early(Some((at, seq))) => self.q.schedule_reserved(at, seq, Event::Arrival(l)),
+            TxStart::Early(None) | TxStart::Nothing => {}
         }
         let taps = DropTaps { record: &mut self.record, capture: &mut self.capture, run: &self.cfg };
         note_drops(&mut self.flows, taps, l, now, drops);
@@ -322,6 +370,11 @@ impl Sim {
     }
 
     fn on_tx_done(&mut self, l: u32, now: Time) {
+        // The end of an early transmission, made an event by a packet offered meanwhile.
+        if self.end_early(l, now).is_some() {
+            self.start_tx(l, now);
+            return;
+        }
         let link = &mut self.links[l as usize];
         if let Some((pkt, outcome)) = link.finish_tx(now) {
             if pkt.kind != PacketKind::Ack {
@@ -351,6 +404,7 @@ impl Sim {
     }
 
     fn on_arrival(&mut self, l: u32, now: Time) {
+        let ended = self.end_early(l, now);
         let link = &mut self.links[l as usize];
         let (pkt, next) = link.deliver_head(now);
         let to = link.to;
@@ -361,6 +415,11 @@ impl Sim {
             self.deliver(pkt, now);
         } else {
             self.forward(to, pkt, now);
+        }
+        // On a link without delay the arrival is the end of its transmission: a packet
+        // offered meanwhile goes next, after the arrival, as `on_tx_done` orders them.
+        if ended.is_some_and(|e| e.evented) {
+            self.start_tx(l, now);
         }
     }
 
@@ -412,6 +471,7 @@ impl Sim {
     }
 
     fn on_warmup_end(&mut self, now: Time) {
+        self.end_early_all(now);
         self.in_window = true;
         for link in &mut self.links {
             link.start_window(now);
@@ -431,6 +491,15 @@ impl Sim {
             if let Endpoints::Generator(g) = &mut flow.ep {
                 g.in_progress.restart(now);
             }
+        }
+    }
+
+    /// Makes every transmission end with an event, as before the early ends of `net::link`
+    /// (for the test that the two give the same run; call before [`Sim::run`]).
+    #[doc(hidden)]
+    pub fn end_every_transmission_with_an_event(&mut self) {
+        for link in &mut self.links {
+            link.allow_early_ends(false);
         }
     }
 

@@ -37,6 +37,9 @@ impl Probe for QdiscRows<'_> {
 
 impl Sim {
     pub(super) fn on_sample(&mut self, now: Time) {
+        if self.cfg.sampling.tx_bytes {
+            self.end_early_all(now);
+        }
         let t = now.as_secs_f64();
         if self.cfg.sampling.queues || self.cfg.sampling.tx_bytes {
             for (i, l) in self.links.iter().enumerate() {
