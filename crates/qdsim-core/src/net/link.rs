@@ -235,18 +235,35 @@ impl Link {
     /// is scheduled, so that it orders the arrival among equal-time events as ns-2 does, which
     /// schedules both when a transmission starts, the arrival first; then, for an early
     /// transmission, the end's, where its event would have taken it.
-    pub fn start_tx(&mut self, now: Time, mut seq: impl FnMut() -> u64) -> (TxStart, Drops<'_>) {
+    pub fn start_tx(&mut self, now: Time, seq: impl FnMut() -> u64) -> (TxStart, Drops<'_>) {
         if !self.is_idle() {
             return (TxStart::Nothing, &[]);
         }
         let Some(pkt) = self.port.dequeue(now).0 else {
             return (TxStart::Nothing, self.port.last_drops());
         };
+        (self.begin_tx(pkt, now, seq), self.port.last_drops())
+    }
+
+    /// Offers `pkt` at `now` to an idle link whose qdisc lets it straight through
+    /// ([`Port::passes_through`]): books it as queued and dequeued at once and starts its
+    /// transmission, as an offer then [`Link::start_tx`] would (numbers from `seq` alike).
+    /// Returns `Err(pkt)` when it cannot pass.
+    pub fn pass_through(&mut self, pkt: Packet, now: Time, seq: impl FnMut() -> u64) -> Result<TxStart, Packet> {
+        if !self.is_idle() || !self.port.passes_through(&pkt) {
+            return Err(pkt);
+        }
+        let pkt = self.port.pass_through(pkt, now);
+        Ok(self.begin_tx(pkt, now, seq))
+    }
+
+    /// Starts transmitting `pkt`, just dequeued, at `now` ([`Link::start_tx`]).
+    fn begin_tx(&mut self, pkt: Packet, now: Time, mut seq: impl FnMut() -> u64) -> TxStart {
         let arrival_seq = seq();
         let done = now + self.rate.tx_time(pkt.size_bytes);
         if !self.early_ok || self.port.len_pkts() > 0 {
             self.transmitting = Some((pkt, arrival_seq));
-            return (TxStart::Timed(done), self.port.last_drops());
+            return TxStart::Timed(done);
         }
         let end_seq = seq();
         // Without delay the packet arrives as its transmission ends, in the end's place (the
@@ -262,7 +279,7 @@ impl Link {
             evented: false,
         });
         let head = self.delay_line.len() == 1;
-        (TxStart::Early(head.then_some((at, arrival_seq))), self.port.last_drops())
+        TxStart::Early(head.then_some((at, arrival_seq)))
     }
 
     /// Finishes the current transmission at `now`. Returns the packet and whether it was lost

@@ -204,6 +204,31 @@ impl Port {
         self.account_drops()
     }
 
+    /// Returns whether `pkt`, offered now, would be queued and dequeued next with nothing
+    /// else changed ([`Qdisc::passes_through`]).
+    #[inline]
+    pub fn passes_through(&self, pkt: &Packet) -> bool {
+        self.qdisc.passes_through(pkt)
+    }
+
+    /// Books `pkt` as offered and dequeued at `now`, without queueing it: what
+    /// [`Port::enqueue`] then [`Port::dequeue`] would book for a packet that
+    /// [`Port::passes_through`] (a sojourn of 0, the queue one packet long for no time).
+    pub fn pass_through(&mut self, mut pkt: Packet, now: Time) -> Packet {
+        self.begin_call();
+        pkt.enq_time = now;
+        self.counters.arrivals += 1;
+        self.counters.arrival_bytes += pkt.size_bytes as u64;
+        self.counters.departures += 1;
+        self.counters.departure_bytes += pkt.size_bytes as u64;
+        if self.in_window {
+            self.sojourn.record(0);
+        }
+        self.queue_pkts.blip(now, self.qdisc.len_pkts() + 1);
+        self.queue_bytes.blip(now, self.qdisc.len_bytes() + pkt.size_bytes as u64);
+        pkt
+    }
+
     /// Takes the next packet to transmit, adding its sojourn time to its path queueing
     /// delay; returns it with the packets dropped on the way.
     pub fn dequeue(&mut self, now: Time) -> (Option<Packet>, Drops<'_>) {
@@ -273,5 +298,47 @@ impl Port {
             return Err("drops by reason != drops of arrivals + drops of queued".into());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::testing::pkt;
+    use crate::qdisc::{Fifo, FifoParams};
+
+    fn fifo_port(limit: u64) -> Port {
+        let fifo = Fifo::new(FifoParams { limit_pkts: Some(limit), limit_bytes: None });
+        Port::new(AnyQdisc::Fifo(fifo), crate::rng::stream(1, "qdisc", 0))
+    }
+
+    /// What a port reports of its books: counters, queue-length means and peaks, sojourns.
+    fn books(p: &Port, now: Time) -> (PortCounters, f64, u64, f64, u64, u64, Option<u64>) {
+        let (pk, by) = (&p.queue_pkts, &p.queue_bytes);
+        (p.counters.clone(), pk.mean(now), pk.max(), by.mean(now), by.max(), p.sojourn.count(), p.sojourn.quantile(0.5))
+    }
+
+    #[test]
+    fn a_pass_through_books_what_an_offer_then_a_dequeue_would() {
+        let (mut queued, mut passed) = (fifo_port(10), fifo_port(10));
+        for p in [&mut queued, &mut passed] {
+            p.enqueue(pkt(1, 1500), Time(0));
+            p.dequeue(Time(0));
+            p.start_window(Time(5));
+        }
+        for (i, t) in [(0u32, 10u64), (1, 35), (2, 35), (3, 90)] {
+            let offered = pkt(i, 500 + 100 * i);
+            assert!(passed.passes_through(&offered));
+            let a = passed.pass_through(offered, Time(t));
+            queued.enqueue(offered, Time(t));
+            let b = queued.dequeue(Time(t)).0.unwrap();
+            assert_eq!((a.enq_time, a.queue_delay_ns), (b.enq_time, b.queue_delay_ns));
+        }
+        assert_eq!(books(&passed, Time(120)), books(&queued, Time(120)));
+        assert!(passed.last_drops().is_empty());
+        // A queue that holds a packet, or has no room, does not let one through.
+        passed.enqueue(pkt(9, 100), Time(130));
+        assert!(!passed.passes_through(&pkt(9, 100)));
+        assert!(!fifo_port(0).passes_through(&pkt(9, 100)));
     }
 }

@@ -93,6 +93,10 @@ impl Qdisc for Fifo {
     fn idle_dequeue_is_noop(&self) -> bool {
         true
     }
+
+    fn passes_through(&self, pkt: &Packet) -> bool {
+        self.queue.is_empty() && self.queue.fits(pkt.size_bytes, self.params.limit_pkts, self.params.limit_bytes)
+    }
 }
 
 #[cfg(test)]

@@ -163,6 +163,13 @@ pub trait Qdisc {
     fn idle_dequeue_is_noop(&self) -> bool {
         false
     }
+    /// Whether `pkt`, offered now, would be queued and then be the next packet dequeued with
+    /// nothing else changed (an empty FIFO with room for it): the port may then book it as
+    /// queued and dequeued at once without queueing it ([`Port::pass_through`](crate::net::Port::pass_through)).
+    /// Default: `false`.
+    fn passes_through(&self, _pkt: &Packet) -> bool {
+        false
+    }
 }
 
 /// Receives a qdisc's internal variables at a sample, one value per call.
@@ -281,6 +288,11 @@ macro_rules! registry {
             fn idle_dequeue_is_noop(&self) -> bool {
                 match self {
                     $(AnyQdisc::$variant(q) => q.idle_dequeue_is_noop(),)*
+                }
+            }
+            fn passes_through(&self, pkt: &Packet) -> bool {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.passes_through(pkt),)*
                 }
             }
         }

@@ -340,6 +340,11 @@ impl Sim {
                 }
             }
         }
+        let q = &mut self.q;
+        let pkt = match self.links[l as usize].pass_through(pkt, now, || q.reserve_seq()) {
+            Ok(start) => return schedule_tx(&mut self.q, l, start),
+            Err(pkt) => pkt,
+        };
         let drops = self.links[l as usize].port.enqueue(pkt, now);
         let taps = DropTaps { record: &mut self.record, capture: &mut self.capture, run: &self.cfg };
         note_drops(&mut self.flows, taps, l, now, drops);
@@ -353,11 +358,7 @@ impl Sim {
     fn start_tx(&mut self, l: u32, now: Time) {
         let q = &mut self.q;
         let (start, drops) = self.links[l as usize].start_tx(now, || q.reserve_seq());
-        match start {
-            TxStart::Timed(done) => self.q.schedule(done, Event::TxDone(l)),
-            TxStart::Early(Some((at, seq))) => self.q.schedule_reserved(at, seq, Event::Arrival(l)),
-            TxStart::Early(None) | TxStart::Nothing => {}
-        }
+        schedule_tx(q, l, start);
         let taps = DropTaps { record: &mut self.record, capture: &mut self.capture, run: &self.cfg };
         note_drops(&mut self.flows, taps, l, now, drops);
         self.poll_qdisc_timer(l);
@@ -534,6 +535,15 @@ impl Sim {
     /// Returns the number of events processed.
     pub fn events(&self) -> u64 {
         self.q.events_processed()
+    }
+}
+
+/// Schedules the event a transmission that started on link `l` asks for.
+fn schedule_tx(q: &mut EventQueue, l: u32, start: TxStart) {
+    match start {
+        TxStart::Timed(done) => q.schedule(done, Event::TxDone(l)),
+        TxStart::Early(Some((at, seq))) => q.schedule_reserved(at, seq, Event::Arrival(l)),
+        TxStart::Early(None) | TxStart::Nothing => {}
     }
 }
 

@@ -21,6 +21,14 @@ impl TimeWeighted {
         self.max = self.max.max(value);
     }
 
+    /// Notes that the value rose to `peak` and fell back at `now`, the same instant: as
+    /// `set(now, peak)` then `set(now, value)`, which add nothing to the area.
+    pub fn blip(&mut self, now: Time, peak: u64) {
+        self.area += self.value as u128 * (now - self.last).as_ns() as u128;
+        self.last = now;
+        self.max = self.max.max(peak);
+    }
+
     /// Restarts the integration at `now`, keeping the current value (start of the window).
     pub fn restart(&mut self, now: Time) {
         self.area = 0;
@@ -61,6 +69,19 @@ mod tests {
         tw.set(Time(1_000), 0); // 0 for 3 s
         assert_eq!(tw.mean(Time(4_000)), 2.5);
         assert_eq!(tw.max(), 10);
+    }
+
+    #[test]
+    fn a_blip_is_two_sets_at_one_instant() {
+        let (mut a, mut b) = (TimeWeighted::default(), TimeWeighted::default());
+        for tw in [&mut a, &mut b] {
+            tw.set(Time(0), 3);
+        }
+        a.set(Time(40), 9);
+        a.set(Time(40), 3);
+        b.blip(Time(40), 9);
+        assert_eq!((a.mean(Time(100)), a.max(), a.value()), (b.mean(Time(100)), b.max(), b.value()));
+        assert_eq!((b.mean(Time(100)), b.max()), (3.0, 9));
     }
 
     #[test]
