@@ -61,11 +61,11 @@ pub struct Fifo {
 impl Fifo {
     /// Returns an empty FIFO.
     pub fn new(params: FifoParams) -> Self {
-        // Start small and grow to the longest queue seen (a few doublings, once): a ring
-        // buffer sized to the limit is touched end to end as packets pass, so every host
-        // NIC of a 10⁴-flow run would hold its full limit in memory.
-        let cap = params.limit_pkts.unwrap_or(16).min(16) as usize;
-        Fifo { params, queue: PacketFifo::with_capacity(cap) }
+        // Nothing allocated until a packet waits, then growing to the longest queue seen (a
+        // few doublings, once): a ring sized to the limit is touched end to end as packets
+        // pass, and most host NICs of a many-flow run never hold a packet (one that finds
+        // the link idle passes straight to the transmitter, `Port::pass_through`).
+        Fifo { params, queue: PacketFifo::with_capacity(0) }
     }
 }
 
