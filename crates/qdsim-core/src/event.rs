@@ -1,4 +1,4 @@
-//! The event queue: a binary heap ordered by `(time, sequence number)`.
+//! The event queue: a calendar queue ordered by `(time, sequence number)`.
 //!
 //! Two events at the same time fire in the order they were scheduled, because each gets the
 //! next value of a monotone sequence counter. That is what makes a run a pure function of its
@@ -12,9 +12,7 @@
 //! Timers are cancelled lazily: the owner keeps a generation number, puts it in the event,
 //! and ignores an event whose generation is stale. That is O(1) and cannot dangle.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
+use crate::calendar::Calendar;
 use crate::packet::{FlowId, NodeId};
 use crate::time::Time;
 
@@ -69,13 +67,13 @@ const MAX_SEQ: u64 = 1 << (64 - SLOT_BITS);
 
 /// A deterministic priority queue of events.
 ///
-/// The heap holds bare `u128` keys, `time << 64 | seq << 24 | slot`: one integer comparison
-/// orders by time, then by scheduling order (`seq` is unique, so the slot never decides), and
-/// a 16-byte key moves half the bytes of a key with its event beside it on every level of
-/// every push and pop. The event waits in `slots[slot]`, recycled when popped.
+/// The queue holds bare `u128` keys, `time << 64 | seq << 24 | slot`, in a calendar
+/// ([`Calendar`]): one integer comparison orders by time, then by scheduling order (`seq` is
+/// unique, so the slot never decides), and a 16-byte key moves half the bytes of a key with
+/// its event beside it. The event waits in `slots[slot]`, recycled when popped.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Reverse<u128>>,
+    heap: Calendar,
     slots: Vec<Event>,
     free_slots: Vec<u32>,
     next_seq: u64,
@@ -149,12 +147,12 @@ impl EventQueue {
             }
         };
         let key = (u128::from(time.as_ns()) << 64) | (u128::from(seq) << SLOT_BITS) | u128::from(slot);
-        self.heap.push(Reverse(key));
+        self.heap.push(key);
     }
 
     /// Removes and returns the earliest event and advances the clock to its time.
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        let Reverse(key) = self.heap.pop()?;
+        let key = self.heap.pop()?;
         let slot = (key & SLOT_MASK) as u32;
         self.free_slots.push(slot);
         self.now = Time((key >> 64) as u64);
@@ -165,7 +163,7 @@ impl EventQueue {
 
     /// Returns the time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|&Reverse(key)| Time((key >> 64) as u64))
+        self.heap.peek().map(|key| Time((key >> 64) as u64))
     }
 
     /// Returns the number of pending events.

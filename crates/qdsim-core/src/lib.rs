@@ -50,6 +50,7 @@ mod names;
 #[macro_use]
 pub mod columns;
 
+pub mod calendar;
 pub mod catalog;
 pub mod config;
 pub mod error;
