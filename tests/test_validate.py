@@ -320,7 +320,8 @@ def test_every_stated_cause_belongs_to_a_scenario_or_law_of_the_suite_and_an_eng
     assert cause("kantawala-droptail", "ns2", "groups.goodput_bps[rtt200]") is not None
     assert cause("kantawala-droptail", "ns3", "groups.goodput_bps[rtt200]") is None
     assert cause("ns3-dumbbell100", "ns3", "groups.retransmits[rtt40]") is not None
-    assert cause("ns3-dumbbell100", "ns3", "groups.timeouts[rtt40]") is None
+    assert cause("ns3-dumbbell100", "ns3", "groups.timeouts[rtt40]") is not None
+    assert cause("quickstart-ns3", "ns3", "groups.timeouts[rtt30]") is None
     assert cause("mathis-newreno-0.02", "ns3", "goodput_bps") is not None and cause("mathis-0.01", "ns2", "goodput_bps") is None
     assert all(cause("ps", simulator, "mean_fct_s") is not None for simulator in ("qdsim", "ns2", "ns3"))
     assert cause("hstcp-0.0001", "ns3", "goodput_bps") is not None and cause("hstcp-0.0001", "ns2", "goodput_bps") is None

@@ -132,7 +132,7 @@ const NS3: Profile = Profile {
         e("sack", "true", "ns3:src/internet/model/tcp-socket-base.cc:132-136 (Sack)"),
         e("recovery", "prr", "ns3:src/internet/model/tcp-prr-recovery.cc:55-114 (TcpPrrRecovery, the default RecoveryType since ns-3.32)"),
         e("prr_bound", "rfc9937", "ns3:src/internet/model/tcp-prr-recovery.cc:95-108 (CRB, SSRB on a safe ACK; rfc6937bis-08, RELEASE_NOTES.md:124); ns-3 takes \"safe\" as a cumulative ACK of retransmitted data"),
-        e("prr_dupack_segment", "true", "ns3:src/internet/model/tcp-prr-recovery.cc:74-77 (deliveredBytes += SMSS on a duplicate ACK, also with SACK)"),
+        e("prr_dupack_segment", "true", "ns3:src/internet/model/tcp-prr-recovery.cc:74-77 (deliveredBytes += SMSS on a duplicate ACK, also with SACK; from ns-3.43, not in 3.37, removed again after 3.48 as a double count, ns-3 #1350)"),
         e("rescue_retransmit", "partial_ack", "ns3:src/internet/model/tcp-socket-base.cc:2099-2104 (DoRetransmit on a partial ACK); tcp-tx-buffer.cc:1035-1050 (NextSeg without rule 4)"),
         e("reduction_base", "ns3", "ns3:src/internet/model/tcp-socket-base.cc:1710-1717 (GetSsThresh(BytesInFlight()) after MarkHeadAsLost), cut by TcpNewReno and TcpHighSpeed (tcp-highspeed.cc:141-153); TcpCubic::GetSsThresh cuts beta x its cWnd instead (tcp-cubic.cc:407-432); tcp-prr-recovery.cc:63 (RecoverFS = bytes in flight)"),
         e("limited_transmit", "pipe", "ns3:src/internet/model/tcp-socket-base.cc:1822-1842, 3385-3540 (SACKed bytes leave BytesInFlight in DISORDER; the LimitedTransmit attribute, 182-186, applies without SACK)"),
