@@ -125,3 +125,15 @@ def test_the_parts_of_resolution_do_not_import_resolve(module):
                 reached.add(dep)
                 todo.append(dep)
     assert "experiment.resolve" not in reached, sorted(reached)
+
+
+def test_importing_qdsim_and_its_cli_leaves_the_heavy_optional_modules_unloaded() -> None:
+    # What `qdsim run` pays before its core starts: pyarrow.compute (about 40 ms) is for the
+    # results API's filters, Dask and DuckDB for sweeps and SQL, plotly for reports.
+    import subprocess
+    import sys
+
+    heavy = ("pyarrow.compute", "distributed", "duckdb", "plotly", "matplotlib")
+    code = f"import sys\nimport qdsim, qdsim.cli.main\nprint([m for m in {heavy!r} if m in sys.modules])\n"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PATH": "/usr/bin:/bin"})
+    assert proc.stdout.strip() == "[]", proc.stdout

@@ -46,7 +46,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import SpecError
@@ -475,6 +474,8 @@ def legacy_points(out_dir: Path) -> int:
 def _read_committed(out_dir: Path, name: str, committed: dict[str, str], keys: pa.Array) -> pa.Table | None:
     """Returns the rows of table ``name`` of the runs ``keys`` (each from the batch that
     committed it) with ``__run``, the run's index in ``keys``, sorted by run then row."""
+    import pyarrow.compute as pc  # here, not at import: 40 ms a `qdsim run` need not pay
+
     by_batch: dict[str, list[str]] = {}
     for key in keys.to_pylist():
         if key in committed:
@@ -521,6 +522,8 @@ def prune(out_dir: Path, keep: Iterable[str], version: str) -> tuple[int, int]:
     """Removes the stored runs of a sweep that are stale: not among the point keys ``keep``
     (the sweep's current grid), keyed by another code version than ``version``, or stored
     in the old JSON format. Returns how many runs were removed and how many are kept."""
+    import pyarrow.compute as pc  # here, not at import: 40 ms a `qdsim run` need not pay
+
     out_dir = Path(out_dir)
     keep_set = set(keep)
     committed = committed_runs(out_dir)
