@@ -82,20 +82,25 @@ impl Calendar {
         let b = self.bucket(key);
         if b <= self.current {
             self.heap.push(Reverse(key));
-        } else if b - self.current <= self.mask {
-            let slot = (b & self.mask) as usize;
-            self.wheel[slot].push(key);
-            self.occupied[slot / 64] |= 1 << (slot % 64);
-            self.on_wheel += 1;
-            if self.heap.is_empty() {
-                self.refill();
-            }
+            return;
+        }
+        if b - self.current <= self.mask {
+            self.put_on_wheel(b, key);
         } else {
             self.far.push(Reverse(key));
-            if self.heap.is_empty() {
-                self.refill();
-            }
         }
+        if self.heap.is_empty() {
+            self.refill();
+        }
+    }
+
+    /// Puts `key`, of bucket `b` (on the wheel's span), into its slot.
+    #[inline]
+    fn put_on_wheel(&mut self, b: u64, key: u128) {
+        let slot = (b & self.mask) as usize;
+        self.wheel[slot].push(key);
+        self.occupied[slot / 64] |= 1 << (slot % 64);
+        self.on_wheel += 1;
     }
 
     /// Removes and returns the smallest key.
@@ -152,10 +157,7 @@ impl Calendar {
                 if b == self.current {
                     self.heap.push(Reverse(k));
                 } else {
-                    let slot = (b & self.mask) as usize;
-                    self.wheel[slot].push(k);
-                    self.occupied[slot / 64] |= 1 << (slot % 64);
-                    self.on_wheel += 1;
+                    self.put_on_wheel(b, k);
                 }
             }
         }

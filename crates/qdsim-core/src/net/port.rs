@@ -215,6 +215,7 @@ impl Port {
     /// [`Port::enqueue`] then [`Port::dequeue`] would book for a packet that
     /// [`Port::passes_through`] (a sojourn of 0, the queue one packet long for no time).
     pub fn pass_through(&mut self, mut pkt: Packet, now: Time) -> Packet {
+        debug_assert!(self.passes_through(&pkt), "pass_through of a packet the qdisc would queue");
         self.begin_call();
         pkt.enq_time = now;
         self.counters.arrivals += 1;
@@ -224,8 +225,9 @@ impl Port {
         if self.in_window {
             self.sojourn.record(0);
         }
-        self.queue_pkts.blip(now, self.qdisc.len_pkts() + 1);
-        self.queue_bytes.blip(now, self.qdisc.len_bytes() + pkt.size_bytes as u64);
+        // The queue is empty (`passes_through`): it held this one packet for no time.
+        self.queue_pkts.blip(now, 1);
+        self.queue_bytes.blip(now, pkt.size_bytes as u64);
         pkt
     }
 

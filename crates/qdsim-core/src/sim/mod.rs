@@ -178,20 +178,21 @@ impl Sim {
     /// Ends every early transmission that ends before `t` (a run stopping at `t`: every end
     /// before it would have had its event).
     pub(crate) fn end_early_before(&mut self, t: Time) {
-        for link in &mut self.links {
-            if let Some(end) = link.end_early_before(t) {
-                self.packets_forwarded += end.data as u64;
-            }
-        }
+        self.end_early_where(|link| link.end_early_before(t));
     }
 
     /// Ends every early transmission whose end comes before the event being handled at `now`
     /// (a sample or the warm-up, which read every link's books).
     fn end_early_all(&mut self, now: Time) {
         let seq = self.q.current_seq();
+        self.end_early_where(|link| link.end_early_if_due(now, seq));
+    }
+
+    /// Ends, on every link, the early transmission `end` ends, counting its packet forwarded.
+    fn end_early_where(&mut self, mut end: impl FnMut(&mut Link) -> Option<EarlyEnd>) {
         for link in &mut self.links {
-            if let Some(end) = link.end_early_if_due(now, seq) {
-                self.packets_forwarded += end.data as u64;
+            if let Some(ended) = end(link) {
+                self.packets_forwarded += ended.data as u64;
             }
         }
     }
