@@ -13,10 +13,11 @@
 #   make bench       whole-run benchmark (packets/s, events/s) + criterion micro-benchmarks
 #   make bench-sweep a 64-run sweep on 2 local workers against 1 (the speed-up)
 #   make bench-ns2   qdsim against ns-2.35 on the same run, CPU time of the whole process, alternated
+#   make bench-flows the core's cost per bottleneck packet and memory against the flow count
 #   make figures     dev, then regenerate every committed paper figure (qdsim reproduce --all --docs)
 #   make docs        dev, then regenerate the docs written from the catalog (scripts/gen_docs.py)
 #   make lint        lint-rust (cargo fmt --check, clippy, rustdoc links) and lint-python (ruff check + format, stubtest)
-.PHONY: dev docs engines engine-verdicts validation quickstart test test-fast test-rust test-rust-fast test-python wheel test-wheel bench bench-sweep bench-ns2 figures lint lint-rust lint-python clean
+.PHONY: dev docs engines engine-verdicts validation quickstart test test-fast test-rust test-rust-fast test-python wheel test-wheel bench bench-sweep bench-ns2 bench-flows figures lint lint-rust lint-python clean
 
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -105,6 +106,10 @@ bench-sweep: dev
 
 bench-ns2: dev
 	$(PY) benches/vs_ns2.py
+
+bench-flows:
+	cargo build --release -p qdsim-benches --bin dumbbell
+	python3 benches/flow_scaling.py
 
 # Every paper figure from its experiment file, resumable (results/ keeps the runs), copied
 # with the JSON of its numbers to docs/reproductions/<paper>/.
