@@ -31,6 +31,9 @@ pub struct Histogram {
     place: [u8; CHUNKS],
     /// The chunks hit, in chunk order.
     chunks: Vec<Chunk>,
+    /// Samples of 0, counted apart: most packets cross an idle port without waiting, and
+    /// counting them here touches no chunk.
+    zeros: u64,
     n: u64,
     sum: u128,
     max: u64,
@@ -73,11 +76,16 @@ fn bucket_low(b: usize) -> u64 {
 impl Histogram {
     /// Returns an empty histogram.
     pub fn new() -> Self {
-        Histogram { place: [0; CHUNKS], chunks: Vec::new(), n: 0, sum: 0, max: 0 }
+        Histogram { place: [0; CHUNKS], chunks: Vec::new(), zeros: 0, n: 0, sum: 0, max: 0 }
     }
 
     /// Records one sample.
     pub fn record(&mut self, v: u64) {
+        self.n += 1;
+        if v == 0 {
+            self.zeros += 1;
+            return;
+        }
         let b = bucket_of(v);
         let c = b / CHUNK;
         let at = match self.place[c] {
@@ -85,7 +93,6 @@ impl Histogram {
             place => place as usize - 1,
         };
         self.chunks[at][b % CHUNK] += 1;
-        self.n += 1;
         self.sum += v as u128;
         self.max = self.max.max(v);
     }
@@ -94,9 +101,12 @@ impl Histogram {
     #[cold]
     fn add_chunk(&mut self, c: usize) -> usize {
         let at = self.place[..c].iter().filter(|&&p| p > 0).count();
-        // Room for exactly one more: a port adds a chunk a few dozen times in a run, and a
-        // vector's usual doubling would leave up to half of its histogram empty.
-        self.chunks.reserve_exact(1);
+        // Grow by a quarter: a vector's usual doubling would leave up to half of a port's
+        // histogram empty, and growing by one would copy it all at each of its few dozen
+        // first hits.
+        if self.chunks.len() == self.chunks.capacity() {
+            self.chunks.reserve_exact((self.chunks.len() / 4).max(2));
+        }
         self.chunks.insert(at, [0; CHUNK]);
         for place in self.place[c + 1..].iter_mut().filter(|p| **p > 0) {
             *place += 1;
@@ -111,6 +121,7 @@ impl Histogram {
             // Keep the chunks: the same ones are likely to be hit again.
             self.chunks.iter_mut().for_each(|chunk| chunk.fill(0));
         }
+        self.zeros = 0;
         self.n = 0;
         self.sum = 0;
         self.max = 0;
@@ -138,7 +149,10 @@ impl Histogram {
             return None;
         }
         let rank = ((q.clamp(0.0, 1.0) * self.n as f64).ceil() as u64).max(1);
-        let mut seen = 0;
+        let mut seen = self.zeros;
+        if seen >= rank {
+            return Some(0);
+        }
         for (c, chunk) in self.present_chunks().zip(&self.chunks) {
             for (offset, &count) in chunk.iter().enumerate() {
                 seen += count;
@@ -219,7 +233,7 @@ mod tests {
     proptest::proptest! {
         /// Quantiles as every bucket counted in one dense array would give them.
         #[test]
-        fn quantiles_match_dense_buckets(values in proptest::collection::vec(0u64..1 << 40, 1..300), q in 0.0f64..=1.0) {
+        fn quantiles_match_dense_buckets(values in proptest::collection::vec(proptest::prop_oneof![proptest::strategy::Just(0u64), 0u64..1 << 40], 1..300), q in 0.0f64..=1.0) {
             let mut h = Histogram::new();
             let mut dense = vec![0u64; BUCKETS];
             for &v in &values {
@@ -233,6 +247,19 @@ mod tests {
             proptest::prop_assert_eq!(h.quantile(q), Some(bucket_low(b).min(max)));
             proptest::prop_assert_eq!(h.count(), values.len() as u64);
         }
+    }
+
+    #[test]
+    fn zeros_count_in_bucket_zero_without_a_chunk() {
+        let mut h = Histogram::new();
+        for v in [0, 0, 0, 9] {
+            h.record(v);
+        }
+        assert_eq!(h.chunks.len(), 1, "only the 9 has a chunk");
+        assert_eq!((h.quantile(0.75), h.quantile(0.76), h.count(), h.mean()), (Some(0), Some(9), 4, Some(2.25)));
+        h.clear();
+        h.record(5);
+        assert_eq!(h.quantile(0.0), Some(5), "clear forgets the zeros");
     }
 
     #[test]
