@@ -144,11 +144,15 @@ impl Rate {
     /// Returns the time to serialise `bytes` bytes at this rate, rounded up to whole
     /// nanoseconds so that a link never sends faster than its rate.
     ///
-    /// Computed in 128-bit integers: `ceil(bytes * 8 * 1e9 / bps)`.
+    /// Computed exactly, `ceil(bytes * 8 * 1e9 / bps)`: in 64-bit integers when the product
+    /// fits (any packet under 2.3 GB: one division instruction, where 128 bits take a library
+    /// call on every transmission), else in 128.
+    #[inline]
     pub fn tx_time(self, bytes: u32) -> Duration {
-        let num = bytes as u128 * 8 * NS_PER_SEC as u128;
-        let bps = self.0 as u128;
-        Duration(num.div_ceil(bps) as u64)
+        match (bytes as u64).checked_mul(8 * NS_PER_SEC) {
+            Some(num) => Duration(num.div_ceil(self.0)),
+            None => Duration((bytes as u128 * 8 * NS_PER_SEC as u128).div_ceil(self.0 as u128) as u64),
+        }
     }
 }
 
@@ -162,6 +166,13 @@ mod tests {
         assert_eq!(Rate::from_bps(10_000_000).tx_time(1500), Duration::from_us(1200));
         // 1000 B at 1 Gb/s = 8 us.
         assert_eq!(Rate::from_bps(1_000_000_000).tx_time(1000), Duration::from_us(8));
+    }
+
+    #[test]
+    fn tx_time_is_exact_past_64_bits() {
+        // 4 GiB: 3.4e19 bit-ns overflows 64 bits (ceil(34 359 738 360 000 000 000 / 10^12)).
+        assert_eq!(Rate::from_bps(1_000_000_000_000).tx_time(u32::MAX), Duration(34_359_739));
+        assert_eq!(Rate::from_bps(7).tx_time(u32::MAX), Duration(4_908_534_051_428_571_429));
     }
 
     #[test]
