@@ -15,6 +15,7 @@
 
 use std::time::Instant;
 
+use qdsim_benches::peak_rss_mib;
 use qdsim_core::qdisc::{FifoParams, QdiscConfig};
 use qdsim_core::scenario::{Dumbbell, FlowGroup};
 use qdsim_core::tcp::TcpConfig;
@@ -31,14 +32,6 @@ fn arg(name: &str, default: u64) -> u64 {
         .and_then(|i| args.get(i + 1))
         .map(|v| v.parse().unwrap_or_else(|_| panic!("{name} takes an integer, got {v}")))
         .unwrap_or(default)
-}
-
-/// Returns the peak resident set size in MiB (`VmHWM` of `/proc/self/status`), if known.
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024.0)
 }
 
 fn main() {
