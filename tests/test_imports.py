@@ -127,13 +127,71 @@ def test_the_parts_of_resolution_do_not_import_resolve(module):
     assert "experiment.resolve" not in reached, sorted(reached)
 
 
-def test_importing_qdsim_and_its_cli_leaves_the_heavy_optional_modules_unloaded() -> None:
-    # What `qdsim run` pays before its core starts: pyarrow.compute (about 40 ms) is for the
-    # results API's filters, Dask and DuckDB for sweeps and SQL, plotly for reports.
+#: Modules `qdsim run` never needs, and their cost: pyarrow.compute (about 40 ms) is for the
+#: results API's filters, Dask and DuckDB for sweeps and SQL, plotly for reports; pandas
+#: (0.2 s) for the API's `to_pandas` — pyarrow's own converters import it wherever it is
+#: installed, which the results tables avoid (`qdsim.results.tables.arrow_array`).
+HEAVY = ("pandas", "pyarrow.compute", "distributed", "duckdb", "plotly", "matplotlib")
+
+#: A run of half a second that samples every series table and holds every other table.
+EVERY_TABLE = """
+[experiment]
+name = "every-table"
+duration = "0.5s"
+warmup = "0.1s"
+
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "5ms"
+qdisc = { kind = "codel" }
+
+[sampling]
+interval = "50ms"
+queues = true
+tcp = true
+tcp_events = true
+qdisc = true
+tx_bytes = true
+flows_in_progress = true
+packets = { max_rows = 100 }
+
+[[flows]]
+group = "long"
+count = 2
+access_delay = "10ms"
+
+[[flows]]
+group = "short"
+kind = "short_flows"
+arrival_rate = 200
+size_distribution = "exponential"
+size_mean = "20KB"
+access_delay = "10ms"
+"""
+
+
+def _heavy_loaded_after(code: str) -> str:
+    """Returns the :data:`HEAVY` modules loaded after ``code`` runs in a fresh interpreter."""
     import subprocess
     import sys
 
-    heavy = ("pyarrow.compute", "distributed", "duckdb", "plotly", "matplotlib")
-    code = f"import sys\nimport qdsim, qdsim.cli.main\nprint([m for m in {heavy!r} if m in sys.modules])\n"
+    code += f"\nimport sys\nprint([m for m in {HEAVY!r} if m in sys.modules])\n"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PATH": "/usr/bin:/bin"})
-    assert proc.stdout.strip() == "[]", proc.stdout
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_importing_qdsim_and_its_cli_leaves_the_heavy_optional_modules_unloaded() -> None:
+    assert _heavy_loaded_after("import qdsim, qdsim.cli.main") == "[]"
+
+
+def test_a_whole_run_leaves_the_heavy_optional_modules_unloaded(tmp_path: Path) -> None:
+    # What `qdsim run` pays around its core, every table written (a series table is built
+    # from NumPy columns, the others from rows).
+    spec, out = tmp_path / "every.toml", tmp_path / "out"
+    spec.write_text(EVERY_TABLE)
+    code = f"from qdsim.cli.main import main\nassert main(['-q', 'run', {str(spec)!r}, '--out', {str(out)!r}, '--json']) == 0"
+    assert _heavy_loaded_after(code) == "[]"
+    from qdsim.results import tables
+
+    assert {p.stem for p in out.glob("*.parquet")} == {*tables.TABLES, *tables.SERIES_TABLES}

@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +39,7 @@ __all__ = [
     "TABLES",
     "Column",
     "SweptColumn",
+    "arrow_array",
     "axis_cells",
     "column_list",
     "columns",
@@ -183,6 +184,136 @@ def schema(table: str) -> pa.Schema:
     return pa.schema([pa.field(name, kind) for name, kind in columns(table)])
 
 
+# --- Arrow arrays without pandas -------------------------------------------------------------
+# pyarrow's converters (`pa.array`, `pa.Table.from_pylist`, `pa.table` of lists or NumPy
+# arrays, `pa.scalar`) first ask its pandas shim whether the values are pandas objects, and the
+# shim imports pandas to answer (about 0.2 s, a third of what `qdsim run` spends outside its
+# core) wherever it is installed.
+# The tables are built from Arrow buffers instead, which asks nothing; what these builders do
+# not take as it is goes through `pa.array`, which converts or refuses it as it always did.
+
+#: The NumPy type of each fixed-width Arrow type built from buffers.
+_NUMPY: dict[pa.DataType, type] = {_I: np.int64, SEED: np.uint64, _F: np.float64, _B: np.bool_}
+#: The Python types of the values each type is built from (``pa.array`` converts the rest);
+#: an ``int`` in a float64 column only where a double holds it exactly, as ``pa.array``
+#: requires (:func:`_exact_in_double`).
+_PYTHON: dict[pa.DataType, frozenset[type]] = {_I: frozenset({int}), SEED: frozenset({int}), _F: frozenset({float, int}), _B: frozenset({bool}), _S: frozenset({str})}
+#: The magnitude up to which a double holds every integer exactly.
+_DOUBLE_EXACT = 2**53
+
+
+def arrow_array(values: list[Any] | np.ndarray, kind: pa.DataType, mask: np.ndarray | None = None) -> pa.Array:
+    """Returns ``values`` (a list, None for null, or a one-dimensional NumPy array, where
+    ``mask`` is True for null) as an Arrow array of type ``kind``: equal to
+    ``pa.array(values, type=kind, mask=mask)``, but built from buffers, without importing
+    pandas (above), for the columns' types and the values they hold; anything else goes
+    through ``pa.array``."""
+    if isinstance(values, np.ndarray):
+        built = _numpy_array(values, kind, mask)
+    elif mask is None:
+        built = _list_array(values, kind)
+    else:  # a list with a mask: the tables make none
+        built = None
+    return pa.array(values, type=kind, mask=mask) if built is None else built
+
+
+def _validity(valid: np.ndarray | None) -> pa.Buffer | None:
+    """Returns Arrow's validity bitmap of ``valid`` (None: no nulls)."""
+    return None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
+
+
+def _numpy_array(values: np.ndarray, kind: pa.DataType, mask: np.ndarray | None) -> pa.Array | None:
+    """Returns a NumPy array as an Arrow one, None where :func:`arrow_array` leaves it to
+    ``pa.array``: text (object or ``str_`` arrays) goes as a list; numbers and booleans as
+    their bytes when of the column's kind and no wider (an ``int32`` widened to int64)."""
+    if values.ndim != 1:
+        return None
+    if values.dtype.kind in "OU":
+        return _list_array(values.tolist(), kind) if mask is None else None
+    target = _NUMPY.get(kind)
+    if target is None or values.dtype.kind != np.dtype(target).kind or values.dtype.itemsize > np.dtype(target).itemsize:
+        return None
+    data: np.ndarray = np.ascontiguousarray(values, dtype=target)
+    valid = None if mask is None or not mask.any() else ~np.asarray(mask, dtype=bool)
+    return _fixed_width(kind, data, valid)
+
+
+def _fixed_width(kind: pa.DataType, data: np.ndarray, valid: np.ndarray | None) -> pa.Array:
+    """Returns the Arrow array of ``data`` (of ``kind``'s NumPy type; any value where not
+    ``valid``), booleans packed to bits as Arrow stores them."""
+    buffer = np.packbits(data, bitorder="little") if kind == _B else data
+    nulls = 0 if valid is None else len(valid) - int(np.count_nonzero(valid))
+    return pa.Array.from_buffers(kind, len(data), [_validity(valid), pa.py_buffer(buffer)], null_count=nulls)
+
+
+def _exact_in_double(values: list[Any]) -> bool:
+    """Returns whether a double holds every ``int`` of ``values`` exactly."""
+    return all(-_DOUBLE_EXACT <= v <= _DOUBLE_EXACT for v in values if type(v) is int)
+
+
+def _spread(known: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
+    """Returns the values of the ``valid`` places in the order of all places, 0 at nulls."""
+    if valid is None:
+        return known
+    out = np.zeros(len(valid), dtype=known.dtype)
+    out[valid] = known
+    return out
+
+
+def _offsets(sizes: Iterable[int], count: int, valid: np.ndarray | None) -> np.ndarray | None:
+    """Returns Arrow's int32 offsets of items whose ``count`` valid ones have ``sizes`` (a
+    null is empty); None past their range, where ``pa.array`` splits the column in chunks."""
+    lengths = _spread(np.fromiter(sizes, dtype=np.int64, count=count), valid)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets.astype(np.int32) if offsets[-1] < 2**31 else None
+
+
+def _list_array(values: list[Any], kind: pa.DataType) -> pa.Array | None:
+    """Returns a list of Python values (None for null) as an Arrow array, None where
+    :func:`arrow_array` leaves it to ``pa.array``: a value of another Python type than
+    :data:`_PYTHON` names for ``kind`` (a NumPy scalar, a bool for an integer), an integer out
+    of its range, text that is not valid Unicode, a type the tables do not hold."""
+    n = len(values)
+    known = [v for v in values if v is not None]
+    valid = None if len(known) == n else np.fromiter((v is not None for v in values), dtype=bool, count=n)
+    if isinstance(kind, pa.ListType):
+        if not all(type(v) is list for v in known):
+            return None
+        items = _list_array([item for v in known for item in v], kind.value_type)
+        offsets = _offsets(map(len, known), len(known), valid)
+        if items is None or offsets is None:
+            return None
+        return pa.Array.from_buffers(kind, n, [_validity(valid), pa.py_buffer(offsets)], null_count=n - len(known), children=[items])
+    allowed, types = _PYTHON.get(kind), set(map(type, known))
+    if allowed is None or not types <= allowed or (kind == _F and int in types and not _exact_in_double(known)):
+        return None
+    if kind == _S:
+        return _string_array(known, valid)
+    try:
+        data: np.ndarray = np.array(known, dtype=_NUMPY[kind])
+    except OverflowError:  # an int out of the column's range: pa.array names it
+        return None
+    return _fixed_width(kind, _spread(data, valid), valid)
+
+
+def _string_array(known: list[str], valid: np.ndarray | None) -> pa.Array | None:
+    """Returns the strings ``known`` (at the ``valid`` places) as an Arrow string array, None
+    for text that is not valid Unicode (a lone surrogate)."""
+    text = "".join(known)
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:
+        return None
+    # Every string's length in bytes: its length in characters when all are ASCII.
+    sizes = map(len, known) if len(data) == len(text) else (len(s.encode()) for s in known)
+    offsets = _offsets(sizes, len(known), valid)
+    if offsets is None:
+        return None
+    n = len(known) if valid is None else len(valid)
+    return pa.Array.from_buffers(_S, n, [_validity(valid), pa.py_buffer(offsets), pa.py_buffer(data)], null_count=n - len(known))
+
+
 def _from_rows(table: str, rows: list[dict[str, Any]]) -> pa.Table:
     """Returns ``rows`` as ``table``'s schema; a key the schema lacks is an error (a column
     that would drift from the documented layout), a column the rows lack is null."""
@@ -190,21 +321,18 @@ def _from_rows(table: str, rows: list[dict[str, Any]]) -> pa.Table:
     unknown = set().union(*{frozenset(row) for row in rows}) - names
     if unknown:
         raise ValueError(f"{table}: columns {sorted(unknown)} are not in its schema (qdsim.results.tables)")
-    return pa.Table.from_pylist(rows, schema=schema(table))
+    return pa.Table.from_arrays([arrow_array([row.get(name) for row in rows], kind) for name, kind in columns(table)], schema=schema(table))
 
 
 def _from_columns(table: str, data: dict[str, Any]) -> pa.Table:
-    """Returns ``data`` (column → NumPy array or list) as ``table``'s schema."""
-    out = {}
+    """Returns ``data`` (column → NumPy array, list or Arrow array) as ``table``'s schema."""
+    out = []
     for name, kind in columns(table):
         values = data[name]
-        if isinstance(values, pa.Array):
-            out[name] = values  # built with its nulls already
-            continue
         if isinstance(values, np.ndarray) and values.dtype.kind == "u":
             values = values.astype(np.int64)  # the core's unsigned counts and indexes
-        out[name] = pa.array(values, type=kind)
-    return pa.table(out)
+        out.append(values if isinstance(values, pa.Array) else arrow_array(values, kind))
+    return pa.Table.from_arrays(out, schema=schema(table))
 
 
 def _link_row(link: dict[str, Any]) -> dict[str, Any]:
@@ -251,7 +379,7 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
             sent = {"tx_bytes": [None] * len(queue["t"]), "utilization": [None] * len(queue["t"])}
         # NaN, the binding's none (no packet left the queue since the link's previous sample), is null.
         sojourn = np.asarray(queue["sojourn_s"], dtype=np.float64)
-        sojourn_s = pa.array(sojourn, type=_F, mask=np.isnan(sojourn))
+        sojourn_s = arrow_array(sojourn, _F, mask=np.isnan(sojourn))
         out["series_queue"] = _from_columns("series_queue", {**queue, "sojourn_s": sojourn_s, "link_name": names[np.asarray(queue["link"], dtype=np.intp)], "aqm_drops": drops - overflow, **sent})
     if len(series["tcp"]["t"]):
         out["series_tcp"] = _from_columns("series_tcp", series["tcp"])
@@ -291,7 +419,7 @@ def _utilization(queue: dict[str, Any], rates: list[int]) -> np.ndarray:
 def with_ids(table: pa.Table, ids: list[tuple[str, pa.DataType, Any]]) -> pa.Table:
     """Returns ``table`` with constant identifying columns ``(name, type, value)`` first."""
     n = table.num_rows
-    constant = {name: pa.array([value] * n, type=kind) for name, kind, value in ids}
+    constant = {name: arrow_array([value] * n, kind) for name, kind, value in ids}
     return pa.table({**constant, **{name: table.column(name) for name in table.column_names}})
 
 
