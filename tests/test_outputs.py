@@ -4,6 +4,7 @@ unusable output paths are one-line errors."""
 import json
 
 import pyarrow.parquet as pq
+import pytest
 
 SWEEP = '\n[sweep]\n"topology.qdisc.limit" = [10, 40]\n'
 
@@ -121,6 +122,25 @@ def test_every_field_the_core_reports_reaches_the_tables(small_spec):
     assert bottleneck["marks"] > 0 and bottleneck["marks"] == sum(bottleneck[f"marks_{r}"] for r in tables.mark_reasons())
     assert bottleneck["p50_delay_s"] <= bottleneck["p95_delay_s"] <= bottleneck["p99_delay_s"]
     assert sum(row["ecn_reductions"] for row in out["flows"].to_pylist()) > 0
+
+
+def test_a_links_counts_by_reason_are_its_own_zero_elsewhere_and_null_from_an_engine_that_cannot_say():
+    from qdsim.results import tables
+
+    first, other = tables.drop_reasons()[:2]
+    links = [
+        {"name": "a", "drops": 7, "drops_by_reason": {first: 5, other: 2}, "marks_by_reason": {}},
+        {"name": "b", "drops": 0, "drops_by_reason": {}, "marks_by_reason": {}},
+        {"name": "c", "drops": 3, "drops_by_reason": None, "marks_by_reason": None},
+    ]
+    rows = tables._links_table(links).to_pylist()
+    assert [(r["name"], r["drops"], r[f"drops_{first}"], r[f"drops_{other}"]) for r in rows] == [("a", 7, 5, 2), ("b", 0, 0, 0), ("c", 3, None, None)]
+    assert {r[f"marks_{m}"] for r in rows[:2] for m in tables.mark_reasons()} == {0}
+    assert rows[0]["rate_bps"] is None, "a column the links lack is null"
+    with pytest.raises(ValueError, match="drops reasons \\['bogus'\\] are not in the core's catalog"):
+        tables._links_table([{"name": "a", "drops_by_reason": {"bogus": 1}}])
+    with pytest.raises(ValueError, match="columns \\['bogus'\\] are not in its schema"):
+        tables._links_table([{"name": "a", "bogus": 1}])
 
 
 def test_a_goodput_sum_above_the_bottleneck_is_explained_by_the_data_held_before_the_window():
