@@ -29,11 +29,11 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from child_cpu import run_measured
 
 BINARY = Path(__file__).resolve().parents[1] / "target" / "release" / "dumbbell"
 
@@ -49,15 +49,10 @@ def run_once(flows: int, seconds: int) -> dict[str, float]:
     """Runs the benchmark once; returns its CPU seconds (user + system) and the figures it
     printed."""
     command = [str(BINARY), "--repeat", "1", "--seconds", str(seconds), "--flows", str(flows), "--scaled", "1"]
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen(command, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        out.seek(0)
-        err.seek(0)
-        text = out.read()
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit(f"{' '.join(command)} failed: {err.read().strip() or text.strip()}")
-    figures: dict[str, float] = {"cpu_s": usage.ru_utime + usage.ru_stime}
+    cpu_s, code, text, err = run_measured(command)
+    if code != 0:
+        raise SystemExit(f"{' '.join(command)} failed: {err.strip() or text.strip()}")
+    figures: dict[str, float] = {"cpu_s": cpu_s}
     for name, pattern in _LINES.items():
         match = pattern.search(text)
         if match is None:
@@ -134,9 +129,10 @@ def main() -> None:
                 flush=True,
             )
     except KeyboardInterrupt:
+        interrupted = True
         print("interrupted: the rows above are complete", file=sys.stderr)
-        if not rows:
-            raise SystemExit(130) from None
+    else:
+        interrupted = False
     load1, load5, _ = os.getloadavg()
     print(f"loop/pkt: CPU of the {lengths[1]}-s run minus the {lengths[0]}-s run, per bottleneck")
     print("packet between (--scaled 1); per flow: peak RSS over the first count's, per added flow")
@@ -144,6 +140,8 @@ def main() -> None:
     if args.json is not None:
         report = {"seconds": lengths, "rounds": args.rounds, "rows": rows, "load_average": [load1, load5], "cores": os.cpu_count()}
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    if interrupted:
+        raise SystemExit(130)
 
 
 if __name__ == "__main__":

@@ -20,11 +20,12 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from child_cpu import run_measured
 
 from qdsim.engines import base
 from qdsim.engines.ns2 import Ns2
@@ -38,15 +39,10 @@ FILE = Path(__file__).resolve().with_name("vs_ns2.toml")
 def qdsim_round(spec: Path, out: Path) -> tuple[float, dict[str, Any]]:
     """Runs ``qdsim run`` in a process of its own; returns its CPU seconds and its summary."""
     command = [sys.executable, "-m", "qdsim", "-q", "run", str(spec), "--out", str(out), "--force", "--json"]
-    with tempfile.TemporaryFile() as stdout:
-        proc = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(proc.pid, 0)
-        err = proc.stderr.read().decode() if proc.stderr else ""
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit(f"qdsim run failed: {err.strip()}")
-        stdout.seek(0)
-        summary = json.loads(stdout.read())
-    return usage.ru_utime + usage.ru_stime, summary
+    cpu_s, code, text, err = run_measured(command)
+    if code != 0:
+        raise SystemExit(f"qdsim run failed: {err.strip()}")
+    return cpu_s, json.loads(text)
 
 
 def bottleneck_packets(summary: dict[str, Any]) -> int:
