@@ -5,15 +5,16 @@
 //! heap that holds the whole network's future — the flows' retransmission timers a second
 //! ahead, every link's next arrival — and at 10⁴ flows more than fits a cache. Events are
 //! mostly scheduled a little ahead of now and popped in time order, which a calendar (Brown,
-//! "Calendar queues", CACM 1988) serves with a small heap: time is cut into buckets of
-//! `2^shift` ns; the *current* bucket's keys wait in a binary heap, the next `n - 1` buckets'
-//! in a wheel of unsorted vectors, and keys beyond the wheel in a *far* heap. When the
-//! current bucket empties, the next occupied one (a bitmap finds it) is poured into the
-//! heap, and the far keys the wheel now reaches move onto it.
+//! "Calendar queues", CACM 1988) serves with a few keys at a time: time is cut into buckets
+//! of `2^shift` ns; the *current* bucket's keys wait in a vector sorted from the last to the
+//! first (a pop takes its end), the next `n - 1` buckets' in a wheel of unsorted vectors, and
+//! keys beyond the wheel in a *far* heap. When the current bucket empties, the next occupied
+//! one (a bitmap finds it) takes its place and is sorted — a handful of keys, sorted by
+//! insertion — and the far keys the wheel now reaches move onto it.
 //!
-//! Pops come out in exactly the order of the keys, as from one heap: every key in the heap
-//! is in a bucket at or before the current one, every key on the wheel in a later bucket,
-//! every far key in a bucket beyond the wheel's end.
+//! Pops come out in exactly the order of the keys, as from one heap: every key of the current
+//! vector is in a bucket at or before the current one, every key on the wheel in a later
+//! bucket, every far key in a bucket beyond the wheel's end.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -34,8 +35,9 @@ const KEPT: usize = 16;
 pub struct Calendar {
     shift: u32,
     mask: u64,
-    /// The current bucket's keys (and any scheduled into an earlier bucket since).
-    heap: BinaryHeap<Reverse<u128>>,
+    /// The current bucket's keys (and any scheduled into an earlier bucket since), sorted from
+    /// the largest to the smallest.
+    now: Vec<u128>,
     /// Buckets after the current one, by bucket number modulo their count.
     wheel: Vec<Vec<u128>>,
     /// One bit per wheel slot: whether it holds keys.
@@ -62,7 +64,7 @@ impl Calendar {
         Calendar {
             shift,
             mask: buckets as u64 - 1,
-            heap: BinaryHeap::new(),
+            now: Vec::new(),
             wheel: vec![Vec::new(); buckets],
             occupied: vec![0; buckets / 64],
             on_wheel: 0,
@@ -81,7 +83,7 @@ impl Calendar {
     pub fn push(&mut self, key: u128) {
         let b = self.bucket(key);
         if b <= self.current {
-            self.heap.push(Reverse(key));
+            self.put_now(key);
             return;
         }
         if b - self.current <= self.mask {
@@ -89,9 +91,16 @@ impl Calendar {
         } else {
             self.far.push(Reverse(key));
         }
-        if self.heap.is_empty() {
+        if self.now.is_empty() {
             self.refill();
         }
+    }
+
+    /// Puts `key` into the current bucket's vector, in its place.
+    #[inline]
+    fn put_now(&mut self, key: u128) {
+        let at = self.now.partition_point(|&k| k > key);
+        self.now.insert(at, key);
     }
 
     /// Puts `key`, of bucket `b` (on the wheel's span), into its slot.
@@ -106,8 +115,8 @@ impl Calendar {
     /// Removes and returns the smallest key.
     #[inline]
     pub fn pop(&mut self) -> Option<u128> {
-        let Reverse(key) = self.heap.pop()?;
-        if self.heap.is_empty() {
+        let key = self.now.pop()?;
+        if self.now.is_empty() {
             self.refill();
         }
         Some(key)
@@ -116,12 +125,12 @@ impl Calendar {
     /// Returns the smallest key.
     #[inline]
     pub fn peek(&self) -> Option<u128> {
-        self.heap.peek().map(|&Reverse(k)| k)
+        self.now.last().copied()
     }
 
     /// Returns the number of keys.
     pub fn len(&self) -> usize {
-        self.heap.len() + self.on_wheel + self.far.len()
+        self.now.len() + self.on_wheel + self.far.len()
     }
 
     /// Returns whether there is no key.
@@ -129,10 +138,10 @@ impl Calendar {
         self.len() == 0
     }
 
-    /// Makes the next occupied bucket current while the heap is empty: pours it into the heap
-    /// and moves onto the wheel the far keys it now reaches.
+    /// Makes the next occupied bucket current while the current one is empty: takes its
+    /// vector, sorted, and moves onto the wheel the far keys it now reaches.
     fn refill(&mut self) {
-        while self.heap.is_empty() {
+        while self.now.is_empty() {
             if self.on_wheel == 0 {
                 let Some(&Reverse(k)) = self.far.peek() else { return };
                 self.current = self.bucket(k);
@@ -141,7 +150,10 @@ impl Calendar {
                 let slot = (self.current & self.mask) as usize;
                 self.occupied[slot / 64] &= !(1 << (slot % 64));
                 self.on_wheel -= self.wheel[slot].len();
-                self.heap.extend(self.wheel[slot].drain(..).map(Reverse));
+                // The slot's vector becomes the current one, and the current one (empty) the
+                // slot's: no key is copied.
+                std::mem::swap(&mut self.now, &mut self.wheel[slot]);
+                self.now.sort_unstable_by(|a, b| b.cmp(a));
                 // A slot keeps a small vector for its next turn, not the largest it ever held
                 // (each slot of a busy run's wheel would hold hundreds of keys' room).
                 if self.wheel[slot].capacity() > KEPT {
@@ -155,7 +167,7 @@ impl Calendar {
                 }
                 self.far.pop();
                 if b == self.current {
-                    self.heap.push(Reverse(k));
+                    self.put_now(k);
                 } else {
                     self.put_on_wheel(b, k);
                 }
