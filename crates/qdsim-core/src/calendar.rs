@@ -9,8 +9,9 @@
 //! of `2^shift` ns; the *current* bucket's keys wait in a vector sorted from the last to the
 //! first (a pop takes its end), the next `n - 1` buckets' in a wheel of unsorted vectors, and
 //! keys beyond the wheel in a *far* heap. When the current bucket empties, the next occupied
-//! one (a bitmap finds it) takes its place and is sorted — a handful of keys, sorted by
-//! insertion — and the far keys the wheel now reaches move onto it.
+//! one (a bitmap finds it) takes its place and is sorted — a handful of keys in a busy
+//! 100-flow run, a few hundred at 10⁴ flows — and the far keys the wheel now reaches move onto
+//! it.
 //!
 //! Pops come out in exactly the order of the keys, as from one heap: every key of the current
 //! vector is in a bucket at or before the current one, every key on the wheel in a later
