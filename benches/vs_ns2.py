@@ -56,6 +56,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="alternated rounds (medians are kept)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
     args = parser.parse_args()
+    if args.rounds < 1:
+        raise SystemExit(f"error: --rounds {args.rounds}: give a whole number of at least 1")
     _, spec = load(args.file)
     config = resolve(spec)
     seed = config["seed"]
