@@ -18,8 +18,10 @@ use crate::rng::StreamRng;
 use crate::stats::{Counters, Histogram, TimeWeighted};
 use crate::time::Time;
 
-/// Monotone counters of a port.
+/// Monotone counters of a port, laid out in the order written (`repr(C)`): those every packet
+/// updates first, in one cache line, the counts by reason after them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct PortCounters {
     /// Packets offered.
     pub arrivals: u64,
@@ -29,19 +31,19 @@ pub struct PortCounters {
     pub departures: u64,
     /// Bytes dequeued.
     pub departure_bytes: u64,
+    /// Time the dequeued packets spent in the queue, summed, ns (their mean sojourn is this
+    /// over `departures`).
+    pub sojourn_ns: u64,
+    /// Drops of the arriving packet (before enqueue).
+    pub drops_of_arrivals: u64,
+    /// Drops of packets already queued (head drops, longest-queue drops, AQM at dequeue).
+    pub drops_of_queued: u64,
     /// Packets dropped, by reason.
     pub drops: [u64; DropReason::COUNT],
     /// Bytes dropped, by reason.
     pub drop_bytes: [u64; DropReason::COUNT],
-    /// Drops of the arriving packet (before enqueue).
-    pub drops_of_arrivals: u64,
     /// ECN marks (CE set instead of a drop), by reason.
     pub marks: [u64; MarkReason::COUNT],
-    /// Drops of packets already queued (head drops, longest-queue drops, AQM at dequeue).
-    pub drops_of_queued: u64,
-    /// Time the dequeued packets spent in the queue, summed, ns (their mean sojourn is this
-    /// over `departures`).
-    pub sojourn_ns: u64,
 }
 
 impl PortCounters {
