@@ -154,7 +154,8 @@ def main() -> None:
         interrupted = False
     load1, load5, _ = os.getloadavg()
     print(f"loop/pkt: CPU of the {lengths[1]}-s run minus the {lengths[0]}-s run, per bottleneck")
-    print("packet between (--scaled 1); per flow: peak RSS over the first count's, per added flow")
+    print("packet between (--scaled 1); per flow: peak RSS over the first count's,")
+    print("per flow added")
     print(f"machine: {os.cpu_count()} cores, load average {load1:.1f} (1 min) {load5:.1f} (5 min) at the end")
     if args.json is not None:
         report = {"seconds": lengths, "rounds": args.rounds, "rows": rows, "load_average": [load1, load5], "cores": os.cpu_count()}

@@ -90,7 +90,8 @@ def main() -> None:
     }
     print(f"{args.file.name}, {args.rounds} alternated rounds, CPU seconds of the whole process (median):")
     for name, median in medians.items():
-        print(f"  {name:8s} {median:7.3f} s   (rounds: {', '.join(f'{v:.3f}' for v in cpu[name])}; bottleneck packets {packets[name]:,})")
+        print(f"  {name:8s} {median:7.3f} s   bottleneck packets {packets[name]:,}")
+        print(f"           rounds: {', '.join(f'{v:.3f}' for v in cpu[name])} s")
     print(f"  qdsim's core alone (the simulation, from its summary): {report['qdsim_core_wall_s_median']:.3f} s")
     if missing is None:
         report["ratio"] = medians["ns-2.35"] / medians["qdsim"]
