@@ -204,9 +204,7 @@ impl Port {
     /// Offers `pkt` at `now`; returns the packets the qdisc dropped.
     pub fn enqueue(&mut self, mut pkt: Packet, now: Time) -> Drops<'_> {
         self.begin_call();
-        pkt.enq_time = now;
-        self.counters.arrivals += 1;
-        self.counters.arrival_bytes += pkt.size_bytes as u64;
+        self.book_arrival(&mut pkt, now);
         self.acks_queued += (pkt.kind == PacketKind::Ack) as u64;
         self.qdisc.enqueue(pkt, now, &mut self.ctx);
         self.track_len(now);
@@ -226,14 +224,8 @@ impl Port {
     pub fn pass_through(&mut self, mut pkt: Packet, now: Time) -> Packet {
         debug_assert!(self.passes_through(&pkt), "pass_through of a packet the qdisc would queue");
         self.begin_call();
-        pkt.enq_time = now;
-        self.counters.arrivals += 1;
-        self.counters.arrival_bytes += pkt.size_bytes as u64;
-        self.counters.departures += 1;
-        self.counters.departure_bytes += pkt.size_bytes as u64;
-        if self.in_window {
-            self.sojourn.record(0);
-        }
+        self.book_arrival(&mut pkt, now);
+        self.book_departure(&mut pkt, 0);
         // The queue is empty (`passes_through`): it held this one packet for no time.
         self.queue_pkts.blip(now, 1);
         self.queue_bytes.blip(now, pkt.size_bytes as u64);
@@ -247,18 +239,33 @@ impl Port {
         let out = self.qdisc.dequeue(now, &mut self.ctx);
         let pkt = out.map(|mut pkt| {
             self.acks_queued -= (pkt.kind == PacketKind::Ack) as u64;
-            self.counters.departures += 1;
-            self.counters.departure_bytes += pkt.size_bytes as u64;
             let sojourn = (now - pkt.enq_time).as_ns();
-            pkt.queue_delay_ns += sojourn;
-            self.counters.sojourn_ns += sojourn;
-            if self.in_window {
-                self.sojourn.record(sojourn);
-            }
+            self.book_departure(&mut pkt, sojourn);
             self.track_len(now);
             pkt
         });
         (pkt, self.account_drops())
+    }
+
+    /// Books `pkt` as offered at `now`, stamping its enqueue time.
+    #[inline]
+    fn book_arrival(&mut self, pkt: &mut Packet, now: Time) {
+        pkt.enq_time = now;
+        self.counters.arrivals += 1;
+        self.counters.arrival_bytes += pkt.size_bytes as u64;
+    }
+
+    /// Books `pkt` as leaving the queue after `sojourn` ns in it, adding the sojourn to its
+    /// path's queueing delay, to the counters and, in the window, to the histogram.
+    #[inline]
+    fn book_departure(&mut self, pkt: &mut Packet, sojourn: u64) {
+        self.counters.departures += 1;
+        self.counters.departure_bytes += pkt.size_bytes as u64;
+        pkt.queue_delay_ns += sojourn;
+        self.counters.sojourn_ns += sojourn;
+        if self.in_window {
+            self.sojourn.record(sojourn);
+        }
     }
 
     /// Runs the qdisc's timer (unless a newer request superseded it); returns the drops.

@@ -15,10 +15,8 @@ pub struct TimeWeighted {
 impl TimeWeighted {
     /// Sets the value to `value` from `now` on.
     pub fn set(&mut self, now: Time, value: u64) {
-        self.area += self.value as u128 * (now - self.last).as_ns() as u128;
-        self.last = now;
+        self.blip(now, value);
         self.value = value;
-        self.max = self.max.max(value);
     }
 
     /// Notes that the value rose to `peak` and fell back at `now`, the same instant: as
