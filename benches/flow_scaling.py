@@ -35,7 +35,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from child_cpu import run_measured
+from common import at_least, run_measured, whole_numbers
 
 BINARY = Path(__file__).resolve().parents[1] / "target" / "release" / "dumbbell"
 
@@ -97,17 +97,6 @@ def measure(flows: int, short: int, long: int, rounds: int) -> dict[str, Any]:
     }
 
 
-def _counts(text: str, what: str, least: int) -> list[int]:
-    """Parses a comma-separated list of whole numbers of at least ``least``."""
-    try:
-        values = [int(v) for v in text.split(",")]
-    except ValueError:
-        values = []
-    if not values or any(v < least for v in values):
-        raise SystemExit(f"error: {what} {text!r}: give whole numbers of at least {least}, separated by commas")
-    return values
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--flows", default="100,1000,10000", help="flow counts, even, the first the reference (default 100,1000,10000)")
@@ -120,14 +109,13 @@ def main() -> None:
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
     args = parser.parse_args()
-    flow_counts = _counts(args.flows, "--flows", 2)
+    flow_counts = whole_numbers(args.flows, "--flows", 2)
     if any(n % 2 for n in flow_counts):
         raise SystemExit(f"error: --flows {args.flows!r}: every count must be even (half the flows at each RTT)")
-    lengths = _counts(args.seconds, "--seconds", 2)
+    lengths = whole_numbers(args.seconds, "--seconds", 2)
     if len(lengths) != 2 or lengths[0] >= lengths[1]:
         raise SystemExit(f"error: --seconds {args.seconds!r}: give two lengths, the shorter first (at least 2 s: the flows start within the first second)")
-    if args.rounds < 1:
-        raise SystemExit(f"error: --rounds {args.rounds}: give a whole number of at least 1")
+    at_least(args.rounds, "--rounds", 1)
     if not BINARY.exists():
         raise SystemExit(f"error: {BINARY} is missing: build it with `cargo build --release -p qdsim-benches --bin dumbbell`")
     rows = []

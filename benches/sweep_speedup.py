@@ -27,6 +27,8 @@ import time
 from concurrent.futures import Executor
 from pathlib import Path
 
+from common import at_least, whole_numbers
+
 from qdsim.experiment.spec import load
 from qdsim.run.sweep import run_sweep
 
@@ -68,26 +70,18 @@ def dask_speedup(raw: dict, workers: list[int], repeat: int) -> None:
         print(f"64-run sweep on a loopback Dask cluster, best of {repeat}: {n} worker(s) {took:.1f} s{speedup}")
 
 
-def _worker_counts(text: str) -> list[int]:
-    """Parses ``--dask``: worker counts, each at least 1, separated by commas."""
-    try:
-        counts = [int(n) for n in text.split(",")]
-    except ValueError:
-        counts = []
-    if not counts or min(counts) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: worker counts of at least 1 separated by commas, e.g. 1,2,4")
-    return counts
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="alternating rounds; the best of each is kept")
     parser.add_argument("--jobs", type=int, default=2, help="workers of the parallel sweep")
-    parser.add_argument("--dask", type=_worker_counts, default=None, metavar="N,N,...", help="instead: Dask clusters of these worker counts over loopback TCP (1 first)")
+    parser.add_argument("--dask", default=None, metavar="N,N,...", help="instead: Dask clusters of these worker counts over loopback TCP (1 first)")
     args = parser.parse_args()
+    at_least(args.repeat, "--repeat", 1)
+    at_least(args.jobs, "--jobs", 1)
+    workers = whole_numbers(args.dask, "--dask", 1) if args.dask is not None else None
     raw, _ = load(SPEC, SETTINGS)
-    if args.dask:
-        dask_speedup(raw, args.dask, args.repeat)
+    if workers:
+        dask_speedup(raw, workers, args.repeat)
         load1, load5, _ = os.getloadavg()
         print(f"machine: {os.cpu_count()} cores, load average {load1:.1f} (1 min) {load5:.1f} (5 min) at the end")
         return

@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from child_cpu import run_measured
+from common import at_least, run_measured
 
 from qdsim.engines import base
 from qdsim.engines.ns2 import Ns2
@@ -56,8 +56,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="alternated rounds (medians are kept)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
     args = parser.parse_args()
-    if args.rounds < 1:
-        raise SystemExit(f"error: --rounds {args.rounds}: give a whole number of at least 1")
+    at_least(args.rounds, "--rounds", 1)
     _, spec = load(args.file)
     config = resolve(spec)
     seed = config["seed"]

@@ -17,6 +17,9 @@ BENCHES = Path(__file__).resolve().parents[1] / "benches"
         ("flow_scaling.py", ["--seconds", "5,3"], "error: --seconds '5,3': give two lengths, the shorter first"),
         ("flow_scaling.py", ["--rounds", "0"], "error: --rounds 0: give a whole number of at least 1"),
         ("vs_ns2.py", ["--rounds", "0"], "error: --rounds 0: give a whole number of at least 1"),
+        ("sweep_speedup.py", ["--dask", "1,0"], "error: --dask '1,0': give whole numbers of at least 1, separated by commas"),
+        ("sweep_speedup.py", ["--jobs", "0"], "error: --jobs 0: give a whole number of at least 1"),
+        ("sweep_speedup.py", ["--repeat", "-1"], "error: --repeat -1: give a whole number of at least 1"),
     ],
 )
 def test_a_wrong_value_is_one_line_naming_it(script: str, args: list[str], message: str) -> None:

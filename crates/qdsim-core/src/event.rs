@@ -7,7 +7,7 @@
 //! scheduled when the number was reserved — how a packet's arrival, scheduled by qdsim only
 //! once the packet heads its link's delay line, keeps the place ns-2 gives it (ns-2 schedules
 //! every arrival when the packet's transmission starts, `LinkDelay::recv`). Events are small `Copy` values (a target and a kind), never boxed
-//! closures, so scheduling allocates nothing once the heap has grown.
+//! closures, so scheduling allocates nothing once the calendar has grown.
 //!
 //! Timers are cancelled lazily: the owner keeps a generation number, puts it in the event,
 //! and ignores an event whose generation is stale. That is O(1) and cannot dangle.
@@ -59,7 +59,7 @@ pub enum FlowTimer {
     NextBurst,
 }
 
-/// Bits of a heap key that name the event's slot in [`EventQueue::slots`].
+/// Bits of a key that name the event's slot in [`EventQueue::slots`].
 const SLOT_BITS: u32 = 24;
 const SLOT_MASK: u128 = (1 << SLOT_BITS) - 1;
 /// Schedulings a run may make: the sequence number has the key's low 64 bits minus the slot's.
@@ -73,7 +73,7 @@ const MAX_SEQ: u64 = 1 << (64 - SLOT_BITS);
 /// its event beside it. The event waits in `slots[slot]`, recycled when popped.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: Calendar,
+    calendar: Calendar,
     slots: Vec<Event>,
     free_slots: Vec<u32>,
     next_seq: u64,
@@ -147,12 +147,12 @@ impl EventQueue {
             }
         };
         let key = (u128::from(time.as_ns()) << 64) | (u128::from(seq) << SLOT_BITS) | u128::from(slot);
-        self.heap.push(key);
+        self.calendar.push(key);
     }
 
     /// Removes and returns the earliest event and advances the clock to its time.
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        let key = self.heap.pop()?;
+        let key = self.calendar.pop()?;
         let slot = (key & SLOT_MASK) as u32;
         self.free_slots.push(slot);
         self.now = Time((key >> 64) as u64);
@@ -163,17 +163,17 @@ impl EventQueue {
 
     /// Returns the time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|key| Time((key >> 64) as u64))
+        self.calendar.peek().map(|key| Time((key >> 64) as u64))
     }
 
     /// Returns the number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.calendar.len()
     }
 
     /// Returns whether no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.calendar.is_empty()
     }
 }
 
