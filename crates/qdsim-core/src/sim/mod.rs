@@ -146,6 +146,12 @@ impl Sim {
     /// Runs every event before the end time.
     pub fn run(&mut self) {
         while self.step() {}
+        self.conclude();
+    }
+
+    /// Marks the run finished once its last event is handled: the transmissions still ending
+    /// without an event end in the books first, as their events would have before the end.
+    pub(crate) fn conclude(&mut self) {
         self.end_early_before(self.end);
         self.finished = true;
     }
@@ -177,7 +183,7 @@ impl Sim {
 
     /// Ends every early transmission that ends before `t` (a run stopping at `t`: every end
     /// before it would have had its event).
-    pub(crate) fn end_early_before(&mut self, t: Time) {
+    fn end_early_before(&mut self, t: Time) {
         self.end_early_where(|link| link.end_early_before(t));
     }
 

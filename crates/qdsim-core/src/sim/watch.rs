@@ -276,8 +276,7 @@ impl Sim {
         loop {
             for _ in 0..every {
                 if !self.step() {
-                    self.end_early_before(self.end);
-                    self.finished = true;
+                    self.conclude();
                     return Ok(());
                 }
             }
