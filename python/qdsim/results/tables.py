@@ -317,11 +317,18 @@ def _string_array(known: list[str], valid: np.ndarray | None) -> pa.Array | None
 def _from_rows(table: str, rows: list[dict[str, Any]]) -> pa.Table:
     """Returns ``rows`` as ``table``'s schema; a key the schema lacks is an error (a column
     that would drift from the documented layout), a column the rows lack is null."""
+    _check_keys(table, rows)
+    return pa.Table.from_arrays([arrow_array([row.get(name) for row in rows], kind) for name, kind in columns(table)], schema=schema(table))
+
+
+def _check_keys(table: str, rows: list[dict[str, Any]], nested: frozenset[str] = frozenset()) -> set[str]:
+    """Returns ``table``'s column names; raises if a row has a key that is neither one of
+    them nor one of ``nested`` (a column that would drift from the documented layout)."""
     names = {name for name, _ in columns(table)}
-    unknown = set().union(*{frozenset(row) for row in rows}) - names
+    unknown = set().union(*rows) - names - nested
     if unknown:
         raise ValueError(f"{table}: columns {sorted(unknown)} are not in its schema (qdsim.results.tables)")
-    return pa.Table.from_arrays([arrow_array([row.get(name) for row in rows], kind) for name, kind in columns(table)], schema=schema(table))
+    return names
 
 
 def _from_columns(table: str, data: dict[str, Any]) -> pa.Table:
@@ -343,11 +350,7 @@ def _links_table(links: list[dict[str, Any]]) -> pa.Table:
     a drop: the counts are filled in where there are some rather than looked up for every
     reason of every link."""
     by_reason = {"drops": drop_reasons(), "marks": mark_reasons()}
-    nested = {f"{what}_by_reason" for what in by_reason}
-    names = {name for name, _ in columns("links")}
-    unknown = set().union(*links) - names - nested
-    if unknown:
-        raise ValueError(f"links: columns {sorted(unknown)} are not in its schema (qdsim.results.tables)")
+    names = _check_keys("links", links, frozenset(f"{what}_by_reason" for what in by_reason))
     data: dict[str, list[Any]] = {}
     for what, reasons in by_reason.items():
         counts: dict[str, list[Any]] = {reason: [0] * len(links) for reason in reasons}
