@@ -29,6 +29,7 @@ from typing import Any, NoReturn
 
 from ..errors import BudgetError, SpecError
 from ..extras import MissingExtraError
+from ..run import process
 
 __all__ = ["build_parser", "main", "version"]
 
@@ -705,7 +706,7 @@ def main(argv: list[str] | None = None) -> int:
     _verbosity = -1 if args.quiet else 1 if args.verbose else 0
     _set_output(_verbosity)
     try:
-        with _sigterm_as_interrupt():
+        with process.tuned(), _sigterm_as_interrupt():
             return args.func(args)
     except (SpecError, BudgetError) as exc:
         _traceback()

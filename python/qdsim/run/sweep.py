@@ -49,6 +49,7 @@ from ..errors import SpecError
 from ..experiment.resolve import config_json, resolve
 from ..experiment.spec import apply_override, validate
 from ..results import store, tables
+from . import process
 from .capture import refuse_in_sweep
 from .one import code_version, default_memory_limit, run_config, summarize
 
@@ -207,7 +208,9 @@ _PR_SET_PDEATHSIG = 1
 
 def _worker_init(parent: int) -> None:
     """Prepares a pool worker: Ctrl-C is the parent's to handle (the worker would only print a
-    traceback), and the worker dies with its parent, even a parent killed with SIGKILL."""
+    traceback), the worker dies with its parent, even a parent killed with SIGKILL, and its
+    cycle collector is tuned for runs (:func:`qdsim.run.process.tune_collector`)."""
+    process.tune_collector()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # SIGTERM too (a batch scheduler sends it to the whole job): the parent stores what is
     # finished and ends the workers itself.
@@ -267,7 +270,8 @@ class _LocalPool:
         main = threading.current_thread() is threading.main_thread()
         previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
         try:
-            with _main_module_hidden():
+            # They start with one BLAS thread (process.tuned).
+            with _main_module_hidden(), process.tuned():
                 return {self.pool.submit(_simulate, p.config, memory_limit): p for p in todo}
         finally:
             for sig, handler in previous.items():
@@ -278,8 +282,8 @@ class _LocalPool:
         # ProcessPoolExecutor has no public way to end busy workers before Python 3.14. The
         # pool then fails the pending futures itself; cancelling them first would make its
         # thread print a traceback (InvalidStateError, Python 3.11).
-        for process in list(getattr(self.pool, "_processes", {}).values()):
-            process.kill()
+        for worker in list(getattr(self.pool, "_processes", {}).values()):
+            worker.kill()
         self.pool.shutdown(wait=False)
 
     def close(self) -> None:

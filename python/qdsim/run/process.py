@@ -1,0 +1,51 @@
+"""What a process running qdsim is tuned for: it loads NumPy once, then builds large object
+graphs (a run's configuration, summary and tables: dicts by the hundred thousand at 10^4
+flows). The command line tunes its whole process (:func:`tuned`), and a sweep its workers
+(:func:`tuned` while they start, :func:`tune_collector` in each).
+
+This module imports nothing heavy: the command line enters :func:`tuned` before NumPy loads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+from collections.abc import Iterator
+
+__all__ = ["BLAS_THREADS_ENV", "COLLECT_AFTER", "tune_collector", "tuned"]
+
+#: OpenBLAS's thread count (NumPy's BLAS in its wheels). OpenBLAS starts a thread per core as
+#: it loads and each spins for tens of milliseconds before it sleeps: on two cores 0.11 s of
+#: CPU, a third of what ``qdsim run`` spent in Python, paid again by a sweep's every worker
+#: (63 spinning threads each on 64 cores). qdsim does no linear algebra: one thread.
+BLAS_THREADS_ENV = "OPENBLAS_NUM_THREADS"
+
+#: New container objects between two passes of the cycle collector (Python's default: 700).
+#: A run's objects are long-lived, none garbage; the passes over them were 8 % of a
+#: 2·10^4-flow ``qdsim run``'s CPU.
+COLLECT_AFTER = 10_000
+
+
+def tune_collector() -> None:
+    """Makes the cycle collector run after :data:`COLLECT_AFTER` new containers."""
+    gc.set_threshold(COLLECT_AFTER, *gc.get_threshold()[1:])
+
+
+@contextlib.contextmanager
+def tuned() -> Iterator[None]:
+    """Tunes this process while the block runs, and the processes it starts meanwhile (they
+    inherit the environment): one BLAS thread unless the user chose a count
+    (:data:`BLAS_THREADS_ENV`), and :func:`tune_collector`. Both are put back after, so that
+    a caller's own process (a notebook, the tests) keeps its settings. The BLAS setting takes
+    effect only if NumPy has not loaded yet."""
+    chosen = BLAS_THREADS_ENV in os.environ
+    os.environ.setdefault(BLAS_THREADS_ENV, "1")
+    threshold = gc.get_threshold()
+    tune_collector()
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        if not chosen:
+            os.environ.pop(BLAS_THREADS_ENV, None)

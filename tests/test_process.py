@@ -1,0 +1,86 @@
+"""How a process running qdsim is tuned (qdsim.run.process): one BLAS thread unless the user
+chose a count, the cycle collector for long-lived objects, and both put back after."""
+
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from qdsim.run import process
+
+ENV = process.BLAS_THREADS_ENV
+
+
+def test_tuned_sets_one_blas_thread_and_the_collector_then_puts_both_back(monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    before = gc.get_threshold()
+    with process.tuned():
+        assert os.environ[ENV] == "1"
+        assert gc.get_threshold() == (process.COLLECT_AFTER, *before[1:])
+    assert ENV not in os.environ
+    assert gc.get_threshold() == before
+
+
+def test_tuned_keeps_the_users_blas_thread_count(monkeypatch):
+    monkeypatch.setenv(ENV, "3")
+    with process.tuned():
+        assert os.environ[ENV] == "3"
+    assert os.environ[ENV] == "3"
+
+
+def test_tuned_puts_the_collector_back_after_an_error():
+    before = gc.get_threshold()
+    with pytest.raises(KeyError), process.tuned():
+        raise KeyError("x")
+    assert gc.get_threshold() == before
+
+
+def _python(code: str, **env: str) -> str:
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PATH": "/usr/bin:/bin", **env})
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_the_command_line_imports_neither_numpy_nor_pyarrow_before_it_runs_a_command():
+    # Else OPENBLAS_NUM_THREADS would be set after OpenBLAS started its threads.
+    code = "import sys, qdsim, qdsim.cli.main\nprint([m for m in ('numpy', 'pyarrow', 'qdsim.experiment.spec') if m in sys.modules])"
+    assert _python(code) == "[]"
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="OpenBLAS starts one thread on one core whatever it is told")
+def test_a_qdsim_run_starts_one_blas_thread_unless_told_more(tmp_path: Path):
+    spec = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.toml"
+    code = (
+        "import os\nfrom qdsim.cli.main import main\n"
+        f"assert main(['-q', 'run', {str(spec)!r}, '--set', 'experiment.duration=0.05s', '--set', 'experiment.warmup=0s', '--out', {str(tmp_path / 'out')!r}, '--json']) == 0\n"
+        "print(len(os.listdir('/proc/self/task')))"
+    )
+    tuned = int(_python(code))
+    told = int(_python(code, **{ENV: "2"}))
+    assert told == tuned + 1, (tuned, told)
+
+
+def test_a_sweep_worker_tunes_its_collector():
+    code = "import gc, os\nfrom qdsim.run.sweep import _worker_init\n_worker_init(os.getppid())\nprint(gc.get_threshold()[0])"
+    assert int(_python(code)) == process.COLLECT_AFTER
+
+
+def test_every_public_name_of_the_lazy_packages_resolves_and_is_exported():
+    import qdsim
+    import qdsim.run
+
+    figures = {"plot", "report", "write_report"}
+    assert set(qdsim.__all__) == set(qdsim._LAZY) - figures
+    assert set(qdsim.run.__all__) == set(qdsim.run._LAZY)
+    lookups = [f"getattr(qdsim, {n!r})" for n in sorted(qdsim._LAZY)] + [f"getattr(qdsim.run, {n!r})" for n in qdsim.run.__all__]
+    code = "\n".join(["import qdsim, qdsim.run", *lookups, "print(sorted(set(dir(qdsim)) & {'simulate', 'plot'}))"])
+    assert _python(code) == "['plot', 'simulate']"
+    assert qdsim.load_spec is qdsim.experiment.spec.load and qdsim.run.run_sweep.__module__ == "qdsim.run.sweep"
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        qdsim.nothing  # noqa: B018
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        qdsim.run.nothing  # noqa: B018
