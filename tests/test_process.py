@@ -84,3 +84,24 @@ def test_every_public_name_of_the_lazy_packages_resolves_and_is_exported():
         qdsim.nothing  # noqa: B018
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         qdsim.run.nothing  # noqa: B018
+
+
+def test_a_local_pools_workers_start_with_one_blas_thread(monkeypatch):
+    # A sweep from a notebook: the caller's process has no setting, its workers get it.
+    from qdsim.experiment.spec import load
+    from qdsim.run.sweep import _LocalPool, plan
+
+    monkeypatch.delenv(ENV, raising=False)
+    spec = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.toml"
+    raw, _ = load(spec, ["experiment.duration=0.05s", "experiment.warmup=0s"])
+    pool = _LocalPool(1)
+    try:
+        futures = pool.submit_all(plan(raw)[:1], memory_limit=2**30)
+        workers = list(pool.pool._processes.values())
+        environ = [Path(f"/proc/{w.pid}/environ").read_bytes().split(b"\0") for w in workers]
+        for future in futures:
+            future.result(timeout=60)
+    finally:
+        pool.close()
+    assert workers and all(f"{ENV}=1".encode() in env for env in environ)
+    assert ENV not in os.environ
