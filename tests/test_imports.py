@@ -195,3 +195,21 @@ def test_a_whole_run_leaves_the_heavy_optional_modules_unloaded(tmp_path: Path) 
     from qdsim.results import tables
 
     assert {p.stem for p in out.glob("*.parquet")} == {*tables.TABLES, *tables.SERIES_TABLES}
+
+
+def test_a_sweep_its_resumption_and_reading_its_results_leave_pandas_unloaded(tmp_path: Path) -> None:
+    # pyarrow imports pandas (0.2 s) for `pa.array` of a list and for `pq.read_table` (through
+    # pyarrow.dataset); the store builds from buffers and reads through ParquetFile. A sweep's
+    # merge needs pyarrow.compute, so only the rest of HEAVY is checked.
+    spec = Path(__file__).resolve().parents[1] / "experiments" / "examples" / "buffer_sweep.toml"
+    sets = ["--set", "experiment.duration=0.05s", "--set", "experiment.warmup=0s"]
+    out = str(tmp_path / "sweep")
+    code = "from qdsim.cli.main import main\n"
+    for reps in (1, 2):  # a fresh sweep, then one that reuses its runs
+        code += f"assert main(['-q', 'sweep', {str(spec)!r}, *{sets!r}, '--set', 'sweep.repetitions={reps}', '--out', {out!r}, '--jobs', '1']) == 0\n"
+    code += f"assert main(['-q', 'results', 'show', {out!r}]) == 0\n"
+    loaded = eval(_heavy_loaded_after(code))
+    assert [m for m in loaded if m != "pyarrow.compute"] == []
+    from qdsim.results import store
+
+    assert store.read_table(Path(out), "points").num_rows == 6 * 2

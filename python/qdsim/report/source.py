@@ -65,7 +65,7 @@ class ResultsDir:
             return store.read_table(self.path, table)
         path = self.path / f"{table}.parquet"
         present = set(pq.read_schema(path).names)
-        return pq.read_table(path, columns=[c for c in columns if c in present])
+        return store.read_parquet(path, columns=[c for c in columns if c in present])
 
     def rows(self, table: str) -> list[dict[str, Any]]:
         """Returns ``table``'s rows as dicts (an empty list when the directory lacks it)."""

@@ -67,6 +67,7 @@ __all__ = [
     "legacy_points",
     "prune",
     "read_json",
+    "read_parquet",
     "read_rows",
     "read_spec",
     "read_sweep",
@@ -153,9 +154,19 @@ def read_json(path: Path) -> Any:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
+def read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """Returns the Parquet file at ``path`` (only ``columns``, if given) as one Arrow table.
+
+    Through :class:`pyarrow.parquet.ParquetFile`, not ``pq.read_table``, which goes through
+    ``pyarrow.dataset``: its import loads pandas (0.2 s) wherever it is installed, and it would
+    add a column for a ``key=value`` directory anywhere in the path (a hive partition)."""
+    with pq.ParquetFile(path) as f:
+        return f.read(columns=columns)
+
+
 def read_table(results_dir: Path, name: str) -> pa.Table:
     """Returns table ``name`` (e.g. ``"groups"``) of a results directory."""
-    return pq.read_table(Path(results_dir) / f"{name}.parquet")
+    return read_parquet(Path(results_dir) / f"{name}.parquet")
 
 
 def has_table(results_dir: Path, name: str) -> bool:
@@ -448,10 +459,10 @@ def stored_runs(out_dir: Path) -> pa.Table:
     for path in _parts(out_dir, "points"):
         if path.stem in damaged:
             continue
-        part = pq.read_table(path, columns=columns)
-        read.append(part.append_column("batch", pa.array([path.stem] * part.num_rows, pa.string())))
+        part = read_parquet(path, columns=columns)
+        read.append(part.append_column("batch", tables.arrow_array([path.stem] * part.num_rows, pa.string())))
     if not read:
-        return pa.table({c: pa.array([], t) for c, t in (("point_key", pa.string()), ("seed", tables.SEED), ("code_version", pa.string()), ("wall_s", pa.float64()), ("batch", pa.string()))})
+        return pa.table({c: tables.arrow_array([], t) for c, t in (("point_key", pa.string()), ("seed", tables.SEED), ("code_version", pa.string()), ("wall_s", pa.float64()), ("batch", pa.string()))})
     return pa.concat_tables(read)
 
 
@@ -484,13 +495,13 @@ def _read_committed(out_dir: Path, name: str, committed: dict[str, str], keys: p
     for path in _parts(out_dir, name):
         wanted = by_batch.get(path.stem)
         if wanted:
-            part = pq.read_table(path)
-            read.append(part.filter(pc.is_in(part.column("point_key"), value_set=pa.array(wanted, pa.string()))))
+            part = read_parquet(path)
+            read.append(part.filter(pc.is_in(part.column("point_key"), value_set=tables.arrow_array(wanted, pa.string()))))
     if not read:
         return None
     rows = pa.concat_tables(read)
     rows = rows.append_column("__run", pc.index_in(rows.column("point_key"), value_set=keys))
-    rows = rows.append_column("__row", pa.array(range(rows.num_rows), pa.int64()))
+    rows = rows.append_column("__row", tables.arrow_array(list(range(rows.num_rows)), pa.int64()))
     return rows.sort_by([("__run", "ascending"), ("__row", "ascending")])
 
 
@@ -539,10 +550,10 @@ def prune(out_dir: Path, keep: Iterable[str], version: str) -> tuple[int, int]:
             if not wanted:  # a batch with nothing to keep (stale, or damaged): no need to read it
                 path.unlink()
                 continue
-            part = pq.read_table(path)
+            part = read_parquet(path)
             if set(part.column("point_key").to_pylist()) <= wanted:
                 continue
-            remaining = part.filter(pc.is_in(part.column("point_key"), value_set=pa.array(sorted(wanted), pa.string())))
+            remaining = part.filter(pc.is_in(part.column("point_key"), value_set=tables.arrow_array(sorted(wanted), pa.string())))
             if remaining.num_rows:
                 _write_parquet(path, remaining)
             else:

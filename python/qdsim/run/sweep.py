@@ -391,8 +391,8 @@ def collect(out_dir: Path, points: list[Point], raw: dict[str, Any]) -> int:
     columns: dict[str, pa.Array] = {}
     for position, (key, values) in enumerate(grid.items()):
         for column in tables.swept_columns(key, values):
-            columns[column.name] = pa.array([column.cells[p.index[position]] for p in points], type=column.type)
-    columns["rep"] = pa.array([p.rep for p in points], pa.int64())
-    columns["seed"] = pa.array([p.seed for p in points], tables.SEED)
-    columns["point_key"] = pa.array([p.key for p in points], pa.string())
+            columns[column.name] = tables.arrow_array([column.cells[p.index[position]] for p in points], column.type)
+    columns["rep"] = tables.arrow_array([p.rep for p in points], pa.int64())
+    columns["seed"] = tables.arrow_array([p.seed for p in points], tables.SEED)
+    columns["point_key"] = tables.arrow_array([p.key for p in points], pa.string())
     return store.write_sweep_tables(out_dir, pa.table(columns))
