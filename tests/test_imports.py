@@ -213,3 +213,17 @@ def test_a_sweep_its_resumption_and_reading_its_results_leave_pandas_unloaded(tm
     from qdsim.results import store
 
     assert store.read_table(Path(out), "points").num_rows == 6 * 2
+
+
+def test_a_runs_report_and_the_plot_packages_names_load_no_matplotlib(tmp_path: Path) -> None:
+    # A run's page is plotly's; matplotlib (0.2 s) draws a sweep's numbers only.
+    spec, out = tmp_path / "every.toml", tmp_path / "out"
+    spec.write_text(EVERY_TABLE)
+    code = (
+        "from qdsim.cli.main import main\n"
+        f"assert main(['-q', 'run', {str(spec)!r}, '--out', {str(out)!r}, '--json']) == 0\n"
+        f"assert main(['-q', 'report', {str(out)!r}]) == 0\n"
+        "import qdsim.plot, qdsim.plot.labels\n"
+    )
+    assert "matplotlib" not in eval(_heavy_loaded_after(code))
+    assert (out / "report.html").stat().st_size > 0

@@ -12,9 +12,9 @@ from matplotlib.figure import Figure
 import qdsim
 from conftest import SMALL_SPEC
 from qdsim.experiment.spec import load
-from qdsim.plot.labels import axis_label, display
+from qdsim.plot.labels import PALETTE, axis_label, display
 from qdsim.plot.series import draw_cwnd
-from qdsim.plot.sweep import DPI, PALETTE, draw_sweep, figure_data, plot_sweep
+from qdsim.plot.sweep import DPI, draw_sweep, figure_data, plot_sweep
 from qdsim.results import store
 from qdsim.run.sweep import run_sweep
 

@@ -71,13 +71,15 @@ def test_a_sweep_worker_tunes_its_collector():
 
 def test_every_public_name_of_the_lazy_packages_resolves_and_is_exported():
     import qdsim
+    import qdsim.plot
     import qdsim.run
 
     figures = {"plot", "report", "write_report"}
     assert set(qdsim.__all__) == set(qdsim._LAZY) - figures
     assert set(qdsim.run.__all__) == set(qdsim.run._LAZY)
-    lookups = [f"getattr(qdsim, {n!r})" for n in sorted(qdsim._LAZY)] + [f"getattr(qdsim.run, {n!r})" for n in qdsim.run.__all__]
-    code = "\n".join(["import qdsim, qdsim.run", *lookups, "print(sorted(set(dir(qdsim)) & {'simulate', 'plot'}))"])
+    assert set(qdsim.plot.__all__) == set(qdsim.plot._LAZY)
+    lookups = [f"getattr(qdsim, {n!r})" for n in sorted(qdsim._LAZY)] + [f"getattr(qdsim.{p}, {n!r})" for p in ("run", "plot") for n in getattr(qdsim, p).__all__]
+    code = "\n".join(["import qdsim, qdsim.run, qdsim.plot", *lookups, "print(sorted(set(dir(qdsim)) & {'simulate', 'plot'}))"])
     assert _python(code) == "['plot', 'simulate']"
     assert qdsim.load_spec is qdsim.experiment.spec.load and qdsim.run.run_sweep.__module__ == "qdsim.run.sweep"
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):

@@ -52,7 +52,7 @@ def test_plot_kinds_draw_cwnd_and_queue(qdsim, write_spec, tmp_path):
     cwnd = qdsim("plot", out, "--kind", "cwnd", "--flows", "0,1")
     assert cwnd.code == 0, cwnd.stderr
     assert (out / "cwnd.png").stat().st_size > 10_000
-    from qdsim.plot.series import UNLIMITED_SSTHRESH
+    from qdsim.plot.labels import UNLIMITED_SSTHRESH
 
     assert UNLIMITED_SSTHRESH in pq.read_table(out / "series_tcp.parquet").column("ssthresh").to_pylist(), "slow start reports the sentinel"
     queue = qdsim("plot", out, "--kind", "queue", "--links", "bottleneck")

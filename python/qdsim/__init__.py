@@ -19,6 +19,8 @@ or a report is asked for.
 from __future__ import annotations
 
 import importlib
+import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ imports each name
@@ -36,6 +38,36 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ im
     from .run import RunOutcome, jain_index, run_config, summarize
     from .version import __version__
 
+
+def _names_from(module: str, names: tuple[str, ...]) -> dict[str, tuple[str, str | None]]:
+    """Returns ``names`` as entries of a lazy table (:func:`_lazy_names`), each the attribute of
+    the same name of ``module``."""
+    return {name: (module, name) for name in names}
+
+
+def _lazy_names(package: str, table: dict[str, tuple[str, str | None]]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """Returns the ``__getattr__`` and ``__dir__`` (PEP 562) of a package whose names are
+    imported when first used: ``table`` maps each to ``(module, attribute)``, the module
+    relative to the package and the attribute None for the module itself. A name, once
+    imported, is kept in the package, so it is looked up once."""
+
+    def getattr_(name: str) -> Any:
+        try:
+            module, attribute = table[name]
+        except KeyError:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+        value = importlib.import_module(module, package)
+        if attribute is not None:
+            value = getattr(value, attribute)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    def dir_() -> list[str]:
+        return sorted({*vars(sys.modules[package]), *table})
+
+    return getattr_, dir_
+
+
 #: Where each public name lives: ``name: (module, attribute)``, the module relative to this
 #: package. A name is imported when first used, so that ``import qdsim`` costs almost nothing
 #: and the command line (``qdsim.cli``) loads only what its command needs: ``qdsim list``
@@ -43,15 +75,15 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ im
 #: (``OPENBLAS_NUM_THREADS``) before NumPy loads. ``plot`` and ``report`` need matplotlib and
 #: plotly.
 _LAZY: dict[str, tuple[str, str | None]] = {
-    **{name: (".api", name) for name in ("Results", "Table", "load", "simulate", "sweep")},
-    **{name: (".errors", name) for name in ("BudgetError", "SpecError")},
-    **{name: (".experiment.resolve", name) for name in ("config_json", "resolve")},
+    **_names_from(".api", ("Results", "Table", "load", "simulate", "sweep")),
+    **_names_from(".errors", ("BudgetError", "SpecError")),
+    **_names_from(".experiment.resolve", ("config_json", "resolve")),
     "Spec": (".experiment.spec", "Spec"),
     "load_spec": (".experiment.spec", "load"),
-    **{name: (".experiment.units", name) for name in ("UnitError", "parse_bytes", "parse_duration", "parse_limit", "parse_pkts", "parse_rate")},
+    **_names_from(".experiment.units", ("UnitError", "parse_bytes", "parse_duration", "parse_limit", "parse_pkts", "parse_rate")),
     "MissingExtraError": (".extras", "MissingExtraError"),
     "EXPERIMENT_FILES": (".packaged", "EXPERIMENT_FILES"),
-    **{name: (".run", name) for name in ("RunOutcome", "jain_index", "run_config", "summarize")},
+    **_names_from(".run", ("RunOutcome", "jain_index", "run_config", "summarize")),
     "__version__": (".version", "__version__"),
     "plot": (".plot", None),
     "report": (".report", None),
@@ -86,18 +118,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Imports the public ``name`` on first use (:data:`_LAZY` says from where) and keeps it."""
-    try:
-        module, attribute = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = importlib.import_module(module, __name__)
-    if attribute is not None:
-        value = getattr(value, attribute)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = _lazy_names(__name__, _LAZY)

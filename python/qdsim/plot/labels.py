@@ -1,8 +1,17 @@
-"""Names and units of the results' columns and swept keys, as figures and tables show them."""
+"""Names and units of the results' columns and swept keys, as figures and tables show them,
+and what both kinds of figure share: the palette, and the value that means an unlimited
+ssthresh. Without matplotlib, so that ``qdsim report`` (plotly) uses them without loading it."""
 
 from __future__ import annotations
 
-__all__ = ["COLUMN_LABELS", "axis_label", "display"]
+__all__ = ["COLUMN_LABELS", "PALETTE", "UNLIMITED_SSTHRESH", "axis_label", "display"]
+
+#: Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), black last: the
+#: colours stay apart under every common colour-vision deficiency and in grey print.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+
+#: The core reports an ssthresh that is still "arbitrarily high" (RFC 5681) as 2^31 - 1.
+UNLIMITED_SSTHRESH = 2**31 - 1
 
 
 #: Display scale and axis label (name and unit) of the results' columns a figure shows most:

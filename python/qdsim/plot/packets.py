@@ -19,7 +19,8 @@ import numpy as np
 from ..errors import SpecError
 from ..experiment.spec import PlotDefaults, validate
 from ..results import store
-from .sweep import PALETTE, json_key, line_label, new_figure, save_figure, value_rank
+from .labels import PALETTE
+from .sweep import json_key, line_label, new_figure, save_figure, value_rank
 
 __all__ = ["plot_packets"]
 

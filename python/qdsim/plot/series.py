@@ -25,12 +25,10 @@ from ..errors import SpecError
 from ..experiment.spec import PlotDefaults, SeriesPanel, validate
 from ..results import store
 from ..results.selection import Filter, averaged_over, line_axes, line_label_of, one_run, parse_where
+from .labels import UNLIMITED_SSTHRESH
 from .sweep import Styles, figure_data, json_key, legend, line_label, new_figure, save_figure, value_rank
 
-__all__ = ["UNLIMITED_SSTHRESH", "RunSeries", "draw_cwnd", "draw_queue", "draw_series", "plot_cwnd", "plot_queue", "plot_series", "run_series"]
-
-#: The core reports an ssthresh that is still "arbitrarily high" (RFC 5681) as 2^31 - 1.
-UNLIMITED_SSTHRESH = 2**31 - 1
+__all__ = ["RunSeries", "draw_cwnd", "draw_queue", "draw_series", "plot_cwnd", "plot_queue", "plot_series", "run_series"]
 
 
 def _table(results_dir: Path, name: str, how: str) -> dict[str, list]:

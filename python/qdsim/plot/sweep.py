@@ -47,13 +47,12 @@ from ..results.selection import Filter, averaged_over, cell_label, default_x, fa
 from ..results.stats import mean_ci, t_quantile_975
 from ..results.tables import axis_cells
 from .censored import censored_runs, mark_censored
-from .labels import axis_label, display
+from .labels import PALETTE, axis_label, display
 
 __all__ = [
     "DPI",
     "LINESTYLES",
     "MARKERS",
-    "PALETTE",
     "StoredResults",
     "Styles",
     "check_figure_path",
@@ -135,9 +134,6 @@ def in_unit(values: list[Any], unit: str) -> list[float]:
     raise SpecError("plot.x_unit", unit, "a unit of durations (ns, us, ms, s), sizes (B, kB, MB) or rates (bps, Mbps, Gbps)")
 
 
-#: Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), black last: the
-#: colours stay apart under every common colour-vision deficiency and in grey print.
-PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
 #: Markers and line styles cycle at other lengths than the palette, so that two lines differ
 #: in more than colour (and the 8 colours × 7 markers × 4 styles repeat only after 56 lines).
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")

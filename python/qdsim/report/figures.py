@@ -18,8 +18,7 @@ import plotly.graph_objects as go
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..plot.labels import display
-from ..plot.series import UNLIMITED_SSTHRESH
+from ..plot.labels import UNLIMITED_SSTHRESH, display
 from ..results.tables import drop_reasons, mark_reasons
 from .source import ResultsDir
 from .style import MAX_POINTS, Chart, color, hover, new_figure, scatter, thin, window_line

@@ -16,6 +16,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 import plotly
 import plotly.io as pio
@@ -26,7 +27,7 @@ from ..results import store
 from ..results.selection import SEED_KEY
 from ..run.one import code_version
 from ..version import __version__
-from . import figures, sweep_figures
+from . import figures
 from .source import ResultsDir, open_results
 from .style import Chart
 from .summary import facts_table, group_table, link_table, validation_tables
@@ -150,7 +151,17 @@ def _run_sections(src: ResultsDir) -> list[Section]:
     return sections
 
 
+def _sweep_figures() -> ModuleType:
+    """Returns :mod:`qdsim.report.sweep_figures`, imported when a sweep's or a validation's
+    page is made: its numbers are :func:`qdsim.plot.sweep.draw_sweep`'s, which loads
+    matplotlib (0.2 s) that a run's page does without."""
+    from . import sweep_figures
+
+    return sweep_figures
+
+
 def _sweep_sections(src: ResultsDir) -> list[Section]:
+    sweep_figures = _sweep_figures()
     if not src.has("points"):
         return [Section("Metrics against the swept keys", [_note("No runs stored yet: `qdsim sweep` (or `reproduce`) runs them, resuming where it stopped.")])]
     charts, notes = sweep_figures.metric_charts(src)
@@ -166,7 +177,7 @@ def _sections(src: ResultsDir) -> list[Section]:
     if src.kind == "validation":
         assert src.qdsim is not None
         parts: list[str | Chart] = [validation_tables(src)]
-        chart = sweep_figures.validation_chart(src)
+        chart = _sweep_figures().validation_chart(src)
         if chart is not None:
             parts.append(chart)
         qdsim_summary = _summary(src.qdsim)

@@ -1,7 +1,7 @@
 """How the report's figures look, say their units, and stay small.
 
 Every figure uses the palette of qdsim's other figures (Okabe & Ito's colour-blind-safe one,
-:data:`qdsim.plot.sweep.PALETTE`) with dash styles cycling at another length, so two lines
+:data:`qdsim.plot.labels.PALETTE`) with dash styles cycling at another length, so two lines
 differ in more than colour; axes are labelled with names and units (the figures take them
 from :func:`qdsim.plot.labels.display`), and hovering a point shows its values with those
 units. A page must stay light enough to open: a series longer than :data:`MAX_POINTS` samples is
@@ -19,7 +19,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..plot.sweep import PALETTE
+from ..plot.labels import PALETTE
 
 __all__ = ["DASHES", "MAX_POINTS", "PALETTE", "Chart", "color", "dash", "hover", "new_figure", "scatter", "thin", "unit_of", "window_line"]
 

@@ -10,26 +10,20 @@ line can import :mod:`~qdsim.run.process` before NumPy and pyarrow load.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .. import _lazy_names, _names_from
 
 if TYPE_CHECKING:
     from .one import RunOutcome, code_version, jain_index, run_config, summarize
     from .sweep import SweepReport, run_sweep
 
-#: Where each name lives: ``name: module`` (relative to this package).
+#: Where each name lives (``qdsim._lazy_names``).
 _LAZY = {
-    **dict.fromkeys(("RunOutcome", "code_version", "jain_index", "run_config", "summarize"), ".one"),
-    **dict.fromkeys(("SweepReport", "run_sweep"), ".sweep"),
+    **_names_from(".one", ("RunOutcome", "code_version", "jain_index", "run_config", "summarize")),
+    **_names_from(".sweep", ("SweepReport", "run_sweep")),
 }
 
 __all__ = ["RunOutcome", "SweepReport", "code_version", "jain_index", "run_config", "run_sweep", "summarize"]
 
-
-def __getattr__(name: str) -> Any:
-    """Imports ``name`` on first use (:data:`_LAZY` says from where) and keeps it."""
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = _lazy_names(__name__, _LAZY)
