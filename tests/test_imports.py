@@ -215,8 +215,10 @@ def test_a_sweep_its_resumption_and_reading_its_results_leave_pandas_unloaded(tm
     assert store.read_table(Path(out), "points").num_rows == 6 * 2
 
 
-def test_a_runs_report_and_the_plot_packages_names_load_no_matplotlib(tmp_path: Path) -> None:
-    # A run's page is plotly's; matplotlib (0.2 s) draws a sweep's numbers only.
+def test_a_runs_report_and_the_plot_packages_names_load_neither_matplotlib_nor_pandas(tmp_path: Path) -> None:
+    # A run's page is plotly's; matplotlib (0.2 s) draws a sweep's numbers only. pandas (0.2 s)
+    # comes with pyarrow's to_numpy, group_by and scalars from Python values: the page reads
+    # columns with store.numbers and filters with report.source.rows_where.
     spec, out = tmp_path / "every.toml", tmp_path / "out"
     spec.write_text(EVERY_TABLE)
     code = (
@@ -225,5 +227,6 @@ def test_a_runs_report_and_the_plot_packages_names_load_no_matplotlib(tmp_path: 
         f"assert main(['-q', 'report', {str(out)!r}]) == 0\n"
         "import qdsim.plot, qdsim.plot.labels\n"
     )
-    assert "matplotlib" not in eval(_heavy_loaded_after(code))
+    loaded = eval(_heavy_loaded_after(code))
+    assert "matplotlib" not in loaded and "pandas" not in loaded, loaded
     assert (out / "report.html").stat().st_size > 0

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..plot.labels import UNLIMITED_SSTHRESH, display
+from ..results import store
 from ..results.tables import drop_reasons, mark_reasons
-from .source import ResultsDir
+from .source import ResultsDir, rows_where
 from .style import MAX_POINTS, Chart, color, hover, new_figure, scatter, thin, window_line
 
 __all__ = ["MAX_FLOWS", "MAX_LINKS", "completion_charts", "drop_charts", "queue_charts", "tcp_charts", "throughput_charts"]
@@ -91,8 +91,8 @@ def _goodput_spread(src: ResultsDir, scale: float) -> Chart | None:
     """Returns a box per group of its flows' goodput (quartiles, range and mean computed
     here: a box of 10⁴ flows is five numbers on the page, not 10⁴)."""
     flows = src.table("flows", ["group", "goodput_bps"])
-    groups = flows.column("group").to_numpy(zero_copy_only=False)
-    goodput = np.asarray(flows.column("goodput_bps").to_numpy(zero_copy_only=False), dtype=float) * scale
+    groups = np.asarray(flows.column("group").to_pylist(), dtype=object)
+    goodput = store.numbers(flows.column("goodput_bps"), float) * scale
     names = [name for name in _group_order(src) if (groups == name).any()]
     if not any((groups == name).sum() > 1 for name in names):
         return None
@@ -132,15 +132,22 @@ def _goodput_spread(src: ResultsDir, scale: float) -> Chart | None:
 def _busy_links(src: ResultsDir, queue: pa.Table, column: str) -> tuple[list[str], int]:
     """Returns the links of ``queue`` whose ``column`` ever exceeds 0, the bottleneck first
     then by their largest value, at most :data:`MAX_LINKS`, and how many more there were."""
-    peaks = queue.group_by("link_name").aggregate([(column, "max")])
-    ranked = sorted(zip(peaks.column("link_name").to_pylist(), peaks.column(f"{column}_max").to_pylist(), strict=True), key=lambda item: (item[0] != src.summary.get("bottleneck"), -(item[1] or 0)))
+    # By hand, not Table.group_by: that imports pandas (0.2 s), and with threads its groups come
+    # in no set order. Here they come in the order the links first appear.
+    peaks: dict[str, Any] = {}
+    for name, value in zip(queue.column("link_name").to_pylist(), queue.column(column).to_pylist(), strict=True):
+        if value is not None and (peaks.get(name) is None or value > peaks[name]):
+            peaks[name] = value
+        else:
+            peaks.setdefault(name, None)
+    ranked = sorted(peaks.items(), key=lambda item: (item[0] != src.summary.get("bottleneck"), -(item[1] or 0)))
     busy = [name for name, peak in ranked if (peak or 0) > 0]
     return busy[:MAX_LINKS], max(0, len(busy) - MAX_LINKS)
 
 
 def _link_series(queue: pa.Table, link: str, columns: list[str]) -> dict[str, np.ndarray]:
-    rows = queue.filter(pc.equal(queue.column("link_name"), link))
-    return {c: np.asarray(rows.column(c).to_numpy(zero_copy_only=False), dtype=float) for c in ["t", *columns]}
+    rows = rows_where(queue, link_name=link)
+    return {c: store.numbers(rows.column(c), float) for c in ["t", *columns]}
 
 
 def _delay_ms(series: dict[str, np.ndarray], keep: np.ndarray, rate_bps: float | None) -> np.ndarray:
@@ -313,14 +320,14 @@ def _flow_info(src: ResultsDir, largest: int) -> tuple[np.ndarray, np.ndarray, l
     (a connection opened during the run: group :data:`OPENED`, sampled from its opening),
     and the groups."""
     flows = src.table("flows", ["id", "group", "start_s"])
-    ids = flows.column("id").to_numpy()
+    ids = store.numbers(flows.column("id"))
     names = flows.column("group").to_pylist()
     groups = _group_order(src)
     size = max(int(ids.max()), largest) + 1
     group_of = np.full(size, len(groups), dtype=np.int64)
     start = np.full(size, -np.inf)
     group_of[ids] = [groups.index(n) for n in names]
-    start[ids] = flows.column("start_s").to_numpy()
+    start[ids] = store.numbers(flows.column("start_s"))
     return group_of, start, [*groups, OPENED]
 
 
@@ -332,7 +339,7 @@ def tcp_charts(src: ResultsDir) -> list[Chart]:
     if not src.has("series_tcp"):
         return []
     tcp = src.table("series_tcp", ["t", "flow", "cwnd", "ssthresh", "srtt_s"])
-    data = {c: tcp.column(c).to_numpy(zero_copy_only=False) for c in tcp.column_names}
+    data = {c: store.numbers(tcp.column(c)) for c in tcp.column_names}
     group_of, start, groups = _flow_info(src, int(data["flow"].max()) if len(data["flow"]) else 0)
     started = data["t"] >= start[data["flow"]]
     data = {c: v[started] for c, v in data.items()}

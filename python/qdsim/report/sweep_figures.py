@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import plotly.graph_objects as go
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -20,9 +19,10 @@ import pyarrow.compute as pc
 from ..errors import SpecError
 from ..experiment.spec import PlotDefaults, validate
 from ..plot.sweep import draw_sweep, figure_data, line_label, swept_axis
+from ..results import store
 from ..results.selection import SEED_KEY, default_x, line_label_of
-from ..results.tables import axis_cells
-from .source import ResultsDir
+from ..results.tables import arrow_array, axis_cells
+from .source import ResultsDir, rows_where
 from .style import Chart, color, hover, new_figure, scatter, thin, unit_of
 
 __all__ = ["MAX_RUNS_SHOWN", "METRICS", "metric_charts", "sweep_queue_chart", "validation_chart"]
@@ -205,16 +205,16 @@ def sweep_queue_chart(src: ResultsDir) -> Chart | None:
     first = [p for p in points if p["rep"] == min(q["rep"] for q in points)]
     shown = first[:MAX_RUNS_SHOWN]
     queue = src.table("series_queue", ["point_key", "t", "link_name", "pkts"])
-    queue = queue.filter(pc.is_in(queue.column("point_key"), value_set=pa.array([p["point_key"] for p in shown], pa.string())))
+    queue = queue.filter(pc.is_in(queue.column("point_key"), value_set=arrow_array([p["point_key"] for p in shown], pa.string())))
     label = "queue (packets)"
     figure = new_figure(height=440)
     drawn = 0
     for index, point in enumerate(shown):
-        rows = queue.filter(pc.and_(pc.equal(queue.column("point_key"), point["point_key"]), pc.equal(queue.column("link_name"), point["bottleneck"] or "")))
+        rows = rows_where(queue, point_key=point["point_key"], link_name=point["bottleneck"] or "")
         if not rows.num_rows:
             continue
-        t = np.asarray(rows.column("t").to_numpy(), dtype=float)
-        pkts = np.asarray(rows.column("pkts").to_numpy(), dtype=float)
+        t = store.numbers(rows.column("t"), float)
+        pkts = store.numbers(rows.column("pkts"), float)
         keep = thin(pkts, 1000)
         name = line_label_of(None, keys, tuple(point[k] for k in keys), src.grid) or "the run"
         figure.add_trace(scatter(t[keep], pkts[keep], name, index, "time (s)", label, line={"shape": "hv"}))
