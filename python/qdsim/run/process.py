@@ -22,7 +22,7 @@ __all__ = ["BLAS_THREADS_ENV", "COLLECT_AFTER", "tune_collector", "tuned"]
 BLAS_THREADS_ENV = "OPENBLAS_NUM_THREADS"
 
 #: New container objects between two passes of the cycle collector (Python's default: 700).
-#: A run's objects are long-lived, none garbage; the passes over them were 8 % of a
+#: A run's objects are long-lived, none garbage; the passes over them were 6 % of a
 #: 2·10^4-flow ``qdsim run``'s CPU.
 COLLECT_AFTER = 10_000
 
