@@ -150,6 +150,12 @@ impl EventQueue {
         self.calendar.push(key);
     }
 
+    /// Returns the earliest event, without removing it.
+    #[inline]
+    pub fn peek_event(&self) -> Option<Event> {
+        self.calendar.peek().map(|key| self.slots[(key & SLOT_MASK) as usize])
+    }
+
     /// Removes and returns the earliest event and advances the clock to its time.
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         let key = self.calendar.pop()?;

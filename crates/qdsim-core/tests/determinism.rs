@@ -197,3 +197,25 @@ fn transmissions_ending_without_an_event_change_nothing_but_the_event_count() {
         );
     }
 }
+
+#[test]
+fn reading_the_next_events_link_ahead_changes_nothing() {
+    // Off below READ_AHEAD_LINKS links, on above: each forced both ways on a small network,
+    // exactly timed and jittered, with samples and a warm-up reading the links' books.
+    let mut exact = dumbbell(10_000_000, 0, 0, 4, 30).config(3, 5 * S, S);
+    exact.sampling.interval_ns = 7 * MS;
+    exact.sampling.queues = true;
+    let mut jittered = config(11);
+    jittered.sampling.tcp_events = true;
+    for (name, cfg) in [("exact", &exact), ("jittered", &jittered), ("background", &background(4))] {
+        let run = |on: bool| {
+            let mut sim = qdsim_core::Sim::new(cfg).unwrap();
+            sim.set_read_ahead(on);
+            sim.run();
+            sim.check_conservation().unwrap();
+            sim.results()
+        };
+        assert_eq!(run(true), run(false), "{name}");
+    }
+    assert!(dumbbell(10_000_000, 0, 0, 4, 30).config(3, S, 0).links.len() < qdsim_core::sim::READ_AHEAD_LINKS);
+}

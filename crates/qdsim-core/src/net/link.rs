@@ -192,6 +192,13 @@ impl Link {
         self.early_ok = allowed && self.loss == 0.0 && self.port.idle_dequeue_is_noop();
     }
 
+    /// Returns the arrival time of the delay line's head, if any (the simulator reads it ahead
+    /// of the event that needs it: `Sim::step`).
+    #[inline]
+    pub fn head_arrival(&self) -> Option<Time> {
+        self.delay_line.front().map(|&(t, _, _)| t)
+    }
+
     /// Returns whether a transmission that ends without an event is under way.
     #[inline]
     pub fn has_early(&self) -> bool {

@@ -8,7 +8,7 @@ use rand::Rng;
 use super::apps::{Barrier, OnOff, ShortFlowGen, SizeDraw, TransferRec};
 use super::capture::Capture;
 use super::record::PacketRecord;
-use super::{Endpoints, Flow, FlowAcc, Sim};
+use super::{Endpoints, Flow, FlowAcc, Sim, READ_AHEAD_LINKS};
 use crate::config::{FirstBurst, FlowConfig, PacketSizeLaw, RunConfig, SourceConfig};
 use crate::error::ConfigError;
 use crate::event::{Event, EventQueue, FlowTimer};
@@ -73,6 +73,7 @@ impl Sim {
         Ok(Sim {
             cfg: cfg.clone(),
             q,
+            read_ahead: links.len() >= READ_AHEAD_LINKS,
             links,
             hosts,
             routes,
