@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import types
 import typing
-from typing import Annotated, Any, Union
+from typing import TYPE_CHECKING, Annotated, Any, Union
 
-from pydantic import BaseModel, ValidationError
+if TYPE_CHECKING:  # pydantic is imported where an experiment file is read, not for `qdsim --help`
+    from pydantic import BaseModel, ValidationError
 
 from .experiment.units import UnitError
 
@@ -166,7 +167,7 @@ def _known_keys(path: list[Any], raw: dict[str, Any], root: type[BaseModel]) -> 
             field = _fields_by_alias(model).get(part)
             model = field.annotation if field else None
         model = _pick_model(model, node)
-    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+    if not _is_model(model):
         return "a known key"
     names = sorted(_fields_by_alias(model))
     if model.model_config.get("extra") == "allow":
@@ -174,8 +175,16 @@ def _known_keys(path: list[Any], raw: dict[str, Any], root: type[BaseModel]) -> 
     return f"one of the keys {', '.join(names)}"
 
 
+def _is_model(annotation: Any) -> bool:
+    """Returns whether ``annotation`` is a pydantic model class (pydantic is loaded by then: only
+    its errors come here)."""
+    from pydantic import BaseModel
+
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
 def _fields_by_alias(model: Any) -> dict[str, Any]:
-    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+    if not _is_model(model):
         return {}
     return {(f.alias or name): f for name, f in model.model_fields.items()}
 
@@ -197,7 +206,7 @@ def _pick_model(annotation: Any, node: Any) -> Any:
     annotation = _strip(annotation)
     is_union = typing.get_origin(annotation) in (Union, types.UnionType)
     candidates = [_strip(a) for a in typing.get_args(annotation)] if is_union else [annotation]
-    models = [c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)]
+    models = [c for c in candidates if _is_model(c)]
     if isinstance(node, dict) and len(models) > 1:
         wanted = node.get("kind", "tcp")
         for m in models:
