@@ -193,7 +193,7 @@ impl Link {
     }
 
     /// Returns the arrival time of the delay line's head, if any (the simulator reads it ahead
-    /// of the event that needs it: `Sim::step`).
+    /// of the event that needs it: `Sim::read_next_link`).
     #[inline]
     pub fn head_arrival(&self) -> Option<Time> {
         self.delay_line.front().map(|&(t, _, _)| t)

@@ -134,7 +134,7 @@ pub struct Sim {
 
 /// The links from which a network's state outgrows the processor's caches, so that reading
 /// the next event's link ahead pays (`Sim::read_next_link`). Measured on the scaled dumbbell (four
-/// links a flow; a `Link` is 1.6 KB, with its packets more): at 10⁴ flows −10 % CPU, at 10³
+/// links a flow; a `Link` is 1.6 KB, with its packets more): at 10⁴ flows −8 to −10 % CPU, at 10³
 /// −4 %; at 100 flows, whose 400 links stay in the caches, it costs 5 % more instructions and
 /// gains nothing, so it is off below this.
 pub const READ_AHEAD_LINKS: usize = 2048;
