@@ -20,7 +20,7 @@ import pyarrow as pa
 from ..plot.labels import UNLIMITED_SSTHRESH, display
 from ..results import store
 from ..results.tables import drop_reasons, mark_reasons
-from .source import ResultsDir, rows_where
+from .source import ResultsDir
 from .style import MAX_POINTS, Chart, color, hover, new_figure, scatter, thin, window_line
 
 __all__ = ["MAX_FLOWS", "MAX_LINKS", "completion_charts", "drop_charts", "queue_charts", "tcp_charts", "throughput_charts"]
@@ -146,7 +146,7 @@ def _busy_links(src: ResultsDir, queue: pa.Table, column: str) -> tuple[list[str
 
 
 def _link_series(queue: pa.Table, link: str, columns: list[str]) -> dict[str, np.ndarray]:
-    rows = rows_where(queue, link_name=link)
+    rows = store.rows_where(queue, {"link_name": link})
     return {c: store.numbers(rows.column(c), float) for c in ["t", *columns]}
 
 

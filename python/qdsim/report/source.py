@@ -17,14 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import SpecError
 from ..results import store
-from ..results.tables import arrow_array
 
-__all__ = ["KINDS", "ResultsDir", "open_results", "rows_where"]
+__all__ = ["KINDS", "ResultsDir", "open_results"]
 
 #: What ``RESULTS_DIR`` may be, as an error says it.
 KINDS = "a results directory written by `qdsim run`, `sweep`, `reproduce` or `validate`"
@@ -111,18 +109,6 @@ class ResultsDir:
             return tomllib.loads(text) == self.spec
         except tomllib.TOMLDecodeError:
             return False
-
-
-def rows_where(table: pa.Table, **equal: str) -> pa.Table:
-    """Returns the rows of ``table`` whose text columns hold the given values (``link_name=``,
-    ...). The values become Arrow scalars through :func:`~qdsim.results.tables.arrow_array`:
-    ``pc.equal`` with a Python string converts it through pyarrow's pandas shim, which imports
-    pandas (0.2 s)."""
-    mask = None
-    for column, value in equal.items():
-        match = pc.equal(table.column(column), arrow_array([value], pa.string())[0])
-        mask = match if mask is None else pc.and_(mask, match)
-    return table if mask is None else table.filter(mask)
 
 
 def open_results(path: str | Path) -> ResultsDir:

@@ -22,7 +22,7 @@ from ..plot.sweep import draw_sweep, figure_data, line_label, swept_axis
 from ..results import store
 from ..results.selection import SEED_KEY, default_x, line_label_of
 from ..results.tables import arrow_array, axis_cells
-from .source import ResultsDir, rows_where
+from .source import ResultsDir
 from .style import Chart, color, hover, new_figure, scatter, thin, unit_of
 
 __all__ = ["MAX_RUNS_SHOWN", "METRICS", "metric_charts", "sweep_queue_chart", "validation_chart"]
@@ -210,7 +210,7 @@ def sweep_queue_chart(src: ResultsDir) -> Chart | None:
     figure = new_figure(height=440)
     drawn = 0
     for index, point in enumerate(shown):
-        rows = rows_where(queue, point_key=point["point_key"], link_name=point["bottleneck"] or "")
+        rows = store.rows_where(queue, {"point_key": point["point_key"], "link_name": point["bottleneck"] or ""})
         if not rows.num_rows:
             continue
         t = store.numbers(rows.column("t"), float)
