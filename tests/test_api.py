@@ -109,6 +109,8 @@ def test_a_script_without_a_main_guard_can_sweep_on_workers(write_spec, tmp_path
         (lambda spec, out: qdsim.simulate(spec).to_xarray("speed"), "metric"),
         (lambda spec, out: qdsim.simulate(spec).to_xarray("goodput_bps", table="series_tcp"), "table"),
         (lambda spec, out: qdsim.simulate(spec).groups.where({"colour": 1}), "where.colour"),
+        (lambda spec, out: qdsim.simulate(spec).flows.where({"id": "abc"}), "where.id"),
+        (lambda spec, out: qdsim.simulate(spec).flows.where({"id": 2**70}), "where.id"),
     ],
 )
 def test_bad_input_is_a_spec_error_naming_the_key(call, key, small_spec, tmp_path):

@@ -122,6 +122,10 @@ class Table:
         for column, value in conditions.items():
             if column not in names:
                 raise SpecError(f"where.{column}", value, f"a column of {self.name} ({', '.join(names)})")
+            try:
+                store.rows_where(self._arrow.slice(0, 0), {column: value})
+            except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+                raise SpecError(f"where.{column}", value, f"a value of the column's type, {self._arrow.schema.field(column).type}") from None
         return Table(self.name, store.rows_where(self._arrow, dict(conditions)))
 
 
