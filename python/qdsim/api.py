@@ -117,7 +117,8 @@ class Table:
 
     def where(self, conditions: Mapping[str, Any]) -> Table:
         """Returns the rows whose columns equal the given values (``{"flow": 0}``,
-        ``{"topology.qdisc.limit": "20pkt"}``); a column the table lacks is a SpecError."""
+        ``{"topology.qdisc.limit": "20pkt"}``); a column the table lacks, or a value its type cannot
+        hold, is a SpecError."""
         names = self._arrow.column_names
         for column, value in conditions.items():
             if column not in names:
