@@ -21,7 +21,7 @@ def test_sweep_runs_grid_times_repetitions_and_resumes(qdsim, write_spec, tmp_pa
     out = tmp_path / "sweep"
     first = qdsim("sweep", path, "--jobs", "2", "--out", out, "--json")
     assert first.code == 0, first.stderr
-    assert first.json() == {"ran": 8, "reused": 0, "missing": 0, "out": str(out)}
+    assert first.json() == {"ran": 8, "reused": 0, "missing": 0, "resubmitted": 0, "out": str(out)}
     points = pq.read_table(out / "points.parquet").to_pylist()
     assert len(points) == 8
     assert pq.read_table(out / "flows.parquet").num_rows == 8 * 4
@@ -254,14 +254,21 @@ def test_the_code_version_is_the_digest_of_the_sources(tmp_path):
     assert os.path.basename(_core.__file__) not in code_version()
 
 
-def test_runs_of_a_worker_with_other_code_are_refused(write_spec, tmp_path):
+@pytest.mark.parametrize("older", [False, True])
+def test_runs_of_a_worker_with_other_code_are_refused(write_spec, tmp_path, older):
     import concurrent.futures as cf
+    import dataclasses
 
     class OtherBuild(cf.ThreadPoolExecutor):
-        """Workers whose qdsim is another build than this sweep's."""
+        """Workers whose qdsim is another build than this sweep's (``older``: one that sent
+        ``(version, tables)``)."""
 
         def submit(self, fn, /, *args, **kwargs):
-            return super().submit(lambda: ("0.0.0+other", fn(*args, **kwargs)[1]))
+            def other():
+                ran = fn(*args, **kwargs)
+                return ("0.0.0+other", ran.tables) if older else dataclasses.replace(ran, version="0.0.0+other")
+
+            return super().submit(other)
 
     raw, _ = load(write_spec(SWEEP))
     with OtherBuild(1) as executor, pytest.raises(SpecError) as error:

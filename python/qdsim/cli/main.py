@@ -399,11 +399,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     _note_legacy(out)
     with _executor(args.scheduler, args.jobs) as executor, _sweep_progress(f"sweep {spec.experiment.name}") as (on_plan, on_progress):
         report = run_sweep(raw, out, jobs=args.jobs, seed=args.seed, on_progress=on_progress, on_plan=on_plan, source=Path(args.spec), executor=executor, memory_limit=limit, force=args.force)
-    summary: dict[str, Any] = {"ran": report.ran, "reused": report.reused, "missing": report.missing, "out": str(out)}
+    summary: dict[str, Any] = {"ran": report.ran, "reused": report.reused, "missing": report.missing, "resubmitted": report.resubmitted, "out": str(out)}
     if args.json:
         print(json.dumps(summary))
     else:
-        print(f"{report.ran} runs made, {report.reused} reused from an earlier sweep; results in {out}/")
+        again = f" ({report.resubmitted} run again after a worker was lost)" if report.resubmitted else ""
+        print(f"{report.ran} runs made{again}, {report.reused} reused from an earlier sweep; results in {out}/")
     return 0
 
 

@@ -37,6 +37,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +54,7 @@ from . import process
 from .capture import refuse_in_sweep
 from .one import code_version, default_memory_limit, run_config, summarize
 
-__all__ = ["MAX_RUNS", "Point", "SweepReport", "collect", "plan", "run_sweep", "runs", "sweep_grid"]
+__all__ = ["MAX_RUNS", "RESUBMITS", "Point", "SweepReport", "collect", "plan", "run_sweep", "runs", "sweep_grid"]
 
 #: The most runs (grid points × repetitions) one sweep may have. Every run is planned (its
 #: configuration validated and resolved) before any starts; at about a millisecond each, a
@@ -86,14 +87,18 @@ class Point:
 
 @dataclass(frozen=True)
 class SweepReport:
-    """What a sweep did: runs made now, runs reused from an earlier sweep, runs missing, and
-    (a reference engine's sweep) runs the engine refused, left out."""
+    """What a sweep did: runs made now, runs reused from an earlier sweep, runs missing,
+    (a reference engine's sweep) runs the engine refused, left out, and runs an executor lost
+    and ran again."""
 
     ran: int
     reused: int
     missing: int
     out_dir: Path
     refused: int = 0
+    #: Runs submitted again to an executor after their future failed for a reason not their
+    #: own (a lost worker; see :data:`RESUBMITS`).
+    resubmitted: int = 0
 
 
 def sweep_grid(raw: dict[str, Any]) -> tuple[dict[str, list[Any]], int, list[int] | None]:
@@ -181,25 +186,61 @@ def plan(raw: dict[str, Any], seed: int | None = None, on_progress: ProgressFn |
 # --- where runs execute ----------------------------------------------------------------------------
 
 
-def _simulate(config: dict[str, Any], memory_limit: int | None) -> tuple[str, dict[str, pa.Table]]:
-    """Runs one configuration (in a worker); returns the worker's code version and the run's
-    tables (:func:`qdsim.results.tables.run_tables`).
+@dataclass(frozen=True)
+class _Ran:
+    """What a worker sends back from a run that ended: the worker's code version and the run's
+    tables (:func:`qdsim.results.tables.run_tables`)."""
+
+    version: str
+    tables: dict[str, pa.Table]
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """What a worker sends back from a run that raised: the run's own error and its traceback
+    as text. Returned, not raised, so that an exception from a future is never the run's but
+    the executor's (a lost worker), which a sweep may answer by running the point again."""
+
+    error: Exception
+    traceback: str
+
+
+class _RemoteTraceback(Exception):
+    """The traceback of an error raised in a worker, chained to it as its cause (as
+    :mod:`concurrent.futures.process` does) so that a bug in a run shows where it happened."""
+
+    def __str__(self) -> str:
+        return f"\n{self.args[0]}"
+
+
+def _simulate(config: dict[str, Any], memory_limit: int | None) -> _Ran | _Failed:
+    """Runs one configuration (in a worker); returns its tables or its error.
 
     Without ``memory_limit`` the budget is this machine's default for as many runs at once as
     it has cores (a worker of a cluster)."""
     limit = memory_limit if memory_limit is not None else default_memory_limit(os.cpu_count() or 1)
-    outcome = run_config(config, memory_limit=limit)
-    return code_version(), tables.run_tables(summarize(outcome), outcome.results)
+    try:
+        outcome = run_config(config, memory_limit=limit)
+        return _Ran(code_version(), tables.run_tables(summarize(outcome), outcome.results))
+    except Exception as exc:
+        return _Failed(exc, traceback.format_exc())
 
 
-def _checked(result: tuple[str, dict[str, pa.Table]]) -> dict[str, pa.Table]:
-    """Returns a worker's tables, refusing those of other code than this sweep's (a cluster
-    worker with another qdsim build): stored under this sweep's keys, they would mix two
-    simulators' results."""
-    version, by_name = result
+def _checked(outcome: _Ran | _Failed) -> dict[str, pa.Table]:
+    """Returns a run's tables; raises its error, or refuses the tables of other code than this
+    sweep's (a cluster worker with another qdsim build): stored under this sweep's keys, they
+    would mix two simulators' results."""
+    if isinstance(outcome, _Failed):
+        if outcome.error.__traceback__ is None:  # it crossed a process boundary
+            outcome.error.__cause__ = _RemoteTraceback(outcome.traceback)
+        raise outcome.error
+    if isinstance(outcome, _Ran):
+        version = outcome.version
+    else:  # a build before _Ran sent (version, tables)
+        version = outcome[0] if isinstance(outcome, tuple) and outcome else "of another version"
     if version != code_version():
         raise SpecError("--scheduler", f"a worker with qdsim {version}", f"workers with the qdsim this sweep runs ({code_version()}): install the same build on every worker")
-    return by_name
+    return outcome.tables
 
 
 #: Linux's prctl option that signals a process when its parent dies.
@@ -291,30 +332,71 @@ class _LocalPool:
         self.pool.shutdown(wait=True)
 
 
-def _finished(todo: list[Point], workers: int, executor: cf.Executor | None, memory_limit: int | None) -> Iterator[tuple[Point, dict[str, pa.Table]]]:
-    """Yields each point of ``todo`` with its tables as it finishes."""
+#: How many times a sweep submits a run again to an executor whose future for it failed for
+#: a reason not the run's own (a run's errors come back as values, :class:`_Failed`): a worker
+#: lost with the run, or a race in the executor as the worker went (Dask's concurrent.futures
+#: wrapper can read a finished task's result and then its status turned "lost", and report the
+#: result as an error). Runs are deterministic, so running one again costs only time. Not
+#: for Dask's ``KilledWorker``: the run took down as many workers as the cluster allows.
+RESUBMITS = 2
+
+
+def _finished(todo: list[Point], workers: int, executor: cf.Executor | None, memory_limit: int | None, resubmitted: list[Point]) -> Iterator[tuple[Point, dict[str, pa.Table]]]:
+    """Yields each point of ``todo`` with its tables as it finishes; appends to
+    ``resubmitted`` each point an executor had to run again."""
     if executor is None and workers == 1:
         for point in todo:
             yield point, _checked(_simulate(point.config, memory_limit if memory_limit is not None else default_memory_limit(1)))
-        return
-    pool = None
-    if executor is None:
-        pool = _LocalPool(workers)
-        futures = pool.submit_all(todo, memory_limit if memory_limit is not None else default_memory_limit(workers))
+    elif executor is None:
+        yield from _on_pool(todo, workers, memory_limit if memory_limit is not None else default_memory_limit(workers))
     else:
-        futures = {executor.submit(_simulate, p.config, memory_limit): p for p in todo}
+        yield from _on_executor(todo, executor, memory_limit, resubmitted)
+
+
+def _on_pool(todo: list[Point], workers: int, memory_limit: int) -> Iterator[tuple[Point, dict[str, pa.Table]]]:
+    """Runs ``todo`` on a local pool; a worker that dies breaks the pool and stops the sweep
+    (what finished is kept, and a rerun resumes)."""
+    pool = _LocalPool(workers)
+    futures = pool.submit_all(todo, memory_limit)
     try:
         for future in cf.as_completed(futures):
             yield futures[future], _checked(future.result())
     except BaseException:
-        if pool is not None:
-            pool.kill()
-        else:
-            for future in futures:
-                future.cancel()
+        pool.kill()
         raise
-    if pool is not None:
-        pool.close()
+    pool.close()
+
+
+def _on_executor(todo: list[Point], executor: cf.Executor, memory_limit: int | None, resubmitted: list[Point]) -> Iterator[tuple[Point, dict[str, pa.Table]]]:
+    """Runs ``todo`` on ``executor``, submitting a run again (at most :data:`RESUBMITS` times)
+    when its future fails for a reason not its own."""
+    futures = {executor.submit(_simulate, p.config, memory_limit): p for p in todo}
+    tries = {p.key: 0 for p in todo}
+    try:
+        while futures:
+            done, _ = cf.wait(futures, return_when=cf.FIRST_COMPLETED)
+            for future in done:
+                point = futures.pop(future)
+                try:
+                    outcome = future.result()
+                except Exception as exc:
+                    if future.cancelled() or tries[point.key] >= RESUBMITS or _killed_worker(exc):
+                        raise
+                    tries[point.key] += 1
+                    resubmitted.append(point)
+                    futures[executor.submit(_simulate, point.config, memory_limit)] = point
+                    continue
+                yield point, _checked(outcome)
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+
+
+def _killed_worker(exc: Exception) -> bool:
+    """Returns whether ``exc`` is Dask's verdict that the run itself kills its workers."""
+    distributed = sys.modules.get("distributed")
+    return distributed is not None and isinstance(exc, getattr(distributed, "KilledWorker", ()))
 
 
 def run_sweep(
@@ -368,20 +450,21 @@ def _run_claimed(
     todo = [p for p in points if p.key not in stored]
     reused = len(points) - len(todo)
     ran = 0
+    resubmitted: list[Point] = []
     if on_progress:
         on_progress(reused, len(points))
     try:
         with store.PointWriter(out_dir, code_version()) as writer:
             if todo:
                 workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
-                for point, by_name in _finished(todo, workers, executor, memory_limit):
+                for point, by_name in _finished(todo, workers, executor, memory_limit, resubmitted):
                     writer.add(point.key, point.seed, by_name)
                     ran += 1
                     if on_progress:
                         on_progress(reused + ran, len(points))
     finally:
         missing = collect(out_dir, points, raw)
-    return SweepReport(ran=ran, reused=reused, missing=missing, out_dir=out_dir)
+    return SweepReport(ran=ran, reused=reused, missing=missing, out_dir=out_dir, resubmitted=len(resubmitted))
 
 
 def collect(out_dir: Path, points: list[Point], raw: dict[str, Any]) -> int:
