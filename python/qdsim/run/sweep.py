@@ -226,7 +226,7 @@ def _simulate(config: dict[str, Any], memory_limit: int | None) -> _Ran | _Faile
         return _Failed(exc, traceback.format_exc())
 
 
-def _checked(outcome: _Ran | _Failed) -> dict[str, pa.Table]:
+def _checked(outcome: _Ran | _Failed | tuple[str, dict[str, pa.Table]]) -> dict[str, pa.Table]:
     """Returns a run's tables; raises its error, or refuses the tables of other code than this
     sweep's (a cluster worker with another qdsim build): stored under this sweep's keys, they
     would mix two simulators' results."""
@@ -234,11 +234,9 @@ def _checked(outcome: _Ran | _Failed) -> dict[str, pa.Table]:
         if outcome.error.__traceback__ is None:  # it crossed a process boundary
             outcome.error.__cause__ = _RemoteTraceback(outcome.traceback)
         raise outcome.error
-    if isinstance(outcome, _Ran):
-        version = outcome.version
-    else:  # a build before _Ran sent (version, tables)
-        version = outcome[0] if isinstance(outcome, tuple) and outcome else "of another version"
-    if version != code_version():
+    # A build before _Ran sent (version, tables).
+    version = outcome.version if isinstance(outcome, _Ran) else outcome[0] if isinstance(outcome, tuple) and outcome else "of another version"
+    if not isinstance(outcome, _Ran) or version != code_version():
         raise SpecError("--scheduler", f"a worker with qdsim {version}", f"workers with the qdsim this sweep runs ({code_version()}): install the same build on every worker")
     return outcome.tables
 
