@@ -5,6 +5,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
+from qdsim.results import store
 from qdsim.results.store import connect
 
 
@@ -23,6 +24,23 @@ def test_run_json_has_the_promised_keys(qdsim, small_spec, tmp_path):
     assert 0 < summary["jain_index"] <= 1
     bottleneck = next(link for link in summary["links"] if link["name"] == "bottleneck")
     assert bottleneck["utilization"] > 0.5
+
+
+def test_summary_json_leaves_the_flows_and_links_to_their_tables(qdsim, small_spec, tmp_path):
+    out = tmp_path / "out"
+    printed = qdsim("run", small_spec, "--json", "--out", out).json()
+    written = json.loads((out / "summary.json").read_text())
+    assert written.pop("qdsim_version")
+    assert written == {key: value for key, value in printed.items() if key not in ("flows", "links")}
+    # The tables hold every row --json prints, every value equal.
+    flows = store.read_rows(out, "flows")
+    assert [{key: row[key] for key in flow} for row, flow in zip(flows, printed["flows"], strict=True)] == printed["flows"]
+    links = store.read_rows(out, "links")
+    assert len(links) == len(printed["links"]) > 0
+    for row, link in zip(links, printed["links"], strict=True):
+        by_reason = {f"{what}_{reason}": count for what in ("drops", "marks") for reason, count in link[f"{what}_by_reason"].items()}
+        plain = {key: value for key, value in link.items() if not key.endswith("_by_reason")}
+        assert {key: row[key] for key in [*plain, *by_reason]} == plain | by_reason
 
 
 def test_run_writes_parquet_and_provenance(qdsim, small_spec, tmp_path):

@@ -152,11 +152,10 @@ def test_compare_two_runs(tmp_path):
     text = qdsim_at_80(tmp_path, "compare", "x", "y").stdout
     assert "points: (the run)" in text and "groups: group=near" in text and "links: name=bottleneck" in text
     assert "±" not in text  # one run each: no interval
-    x = json.loads((tmp_path / "x" / "summary.json").read_text())
     data = json.loads(qdsim_at_80(tmp_path, "compare", "x", "y", "--json").stdout)
     drops = next(d for d in data["differences"] if d["table"] == "links" and d["metric"] == "drops")
     assert drops["row"] == {"name": "bottleneck"}
-    assert drops["a"] == next(link["drops"] for link in x["links"] if link["name"] == "bottleneck")
+    assert drops["a"] == next(link["drops"] for link in store.read_rows(tmp_path / "x", "links") if link["name"] == "bottleneck")
 
 
 def test_an_experiment_file_with_a_byte_order_mark_is_read(tmp_path):

@@ -135,8 +135,9 @@ class Results:
     """A run's or a sweep's results: tables, summary and provenance.
 
     ``kind`` is ``"run"`` or ``"sweep"``; ``spec`` the experiment file (after ``set``
-    overrides) as a dict; ``summary`` a run's summary (``qdsim run --json``: ``jain_index``,
-    ``flows``, ``groups``, ``links``, ...) or a sweep's ``sweep.json`` (``grid``,
+    overrides) as a dict; ``summary`` a run's summary (``summary.json``: ``jain_index``,
+    ``groups``, ...: ``qdsim run --json`` without the rows of its flows and links, which are
+    the tables ``flows`` and ``links``) or a sweep's ``sweep.json`` (``grid``,
     ``repetitions``, ``seeds``, ``code_version``, ``points``); ``config`` a run's resolved
     configuration (None for a sweep); ``out_dir`` the results directory (None for a run kept
     in memory); ``report`` what :func:`sweep` did (runs made and reused; None otherwise).
@@ -326,7 +327,7 @@ def simulate(
     if out_dir is not None:
         store.write_run(out_dir, raw, config, summary, by_name)
     identified = store.run_tables_with_ids(summary, by_name)
-    return Results(kind="run", spec=raw, summary=summary, config=config, out_dir=out_dir, qdsim_version=__version__, _read=identified.get)
+    return Results(kind="run", spec=raw, summary=store.summary_record(summary), config=config, out_dir=out_dir, qdsim_version=__version__, _read=identified.get)
 
 
 def sweep(
