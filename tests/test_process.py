@@ -1,5 +1,6 @@
 """How a process running qdsim is tuned (qdsim.run.process): one BLAS thread unless the user
-chose a count, the cycle collector for long-lived objects, and both put back after."""
+chose a count, the cycle collector for long-lived objects, and both put back after; and how
+the command line's process ends (without the interpreter's teardown, all else as an exit)."""
 
 from __future__ import annotations
 
@@ -108,3 +109,50 @@ def test_a_local_pools_workers_start_with_one_blas_thread(monkeypatch):
         pool.close()
     assert workers and all(f"{ENV}=1".encode() in env for env in environ)
     assert ENV not in os.environ
+
+
+#: A script that registers an atexit handler, leaves an object whose finalizer would run at
+#: the interpreter's teardown, prints 10⁵ lines, then ends through exit_without_teardown(3).
+EXIT_SCRIPT = """
+import atexit, sys, threading, time
+from qdsim.run import process
+
+class Teardown:
+    def __del__(self):
+        print("torn down", file=sys.stderr)
+
+kept = Teardown()
+atexit.register(lambda: print("atexit ran", file=sys.stderr))
+for i in range(100_000):
+    print(i)
+if "thread" in sys.argv:
+    threading.Thread(target=lambda: (time.sleep(0.3), print("thread ended", file=sys.stderr))).start()
+if "profile" in sys.argv:
+    sys.setprofile(lambda *args: None)
+try:
+    process.exit_without_teardown(3)
+except SystemExit:
+    print("sys.exit", file=sys.stderr)
+    raise
+"""
+
+
+@pytest.mark.parametrize("case", ["plain", "thread", "profile"])
+def test_exit_without_teardown_does_what_an_exit_does_but_the_teardown(tmp_path, case):
+    buffered = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}  # as a pipe is
+    done = subprocess.run([sys.executable, "-c", EXIT_SCRIPT, case], check=False, capture_output=True, text=True, timeout=60, env=buffered)
+    assert done.returncode == 3
+    assert done.stdout.splitlines() == [str(i) for i in range(100_000)]  # flushed, every line
+    assert "atexit ran" in done.stderr
+    # A normal exit (sys.exit) only when it must: a thread the interpreter waits for (which
+    # then ends), a profiler (which writes at the end). The teardown finalizes what was left.
+    assert ("sys.exit" in done.stderr) == (case != "plain")
+    assert ("thread ended" in done.stderr) == (case == "thread")
+    if case != "profile":
+        assert ("torn down" in done.stderr) == (case == "thread")
+
+
+def test_the_command_line_ends_without_teardown_and_keeps_its_status(tmp_path):
+    script = "import atexit, sys\natexit.register(lambda: print('atexit ran', file=sys.stderr))\nsys.argv[1:] = ['run', 'missing.toml']\nfrom qdsim.cli import command\ncommand()"
+    done = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 2 and "error:" in done.stderr and "atexit ran" in done.stderr

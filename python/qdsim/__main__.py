@@ -1,7 +1,5 @@
 """Allows ``python -m qdsim``."""
 
-import sys
+from .cli import command
 
-from .cli import main
-
-sys.exit(main())
+command()

@@ -700,6 +700,13 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def command() -> NoReturn:
+    """The ``qdsim`` script and ``python -m qdsim``: runs :func:`main` on ``sys.argv`` and ends
+    the process with its status, without the interpreter's teardown
+    (:func:`qdsim.run.process.exit_without_teardown`)."""
+    process.exit_without_teardown(main())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Runs the ``qdsim`` command with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
     global _verbosity
