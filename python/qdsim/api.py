@@ -321,11 +321,12 @@ def simulate(
     if out_dir is not None:
         store.claim(out_dir, "run", spec.experiment.name, force=force, option="out")
     prepare_capture(config, out_dir)
-    outcome = run_config(config, memory_limit=limit)
+    text = None if out_dir is None else store.json_text(config)  # config.json's, which the core reads too
+    outcome = run_config(config, memory_limit=limit, text=text)
     summary = summarize(outcome)
     by_name = tables.run_tables(summary, outcome.results)
-    if out_dir is not None:
-        store.write_run(out_dir, raw, config, summary, by_name)
+    if out_dir is not None and text is not None:
+        store.write_run(out_dir, raw, text, summary, by_name)
     identified = store.run_tables_with_ids(summary, by_name)
     return Results(kind="run", spec=raw, summary=store.summary_record(summary), config=config, out_dir=out_dir, qdsim_version=__version__, _read=identified.get)
 

@@ -247,11 +247,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     # writing) is never silent.
     with RunProgress(f"run {spec.experiment.name}") as progress:
         progress.phase(f"building {len(config['flows'])} flows over {len(config['links'])} links")
-        outcome = run_config(config, memory_limit=limit, progress=progress.callback)
+        text = store.json_text(config)  # config.json's, which the core reads too
+        outcome = run_config(config, memory_limit=limit, progress=progress.callback, text=text)
         progress.phase("summarising")
         summary = summarize(outcome)
         progress.phase(f"writing the results to {out}/")
-        store.write_run(out, raw, config, summary, tables.run_tables(summary, outcome.results))
+        store.write_run(out, raw, text, summary, tables.run_tables(summary, outcome.results))
     if args.json:
         print(json.dumps(summary))
         if _verbosity >= 0:

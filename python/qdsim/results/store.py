@@ -66,6 +66,7 @@ __all__ = [
     "connect",
     "describe",
     "has_table",
+    "json_text",
     "legacy_points",
     "numbers",
     "prune",
@@ -268,15 +269,16 @@ def summary_record(summary: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in summary.items() if key not in SUMMARY_ROWS} | {"qdsim_version": __version__}
 
 
-def write_run(out_dir: Path, raw: dict[str, Any], config: dict[str, Any], summary: dict[str, Any], by_name: dict[str, pa.Table]) -> None:
-    """Writes one run's results: ``spec.json``, ``config.json``, ``summary.json``
+def write_run(out_dir: Path, raw: dict[str, Any], config_text: str, summary: dict[str, Any], by_name: dict[str, pa.Table]) -> None:
+    """Writes one run's results: ``spec.json``, ``config.json`` (``config_text``, the
+    :func:`json_text` of the resolved configuration, which the core ran), ``summary.json``
     (:func:`summary_record`) and its tables (:func:`run_tables_with_ids`), replacing every
     results file an earlier run left in ``out_dir`` (see :func:`claim`)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     _clear(out_dir)
     write_json(out_dir / "spec.json", raw)
-    write_json(out_dir / "config.json", config)
+    write_text(out_dir / "config.json", config_text + "\n")
     write_json(out_dir / "summary.json", summary_record(summary))
     _write_tables(out_dir, run_tables_with_ids(summary, by_name))
 

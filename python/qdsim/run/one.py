@@ -96,12 +96,14 @@ def default_memory_limit(concurrent: int = 1) -> int:
 Progress = Callable[[float, float, int, int], object]
 
 
-def run_config(config: dict[str, Any], memory_limit: int | None = None, progress: Progress | None = None) -> RunOutcome:
+def run_config(config: dict[str, Any], memory_limit: int | None = None, progress: Progress | None = None, text: str | None = None) -> RunOutcome:
     """Simulates ``config`` (a ``RunConfig`` dict) and returns the outcome.
 
     ``memory_limit`` (bytes; default :func:`default_memory_limit`) bounds what grows with
     the run; ``progress`` is called about every 0.1 s of wall time (an exception it raises
-    stops the run, as Ctrl-C does).
+    stops the run, as Ctrl-C does). ``text`` is ``config`` already encoded as JSON, for a
+    caller that writes it anyway (``config.json``): the core reads it instead of a second
+    encoding (1.5 s at 10⁵ flows).
 
     A value the core refuses becomes a SpecError whose key is the core's path, prefixed
     with ``config.`` (this means the Python validation missed it: please report it). A run
@@ -110,13 +112,13 @@ def run_config(config: dict[str, Any], memory_limit: int | None = None, progress
     started = time.perf_counter()
     limit = default_memory_limit() if memory_limit is None else memory_limit
     try:
-        text, columns = _core.run(config_json(config), limit, progress)
+        results_text, columns = _core.run(config_json(config) if text is None else text, limit, progress)
     except _core.ConfigError as exc:
         key = getattr(exc, "key", "")
         raise SpecError(f"config.{key}", getattr(exc, "value", "?"), getattr(exc, "allowed", str(exc))) from None
     except _core.BudgetError as exc:
         raise BudgetError(exc.what, exc.detail, exc.used, exc.limit, exc.at_s, exc.before_build) from None
-    results = json.loads(text)
+    results = json.loads(results_text)
     for kind, table in columns.items():
         results["series"][kind] = {name: np.frombuffer(data, dtype=dtype) for name, (dtype, data) in table.items()}
     return RunOutcome(config=config, results=results, wall_s=time.perf_counter() - started)
