@@ -8,7 +8,10 @@ the same configuration (``ns`` with the measurement protocol, docs/engine-ns2.md
 each process's CPU time (user + system, from ``wait4``). Rounds alternate so that a change in
 the machine's load falls on both; the medians, their ratio, the bottleneck packets each
 simulator carried (the same work, or the ratio means nothing) and the load average are
-printed, and with ``--json`` also written as one JSON object. Without ns-2 (Debian's ``ns2``,
+printed, and with ``--json`` also written as one JSON object. Beside them, qdsim's own
+figures against issue 23's way-points: the Python around the core (each round's whole
+process minus its core, target at most 0.2 s) and the core's events per bottleneck packet
+(target at most 4). Without ns-2 (Debian's ``ns2``,
 ``make engines``) the ratio is left out with a note and qdsim's own figures are still given::
 
     .venv/bin/python benches/vs_ns2.py [--rounds 5] [--file FILE] [--json OUT]
@@ -65,12 +68,14 @@ def main() -> None:
     cpu: dict[str, list[float]] = {"qdsim": [], "ns-2.35": []}
     core_s: list[float] = []
     packets: dict[str, int] = {}
+    events = 0
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(args.rounds):
             seconds, summary = qdsim_round(args.file, Path(tmp) / "qdsim")
             cpu["qdsim"].append(seconds)
             core_s.append(summary["wall_s"])
             packets["qdsim"] = bottleneck_packets(summary)
+            events = summary["events"]
             if missing is None:
                 run = base.run(ns2, config, seed, Path(tmp) / "ns2", "bench")
                 cpu["ns-2.35"].append(run.cpu_s)
@@ -83,6 +88,9 @@ def main() -> None:
         "cpu_s_median": medians,
         "cpu_s": cpu,
         "qdsim_core_wall_s_median": statistics.median(core_s),
+        # The Python around the core, round by round: the whole process less its simulation.
+        "qdsim_python_s_median": statistics.median(whole - core for whole, core in zip(cpu["qdsim"], core_s, strict=True)),
+        "qdsim_events_per_bottleneck_packet": events / packets["qdsim"] if packets["qdsim"] else None,
         "bottleneck_packets": packets,
         "load_average": [load1, load5],
         "cores": os.cpu_count(),
@@ -92,6 +100,9 @@ def main() -> None:
         print(f"  {name:8s} {median:7.3f} s   bottleneck packets {packets[name]:,}")
         print(f"           rounds: {', '.join(f'{v:.3f}' for v in cpu[name])} s")
     print(f"  qdsim's core alone (the simulation, from its summary): {report['qdsim_core_wall_s_median']:.3f} s")
+    print(f"  qdsim's Python around it (whole process less core, per round): {report['qdsim_python_s_median']:.3f} s (target <= 0.2 s)")
+    if report["qdsim_events_per_bottleneck_packet"] is not None:
+        print(f"  qdsim's events per bottleneck packet: {report['qdsim_events_per_bottleneck_packet']:.2f} (target <= 4)")
     if missing is None:
         report["ratio"] = medians["ns-2.35"] / medians["qdsim"]
         print(f"  ns-2.35 / qdsim: {report['ratio']:.2f}x")
