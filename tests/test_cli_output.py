@@ -28,6 +28,26 @@ def qdsim_at_80(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "qdsim", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=600, check=False, env=env)
 
 
+@pytest.mark.parametrize("buffered", [True, False])
+@pytest.mark.parametrize("command", [["list"], ["run", "s.toml", "--out", "out"], ["-q", "sweep", "w.toml", "--jobs", "1", "--out", "out", "--json"]])
+def test_a_reader_that_leaves_ends_the_command_quietly_with_141(tmp_path, command, buffered):
+    """`qdsim ... | head`: the reader gone before anything is written. Status 128 + SIGPIPE,
+    as Unix tools end, nothing on stderr, the results written all the same. (rich's tables
+    exited with 1; a short output on a buffered stdout failed only at exit, with status 120
+    and Python's complaint.)"""
+    (tmp_path / "s.toml").write_text(SHORT)
+    (tmp_path / "w.toml").write_text(SWEPT)
+    env = {name: value for name, value in os.environ.items() if not (buffered and name == "PYTHONUNBUFFERED")}
+    with subprocess.Popen([sys.executable, "-m", "qdsim", *command], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        err = proc.stderr.read()
+        code = proc.wait(timeout=120)
+    assert code == 141 and err == ""
+    if "list" not in command:  # the results are written all the same
+        assert store.read_table(tmp_path / "out", "points").num_rows == (4 if "sweep" in command else 1)
+
+
 def _widest(text: str) -> int:
     return max((len(line.rstrip()) for line in text.splitlines()), default=0)
 
@@ -53,6 +73,7 @@ def test_quiet_leaves_stderr_to_errors_and_verbose_adds_the_traceback(qdsim, tmp
 
 def test_the_run_tables_fit_80_columns_with_units_in_the_headers(tmp_path):
     (tmp_path / "s.toml").write_text(SHORT)
+    (tmp_path / "w.toml").write_text(SWEPT)
     result = qdsim_at_80(tmp_path, "run", "s.toml", "--out", "r[1]")
     assert result.returncode == 0, result.stderr
     out = result.stdout
@@ -147,6 +168,7 @@ def test_compare_refuses_what_cannot_be_joined(two_sweeps, tmp_path):
 
 def test_compare_two_runs(tmp_path):
     (tmp_path / "s.toml").write_text(SHORT)
+    (tmp_path / "w.toml").write_text(SWEPT)
     for out, sets in (("x", []), ("y", ["--set", "topology.qdisc.limit=20pkt"])):
         assert qdsim_at_80(tmp_path, "-q", "run", "s.toml", "--out", out, *sets).returncode == 0
     text = qdsim_at_80(tmp_path, "compare", "x", "y").stdout

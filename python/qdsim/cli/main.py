@@ -716,7 +716,9 @@ def main(argv: list[str] | None = None) -> int:
     _set_output(_verbosity)
     try:
         with process.tuned(), _sigterm_as_interrupt():
-            return args.func(args)
+            code = args.func(args)
+        sys.stdout.flush()  # here, where a reader that left is seen (below), not at exit
+        return code
     except (SpecError, BudgetError) as exc:
         _traceback()
         print(f"error: {exc}", file=sys.stderr)

@@ -40,9 +40,19 @@ def _table(title: str, columns: list[str]) -> Table:
     return table
 
 
+class _Console(Console):
+    """rich's console, but a reader that leaves (``qdsim run ... | head``) ends the command
+    as every other output of the command line does (exit status 141, nothing printed): rich's
+    own answer is ``SystemExit(1)``, which looked like a failure."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def print_run(name: str, summary: dict[str, Any], out: Path, console: Console | None = None) -> None:
     """Prints a run's per-group and per-link tables and where the results were written."""
-    console = console or Console()
+    console = console or _Console()
     console.print(
         f"[bold]{escape(name)}[/bold]  seed {summary['seed']}  window {summary['warmup_s']:g}-{summary['duration_s']:g} s  "
         f"Jain's index {_num(summary['jain_index'], digits=3)}  {summary['events']:,} events in {summary['wall_s']:.2f} s"
