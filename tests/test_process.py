@@ -111,6 +111,23 @@ def test_a_local_pools_workers_start_with_one_blas_thread(monkeypatch):
     assert ENV not in os.environ
 
 
+def test_collector_paused_keeps_what_the_block_made_out_of_later_passes():
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    try:
+        with process.collector_paused():
+            assert not gc.isenabled()
+            made = [[i] for i in range(5000)]  # lasting objects, as imports make
+        assert gc.isenabled() and gc.get_freeze_count() >= frozen + len(made)
+        gc.disable()
+        with process.collector_paused():
+            pass
+        assert not gc.isenabled()  # left as it was
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
 #: A script that registers an atexit handler, leaves an object whose finalizer would run at
 #: the interpreter's teardown, prints 10⁵ lines, then ends through exit_without_teardown(3).
 EXIT_SCRIPT = """

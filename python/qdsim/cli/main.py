@@ -224,12 +224,13 @@ def _run_dir(args: argparse.Namespace, name: str) -> Path:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Runs one experiment: tables (or JSON) on stdout, Parquet and JSON in the results directory."""
-    from ..experiment.resolve import resolve
-    from ..experiment.spec import load
-    from ..results import store, tables
-    from ..run.capture import prepare_capture
-    from ..run.one import run_config, summarize
-    from .progress import RunProgress
+    with process.collector_paused():
+        from ..experiment.resolve import resolve
+        from ..experiment.spec import load
+        from ..results import store, tables
+        from ..run.capture import prepare_capture
+        from ..run.one import run_config, summarize
+        from .progress import RunProgress
 
     _check_seed(args.seed)
     limit = _memory_limit(args.memory_limit)
