@@ -4,6 +4,7 @@ the command line's process ends (without the interpreter's teardown, all else as
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import subprocess
@@ -115,17 +116,28 @@ def test_collector_paused_keeps_what_the_block_made_out_of_later_passes():
     assert gc.isenabled()
     frozen = gc.get_freeze_count()
     try:
-        with process.collector_paused():
+        with process.owned(), process.collector_paused():
             assert not gc.isenabled()
             made = [[i] for i in range(5000)]  # lasting objects, as imports make
         assert gc.isenabled() and gc.get_freeze_count() >= frozen + len(made)
+    finally:
+        gc.unfreeze()
+
+
+@pytest.mark.parametrize("case", ["not owned", "collector off"])
+def test_collector_paused_does_nothing_in_a_callers_process_or_with_the_collector_off(case):
+    frozen = gc.get_freeze_count()
+    if case == "collector off":
         gc.disable()
-        with process.collector_paused():
-            pass
-        assert not gc.isenabled()  # left as it was
+    try:
+        with contextlib.ExitStack() as stack:
+            if case == "collector off":
+                stack.enter_context(process.owned())
+            stack.enter_context(process.collector_paused())
+            assert gc.isenabled() == (case == "not owned")
+        assert gc.isenabled() == (case == "not owned") and gc.get_freeze_count() == frozen
     finally:
         gc.enable()
-        gc.unfreeze()
 
 
 #: A script that registers an atexit handler, leaves an object whose finalizer would run at

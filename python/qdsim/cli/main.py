@@ -705,8 +705,11 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 def command() -> NoReturn:
     """The ``qdsim`` script and ``python -m qdsim``: runs :func:`main` on ``sys.argv`` and ends
     the process with its status, without the interpreter's teardown
-    (:func:`qdsim.run.process.exit_without_teardown`)."""
-    process.exit_without_teardown(main())
+    (:func:`qdsim.run.process.exit_without_teardown`). The process is the command's own
+    (:func:`qdsim.run.process.owned`)."""
+    with process.owned():
+        code = main()
+    process.exit_without_teardown(code)
 
 
 def main(argv: list[str] | None = None) -> int:

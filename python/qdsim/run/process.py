@@ -20,7 +20,7 @@ import threading
 from collections.abc import Iterator
 from typing import NoReturn
 
-__all__ = ["BLAS_THREADS_ENV", "COLLECT_AFTER", "collector_paused", "exit_without_teardown", "tune_collector", "tuned"]
+__all__ = ["BLAS_THREADS_ENV", "COLLECT_AFTER", "collector_paused", "exit_without_teardown", "owned", "tune_collector", "tuned"]
 
 #: OpenBLAS's thread count (NumPy's BLAS in its wheels). OpenBLAS starts a thread per core as
 #: it loads and each spins for tens of milliseconds before it sleeps: on two cores 0.11 s of
@@ -39,23 +39,44 @@ def tune_collector() -> None:
     gc.set_threshold(COLLECT_AFTER, *gc.get_threshold()[1:])
 
 
+#: Whether the command line owns this process (:func:`owned`).
+_owned = False
+
+
+@contextlib.contextmanager
+def owned() -> Iterator[None]:
+    """Marks this process as the command line's own while the block runs: ``qdsim`` and
+    ``python -m qdsim``, not a caller of :func:`qdsim.cli.main` in its own process (a
+    notebook, the tests). Only then does the command make settings that cannot be put back,
+    such as :func:`collector_paused`'s freeze."""
+    global _owned
+    before, _owned = _owned, True
+    try:
+        yield
+    finally:
+        _owned = before
+
+
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """Keeps the cycle collector off while the block runs, then leaves what it made out of
-    every later pass (:func:`gc.freeze`), and the collector as it was.
+    every later pass (:func:`gc.freeze`), and turns the collector back on — in a process the
+    command line owns (:func:`owned`) whose collector is on; elsewhere it does nothing, so a
+    caller's objects are never frozen.
 
     For a command's imports: NumPy, pyarrow, pydantic and the experiment file's models make
     tens of thousands of objects that last as long as the process, none of them garbage. The
     collector's passes over them were 9 ms of a short ``qdsim run``'s 0.2 s of CPU; paused
     alone, it scanned them all in its first pass after (15 ms)."""
-    was_on = gc.isenabled()
+    if not (_owned and gc.isenabled()):
+        yield
+        return
     gc.disable()
     try:
         yield
     finally:
         gc.freeze()
-        if was_on:
-            gc.enable()
+        gc.enable()
 
 
 @contextlib.contextmanager
