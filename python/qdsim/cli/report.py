@@ -20,6 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..results.links import links_shown
+from .common import clip
 
 __all__ = ["catalog_block", "catalog_lines", "catalog_names", "comparison_lines", "print_catalog", "print_comparison", "print_results", "print_rows", "print_run", "print_status", "print_tcp_profiles"]
 
@@ -165,7 +166,7 @@ def tcp_profile_lines(catalog: dict[str, Any]) -> list[str]:
         chunk = list(range(first, min(first + per_table, len(profiles))))
         width = max(10, (WIDTH - name_w - 2 * len(chunk)) // len(chunk))
         rows = [("option", *(profiles[i]["name"] + ("*" if profiles[i]["default"] else "") for i in chunk))]
-        rows += [(option, *(_clip(values[i].get(option, ""), width) for i in chunk)) for option in options]
+        rows += [(option, *(clip(values[i].get(option, ""), width) for i in chunk)) for option in options]
         cut += [f"  {option} ({profiles[i]['name']}): {values[i][option]}" for option in options for i in chunk if len(values[i].get(option, "")) > width]
         lines += ["", *_aligned(rows, len(rows[0]))]
     return [*lines, *(["", "values cut above:", *cut] if cut else [])]
@@ -174,10 +175,6 @@ def tcp_profile_lines(catalog: dict[str, Any]) -> list[str]:
 def print_tcp_profiles(catalog: dict[str, Any], console: Console | None = None) -> None:
     """Prints the TCP profiles' table (:func:`tcp_profile_lines`)."""
     print("\n".join(tcp_profile_lines(catalog)))
-
-
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _size(n: int) -> str:
@@ -330,7 +327,7 @@ def comparison_lines(comparison: Any, every: bool = False) -> list[str]:
         table = [("  metric", "A", "B", "B - A", *(["±"] if with_ci else []), "change")]
         for d in rows:
             ci = [_fmt(d.ci95) if d.ci95 is not None else "-"] if with_ci else []
-            table.append((f"  {_clip(d.metric, 24)}", _fmt(d.a), _fmt(d.b), _signed(d.diff), *ci, _change(d.diff, d.a)))
+            table.append((f"  {clip(d.metric, 24)}", _fmt(d.a), _fmt(d.b), _signed(d.diff), *ci, _change(d.diff, d.a)))
         lines += ["", *_wrapped(title, "", 4), *_aligned(table, 1)]
     differ = sum(1 for d in comparison.differences if not d.equal)
     total = len(comparison.differences)
