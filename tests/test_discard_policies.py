@@ -9,6 +9,7 @@ import pytest
 from qdsim.errors import SpecError
 from qdsim.experiment import spec
 from qdsim.experiment.resolve import resolve
+from qdsim.results.links import rows_of
 from qdsim.run.one import run_config
 
 ON_OFF = """
@@ -115,7 +116,7 @@ def test_the_paper_s_values_are_the_on_off_defaults(write_spec):
 )
 def test_each_policy_runs_and_names_its_drops(on_off_spec, buffer, reasons):
     results = run_config(resolved(on_off_spec, f"topology.qdisc.buffer={buffer}")).results
-    bottleneck = next(link for link in results["links"] if link["name"] == "bottleneck")
+    bottleneck = next(link for link in rows_of(results["links"]) if link["name"] == "bottleneck")
     assert bottleneck["drops"] > 0, buffer
     assert set(bottleneck["drops_by_reason"]) <= reasons, bottleneck["drops_by_reason"]
     assert set(bottleneck["drops_by_reason"]) & (reasons - {"overflow"}), "the policy's own reason"
@@ -132,7 +133,7 @@ def test_each_policy_runs_over_hashed_buckets(on_off_spec, buffer):
     # Ten flows in three buckets (the paper's Fig. 6 shares queues the same way).
     qdisc = f"topology.qdisc={{kind='drr',buffer='{buffer}',limit='60pkt',classifier='hashed',buckets=3}}"
     results = run_config(resolved(on_off_spec, qdisc)).results
-    bottleneck = next(link for link in results["links"] if link["name"] == "bottleneck")
+    bottleneck = next(link for link in rows_of(results["links"]) if link["name"] == "bottleneck")
     # Marking a whole bucket drops every flow hashed into it until it empties: DSDRR over
     # 3 buckets carries only about 0.37 of the link here (the others 0.64-0.68), so this
     # checks the policies work over shared queues, not how well.

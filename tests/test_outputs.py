@@ -105,7 +105,8 @@ def test_every_field_the_core_reports_reaches_the_tables(small_spec):
     out = tables.run_tables(summarize(outcome), res)
     stored = {name: set(out[name].column_names) for name in ("points", "flows", "groups", "links")}
     for name in ("flows", "groups", "links"):
-        fields = {key for row in res[name] for key in row}
+        # (The links come by column: their fields are the columns.)
+        fields = set(res[name]) if name == "links" else {key for row in res[name] for key in row}
         assert fields, name
         for key in fields:
             if key.endswith("_by_reason"):
@@ -126,6 +127,7 @@ def test_every_field_the_core_reports_reaches_the_tables(small_spec):
 
 def test_a_links_counts_by_reason_are_its_own_zero_elsewhere_and_null_from_an_engine_that_cannot_say():
     from qdsim.results import tables
+    from qdsim.results.links import by_column
 
     first, other = tables.drop_reasons()[:2]
     links = [
@@ -133,14 +135,30 @@ def test_a_links_counts_by_reason_are_its_own_zero_elsewhere_and_null_from_an_en
         {"name": "b", "drops": 0, "drops_by_reason": {}, "marks_by_reason": {}},
         {"name": "c", "drops": 3, "drops_by_reason": None, "marks_by_reason": None},
     ]
-    rows = tables._links_table(links).to_pylist()
+    rows = tables._links_table(by_column(links)).to_pylist()
     assert [(r["name"], r["drops"], r[f"drops_{first}"], r[f"drops_{other}"]) for r in rows] == [("a", 7, 5, 2), ("b", 0, 0, 0), ("c", 3, None, None)]
     assert {r[f"marks_{m}"] for r in rows[:2] for m in tables.mark_reasons()} == {0}
     assert rows[0]["rate_bps"] is None, "a column the links lack is null"
     with pytest.raises(ValueError, match="drops reasons \\['bogus'\\] are not in the core's catalog"):
-        tables._links_table([{"name": "a", "drops_by_reason": {"bogus": 1}}])
+        tables._links_table({"name": ["a"], "drops_by_reason": [{"bogus": 1}]})
     with pytest.raises(ValueError, match="columns \\['bogus'\\] are not in its schema"):
-        tables._links_table([{"name": "a", "bogus": 1}])
+        tables._links_table({"name": ["a"], "bogus": [1]})
+
+
+def test_links_come_by_column_and_read_back_as_the_same_rows(small_spec):
+    from qdsim import _core
+    from qdsim.experiment import spec
+    from qdsim.experiment.resolve import config_json, resolve
+    from qdsim.results.links import by_column, drop_split, rows_of
+
+    _, parsed = spec.load(small_spec, [])
+    text, _ = _core.run(config_json(resolve(parsed)))
+    links = json.loads(text)["links"]
+    lengths = {len(values) for values in links.values()}
+    assert isinstance(links, dict) and "name" in links and len(lengths) == 1 and lengths.pop() > 1
+    assert by_column(rows_of(links)) == links and rows_of(by_column([])) == [] and by_column([]) == {}
+    assert drop_split(7, {"overflow": 5, "early": 2}) == (5, 2) and drop_split(3, {}) == (0, 3)
+    assert drop_split(3, None) == (None, None) and drop_split(None, {"overflow": 1}) == (1, None)
 
 
 def test_a_goodput_sum_above_the_bottleneck_is_explained_by_the_data_held_before_the_window():

@@ -11,6 +11,7 @@ from qdsim.experiment import algorithms, spec, units
 from qdsim.experiment.resolve import resolve
 from qdsim.experiment.tcp_options import profile_value
 from qdsim.experiment.topologies import BOTTLENECK
+from qdsim.results.links import rows_of
 
 
 def resolved(path, *overrides):
@@ -151,7 +152,7 @@ def test_the_wire_format_reaches_the_core_and_sizes_data_and_acks(small_spec):
     assert {f["source"]["tcp"].get("wire") for f in config["flows"][:2]} == {"ns2"}
     assert config["flows"][2]["source"]["tcp"]["wire"] == "ietf", "the default profile's when not set"
     results = run_config(config).results
-    by_name = {link["name"]: link for link in results["links"]}
+    by_name = {link["name"]: link for link in rows_of(results["links"])}
     # ns-2 accounting: a full data packet is packet_size (1500 B, payload 1450 after 40 + 10 B
     # of timestamps); near's receivers' ACKs are 40 B + 8 per SACK block, no TS bytes.
     sender_link, ack_link = by_name["near.s0->r1"], by_name["near.d0->r2"]

@@ -16,6 +16,7 @@ from qdsim.engines.ns2 import ns2_drr_hash
 from qdsim.errors import SpecError
 from qdsim.experiment.resolve import resolve
 from qdsim.experiment.spec import load
+from qdsim.results.links import rows_of
 from qdsim.run.one import summarize
 from qdsim.validation.validate import _verdict
 
@@ -135,7 +136,7 @@ def test_protocol_counters_become_the_cores_window_and_run_figures(tmp_path: Pat
     )
     assert measure.complete(text)
     results = measure.results(config, 1, measure.parse(text))
-    flow, link = results["flows"][0], results["links"][0]
+    flow, link = results["flows"][0], rows_of(results["links"])[0]
     assert flow["delivered_bytes"] == 3_000_000 and flow["goodput_bps"] == pytest.approx(3e6 * 8 / 2.0)
     assert flow["retransmits"] is None  # not reported: null, never a made-up 0
     assert link["arrivals"] == 100 and link["drops"] == 10 and link["loss_rate"] == pytest.approx(0.1)

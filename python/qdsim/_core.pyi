@@ -56,7 +56,8 @@ def run(
     ``series[kind][column] = (dtype, data)``, the column's NumPy dtype (``"<f8"``, ``"<u4"``,
     ``"<u8"``, ``"<i8"``, ``"|b1"``, and ``"<U<n>"`` for the qdisc series' variable names) and
     its values as little-endian bytes (``numpy.frombuffer(data, dtype)``). The TCP event log
-    stays in the JSON.
+    stays in the JSON. ``links`` is there by column: an object of equal-length lists, one per
+    field of a link in the struct's order (``{"name": [...], "from": [...], ...}``).
 
     The GIL is released while the simulation runs; about every 0.1 s of wall time it is
     taken back to handle signals (Ctrl-C raises KeyboardInterrupt from here) and to call

@@ -76,6 +76,29 @@ pub fn unit_of(name: &str) -> &'static str {
         .map_or("", |(_, unit)| unit)
 }
 
+/// One field of every row, serialised as a sequence without collecting it: a column of
+/// `serialize_by_column` ([`ByColumn::new`]).
+pub struct ByColumn<'a, R, F> {
+    rows: &'a [R],
+    field: F,
+}
+
+impl<'a, R, F> ByColumn<'a, R, F> {
+    /// The column of `rows` that `field` reads.
+    pub fn new<T>(rows: &'a [R], field: F) -> Self
+    where
+        F: for<'r> Fn(&'r R) -> &'r T,
+    {
+        ByColumn { rows, field }
+    }
+}
+
+impl<R, T: Serialize, F: for<'r> Fn(&'r R) -> &'r T> Serialize for ByColumn<'_, R, F> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.rows.iter().map(&self.field))
+    }
+}
+
 /// Declares a result struct whose every field is a column (see the module documentation):
 /// the struct as written, and `COLUMNS`, one [`Column`] per field in declaration order.
 macro_rules! result_row {
@@ -100,6 +123,17 @@ macro_rules! result_row {
                     doc: concat!($($doc),+),
                 }
             ),+];
+
+            /// Serialises `rows` by column: a map of one sequence per field, in declaration
+            /// order, each holding the rows' values (`{"name": [...], ...}`; a field's
+            /// `serde` attributes do not apply), for `#[serde(serialize_with = ...)]` on a
+            /// `Vec` of rows the Python side reads as columns ([`ByColumn`](crate::columns::ByColumn)).
+            pub fn serialize_by_column<S: serde::Serializer>(rows: &[Self], serializer: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeMap;
+                let mut map = serializer.serialize_map(Some(Self::COLUMNS.len()))?;
+                $( map.serialize_entry(stringify!($field), &$crate::columns::ByColumn::new(rows, |row: &Self| &row.$field))?; )+
+                map.end()
+            }
 
             /// [`Self::COLUMNS`] with each unit ([`unit_of`](crate::columns::unit_of)) and the
             /// doc's lines trimmed, as the catalog exports them.
@@ -147,6 +181,22 @@ mod tests {
         let row = Row { name: "a".into(), goodput_bps: None, drops_by_reason: Default::default() };
         let json = serde_json::to_value(&row).unwrap();
         assert_eq!(json.as_object().unwrap().keys().collect::<Vec<_>>().len(), c.len());
+    }
+
+    #[test]
+    fn rows_serialise_by_column_in_declaration_order() {
+        #[derive(serde::Serialize)]
+        struct Rows(#[serde(serialize_with = "Row::serialize_by_column")] Vec<Row>);
+        let drops = std::collections::BTreeMap::from([("overflow".to_string(), 3)]);
+        let rows = vec![
+            Row { name: "a".into(), goodput_bps: Some(1.5), drops_by_reason: drops },
+            Row { name: "b".into(), goodput_bps: None, drops_by_reason: Default::default() },
+        ];
+        assert_eq!(
+            serde_json::to_string(&Rows(rows)).unwrap(),
+            r#"{"name":["a","b"],"goodput_bps":[1.5,null],"drops_by_reason":[{"overflow":3},{}]}"#
+        );
+        assert_eq!(serde_json::to_string(&Rows(vec![])).unwrap(), r#"{"name":[],"goodput_bps":[],"drops_by_reason":[]}"#);
     }
 
     #[test]

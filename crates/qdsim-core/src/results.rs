@@ -25,7 +25,10 @@ pub struct RunResults {
     pub flows: Vec<FlowResult>,
     /// One entry per flow group, sorted by name.
     pub groups: Vec<GroupResult>,
-    /// One entry per link, in configuration order.
+    /// One entry per link, in configuration order; in the JSON by column, one array per
+    /// field (`{"name": [...], "utilization": [...], ...}`): a run of 10^5 flows has 4·10^5
+    /// links, which Python read as a dict each, then took apart into the table's columns.
+    #[serde(serialize_with = "LinkResult::serialize_by_column")]
     pub links: Vec<LinkResult>,
     /// Every finite TCP transfer (finite flows, incast rounds, short flows), columnar.
     pub transfers: Transfers,

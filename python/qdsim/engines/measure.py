@@ -37,6 +37,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..results.links import by_column
+
 __all__ = ["Output", "Transfer", "complete", "parse", "results"]
 
 PHASES = ("warmup", "end")
@@ -258,7 +260,7 @@ def results(config: dict[str, Any], seed: int, out: Output) -> dict[str, Any]:
         "packets_forwarded": None,
         "flows": flows,
         "groups": _groups(config, flows, out),
-        "links": _links(config, out, window_s),
+        "links": by_column(_links(config, out, window_s)),
         "transfers": {
             "flow": [t.flow for t in ordered],
             "round": [t.round for t in ordered],

@@ -1,5 +1,10 @@
-"""Which links a summary lists: the bottleneck, every link that dropped, and a few of the
-busiest others.
+"""A run's links: their results by column, and which of them a summary lists (the
+bottleneck, every link that dropped, a few of the busiest others).
+
+A run's results hold their links by column (``results["links"]``: one list per field, what
+the core hands over, :func:`by_column` for a reference engine's rows); a summary holds them
+as rows (:func:`rows_of`), each with its drops split into buffer overflows and the rest
+(:func:`drop_split`), the one definition the ``links`` table uses too.
 
 A topology of 10⁴ hosts has 2·10⁴ access links, nearly all of them idle or lightly used: a
 table for people lists the links that decide the results and summarises the rest in one
@@ -13,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BUSY_LINKS_SHOWN", "QUIET_UTILIZATION", "ShownLinks", "links_shown"]
+__all__ = ["BUSY_LINKS_SHOWN", "QUIET_UTILIZATION", "ShownLinks", "by_column", "drop_split", "links_shown", "rows_of"]
 
 #: Links below this utilisation, without drops, are summarised in one line.
 QUIET_UTILIZATION = 0.01
@@ -54,3 +59,24 @@ def links_shown(links: Sequence[dict[str, Any]], bottleneck: str | None, busy_sh
     shown = always + others[:busy_shown]
     listed = {link["name"] for link in shown}
     return ShownLinks(shown=shown, rest=[link for link in busy if link["name"] not in listed])
+
+
+def by_column(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """Returns rows that all have the same fields as one list per field (``{}`` for none)."""
+    return {field: [row[field] for row in rows] for field in rows[0]} if rows else {}
+
+
+def rows_of(columns: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """Returns the rows of lists per field (:func:`by_column`'s inverse)."""
+    fields = list(columns)
+    return [dict(zip(fields, values, strict=True)) for values in zip(*columns.values(), strict=True)]
+
+
+def drop_split(drops: int | None, drops_by_reason: dict[str, int] | None) -> tuple[int | None, int | None]:
+    """Returns a link's drops as ``(overflow_drops, aqm_drops)``: those because its buffer was
+    full, and every other (the discipline's own decisions, and random link loss). Unknown
+    (None) where a reference engine could not say."""
+    if drops_by_reason is None:
+        return None, None
+    overflow = drops_by_reason.get("overflow", 0)
+    return overflow, None if drops is None else drops - overflow

@@ -32,6 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..experiment import units
+from .links import drop_split
 
 __all__ = [
     "SEED",
@@ -342,30 +343,36 @@ def _from_columns(table: str, data: dict[str, Any]) -> pa.Table:
     return pa.Table.from_arrays(out, schema=schema(table))
 
 
-def _links_table(links: list[dict[str, Any]]) -> pa.Table:
-    """Returns the ``links`` table of a summary's links, built by column: a link's drops and
-    marks by reason (``drops_by_reason``: reason → count, or None from an engine that does not
-    tell them apart) become one column per reason of the core's catalog, 0 where a link had
-    none and null where it could not say. A 10⁵-flow run has 4·10⁵ links, nearly all without
-    a drop: the counts are filled in where there are some rather than looked up for every
-    reason of every link."""
+def _links_table(links: dict[str, list[Any]]) -> pa.Table:
+    """Returns the ``links`` table of a run's links by column (``results["links"]``, which
+    the core hands over so): a link's drops and marks by reason (``drops_by_reason``: reason
+    → count, or None from an engine that does not tell them apart) become one column per
+    reason of the core's catalog, 0 where a link had none and null where it could not say, and
+    its drops split into ``overflow_drops`` and ``aqm_drops``
+    (:func:`qdsim.results.links.drop_split`). A 10⁵-flow run has 4·10⁵ links, nearly all
+    without a drop: the counts are filled in where there are some rather than looked up for
+    every reason of every link."""
     by_reason = {"drops": drop_reasons(), "marks": mark_reasons()}
-    names = _check_keys("links", links, frozenset(f"{what}_by_reason" for what in by_reason))
+    # The fields are the keys a row would have.
+    names = _check_keys("links", [links], frozenset(f"{what}_by_reason" for what in by_reason))
+    count = len(next(iter(links.values()), []))
     data: dict[str, list[Any]] = {}
     for what, reasons in by_reason.items():
-        counts: dict[str, list[Any]] = {reason: [0] * len(links) for reason in reasons}
-        for i, link in enumerate(links):
-            given = link.get(f"{what}_by_reason")
+        counts: dict[str, list[Any]] = {reason: [0] * count for reason in reasons}
+        for i, given in enumerate(links.get(f"{what}_by_reason", [None] * count)):
             if given is None:  # an engine that does not tell them apart: null, not 0
                 for column in counts.values():
                     column[i] = None
                 continue
-            for reason, count in given.items():
+            for reason, n in given.items():
                 if reason not in counts:
                     raise ValueError(f"links: {what} reasons {sorted(set(given) - set(counts))} are not in the core's catalog")
-                counts[reason][i] = count
+                counts[reason][i] = n
         data |= {f"{what}_{reason}": column for reason, column in counts.items()}
-    return _from_columns("links", {name: data[name] if name in data else [link.get(name) for link in links] for name in names})
+    split = [drop_split(drops, given) for drops, given in zip(links.get("drops", []), links.get("drops_by_reason", []), strict=True)]
+    data["overflow_drops"] = [overflow for overflow, _ in split]
+    data["aqm_drops"] = [aqm for _, aqm in split]
+    return _from_columns("links", {name: data[name] if name in data else links.get(name, [None] * count) for name in names})
 
 
 _POINT_KEYS = ("jain_index", "bottleneck", "bottleneck_utilization", "fair_share_bps", "events", "packets_forwarded", "duration_s", "warmup_s", "wall_s")
@@ -384,16 +391,16 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
         "points": _from_rows("points", [point]),
         "flows": _from_rows("flows", summary["flows"]),
         "groups": _from_rows("groups", summary["groups"]),
-        "links": _links_table(summary["links"]),
+        "links": _links_table(results["links"]),
     }
     series = results["series"]
-    names = np.asarray([link["name"] for link in results["links"]], dtype=object)
+    names = np.asarray(results["links"].get("name", []), dtype=object)
     queue = series["queue"]
     if len(queue["t"]):
         drops, overflow = np.asarray(queue["drops"], dtype=np.int64), np.asarray(queue["overflow_drops"], dtype=np.int64)
         # Cumulative, like `drops`: everything but buffer overflows (see links.aqm_drops).
         if "tx_bytes" in queue:
-            sent = {"tx_bytes": queue["tx_bytes"], "utilization": _utilization(queue, [link["rate_bps"] for link in results["links"]])}
+            sent = {"tx_bytes": queue["tx_bytes"], "utilization": _utilization(queue, results["links"].get("rate_bps", []))}
         else:
             sent = {"tx_bytes": [None] * len(queue["t"]), "utilization": [None] * len(queue["t"])}
         # NaN, the binding's none (no packet left the queue since the link's previous sample), is null.

@@ -36,6 +36,7 @@ from ..errors import BudgetError, SpecError
 from ..experiment.resolve import config_json
 from ..experiment.tcp_options import resolved_options
 from ..experiment.topologies import BOTTLENECK
+from ..results.links import drop_split, rows_of
 
 __all__ = [
     "PACKAGE_ROOT",
@@ -70,7 +71,11 @@ MEMORY_SHARE = 0.25
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """One finished run: its configuration, the core's results and the wall-clock time."""
+    """One finished run: its configuration, the core's results and the wall-clock time.
+
+    ``results`` is the core's ``RunResults``: flows and groups as rows, the links by column
+    (``results["links"]``: one list per field; :func:`qdsim.results.links.rows_of` gives
+    rows), the sampled series as NumPy columns."""
 
     config: dict[str, Any]
     results: dict[str, Any]
@@ -250,7 +255,11 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
     flows = [{**f, **flow_fct[f["id"]]} for f in res["flows"]]
     saturated = [f["goodput_bps"] for f in flows if _is_saturated(f)]
     jain = jain_index(saturated or [f["goodput_bps"] for f in flows])
-    bottleneck = bottleneck_link(res["links"])
+    links = []
+    for link in rows_of(res["links"]):
+        link["overflow_drops"], link["aqm_drops"] = drop_split(link["drops"], link["drops_by_reason"])
+        links.append(link)
+    bottleneck = bottleneck_link(links)
     fair_share = bottleneck["rate_bps"] / len(flows) if bottleneck and flows else None
     groups = []
     for g in res["groups"]:
@@ -269,14 +278,6 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
                 **group_fct[g["group"]],
             }
         )
-    links = [
-        {
-            **link,
-            "overflow_drops": link["drops_by_reason"].get("overflow", 0),
-            "aqm_drops": link["drops"] - link["drops_by_reason"].get("overflow", 0),
-        }
-        for link in res["links"]
-    ]
     generators = _generators(res)
     for group in groups:
         group.update(generators.get(group["group"], {}))
