@@ -196,7 +196,10 @@ mod tests {
             serde_json::to_string(&Rows(rows)).unwrap(),
             r#"{"name":["a","b"],"goodput_bps":[1.5,null],"drops_by_reason":[{"overflow":3},{}]}"#
         );
-        assert_eq!(serde_json::to_string(&Rows(vec![])).unwrap(), r#"{"name":[],"goodput_bps":[],"drops_by_reason":[]}"#);
+        assert_eq!(
+            serde_json::to_string(&Rows(vec![])).unwrap(),
+            r#"{"name":[],"goodput_bps":[],"drops_by_reason":[]}"#
+        );
     }
 
     #[test]
