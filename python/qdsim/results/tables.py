@@ -369,7 +369,7 @@ def _links_table(links: dict[str, list[Any]]) -> pa.Table:
                     raise ValueError(f"links: {what} reasons {sorted(set(given) - set(counts))} are not in the core's catalog")
                 counts[reason][i] = n
         data |= {f"{what}_{reason}": column for reason, column in counts.items()}
-    split = [drop_split(drops, given) for drops, given in zip(links.get("drops", []), links.get("drops_by_reason", []), strict=True)]
+    split = [drop_split(drops, given) for drops, given in zip(links.get("drops", [None] * count), links.get("drops_by_reason", [None] * count), strict=True)]
     data["overflow_drops"] = [overflow for overflow, _ in split]
     data["aqm_drops"] = [aqm for _, aqm in split]
     return _from_columns("links", {name: data[name] if name in data else links.get(name, [None] * count) for name in names})
@@ -380,11 +380,10 @@ _POINT_KEYS = ("jain_index", "bottleneck", "bottleneck_utilization", "fair_share
 
 def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa.Table]:
     """Returns the tables one run contributes, without identifying columns: ``points``,
-    ``flows``, ``groups``, ``links`` from its summary (:func:`qdsim.run.one.summarize`), and
-    the sampled series of its results (``series_queue``, ``series_tcp``,
-    ``series_tcp_events``, ``series_qdisc``, ``series_packets``, ``series_reasons``) and its
-    ``transfers``, those
-    that hold rows."""
+    ``flows`` and ``groups`` from its summary (:func:`qdsim.run.one.summarize`), ``links``
+    from its results' links by column, and the sampled series of its results
+    (``series_queue``, ``series_tcp``, ``series_tcp_events``, ``series_qdisc``,
+    ``series_packets``, ``series_reasons``) and its ``transfers``, those that hold rows."""
     point = {key: summary[key] for key in _POINT_KEYS} | {"packets_not_recorded": summary.get("packets_not_recorded")}
     point["bottleneck_drops"] = next((link["drops"] for link in summary["links"] if link["name"] == summary["bottleneck"]), None)
     out = {
