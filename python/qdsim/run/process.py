@@ -116,6 +116,8 @@ def exit_without_teardown(code: int) -> NoReturn:
     others = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
     if others or sys.gettrace() is not None or sys.getprofile() is not None:
         sys.exit(code)
+    # The handlers the interpreter would run at exit, in its order (the module's one way to
+    # run them before the interpreter ends; they are then cleared, as at a normal exit).
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
