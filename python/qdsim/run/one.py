@@ -255,10 +255,9 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
     flows = [{**f, **flow_fct[f["id"]]} for f in res["flows"]]
     saturated = [f["goodput_bps"] for f in flows if _is_saturated(f)]
     jain = jain_index(saturated or [f["goodput_bps"] for f in flows])
-    links = []
-    for link in rows_of(res["links"]):
+    links = rows_of(res["links"])
+    for link in links:
         link["overflow_drops"], link["aqm_drops"] = drop_split(link["drops"], link["drops_by_reason"])
-        links.append(link)
     bottleneck = bottleneck_link(links)
     fair_share = bottleneck["rate_bps"] / len(flows) if bottleneck and flows else None
     groups = []

@@ -234,11 +234,18 @@ def _checked(outcome: _Ran | _Failed | tuple[str, dict[str, pa.Table]]) -> dict[
         if outcome.error.__traceback__ is None:  # it crossed a process boundary
             outcome.error.__cause__ = _RemoteTraceback(outcome.traceback)
         raise outcome.error
+    version = _sender_version(outcome)
+    if isinstance(outcome, _Ran) and version == code_version():
+        return outcome.tables
+    raise SpecError("--scheduler", f"a worker with qdsim {version}", f"workers with the qdsim this sweep runs ({code_version()}): install the same build on every worker")
+
+
+def _sender_version(outcome: _Ran | tuple[str, dict[str, pa.Table]]) -> str:
+    """Returns the code version of the worker that sent ``outcome``."""
+    if isinstance(outcome, _Ran):
+        return outcome.version
     # A build before _Ran sent (version, tables).
-    version = outcome.version if isinstance(outcome, _Ran) else outcome[0] if isinstance(outcome, tuple) and outcome else "of another version"
-    if not isinstance(outcome, _Ran) or version != code_version():
-        raise SpecError("--scheduler", f"a worker with qdsim {version}", f"workers with the qdsim this sweep runs ({code_version()}): install the same build on every worker")
-    return outcome.tables
+    return outcome[0] if isinstance(outcome, tuple) and outcome else "of another version"
 
 
 #: Linux's prctl option that signals a process when its parent dies.
