@@ -40,7 +40,7 @@ import shutil
 import socket
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,12 +134,70 @@ def json_text(value: Any, level: int = 0) -> str:
         items = (f"{inner}{_ENCODER.encode(str(k))}: {json_text(v, level + 1)}" for k, v in value.items())
         return "{\n" + ",\n".join(items) + f"\n{pad}}}"
     if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
-        return "[\n" + ",\n".join(inner + _ENCODER.encode(v) for v in value) + f"\n{pad}]"
+        return f"[\n{inner}" + f",\n{inner}".join(_element_lines(value)) + f"\n{pad}]"
     return _ENCODER.encode(value)
 
 
 #: One encoder for every line (``json.dumps`` with ``default=`` builds a new one per call).
 _ENCODER = json.JSONEncoder(default=str)
+
+
+def _line_encoder() -> Callable[[Any], str]:
+    """Returns the function that encodes one line's value as :data:`_ENCODER` does.
+
+    ``JSONEncoder.encode`` makes a new C encoder for every call, 1.5 µs: at 10⁵ flows (4·10⁵
+    links, 2·10⁵ hosts) half the time of encoding the configuration. The C encoder is made
+    once here, without the check for cycles (a run's configuration is a tree); where the
+    interpreter has none (not CPython), the class's own method."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return _ENCODER.encode
+    encode = make(None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, True)
+    return lambda value: "".join(encode(value, 0))
+
+
+_encode_line = _line_encoder()
+
+#: Encoded values at least this long are worth encoding once when the elements of a list share
+#: them (:func:`_element_lines`).
+_SHARED_CHARS = 256
+
+#: What stands in an element for a value encoded apart: a string no configuration holds (its
+#: names are checked against ``[A-Za-z0-9_.-]``), encoded with its NUL escaped.
+_MARK = "\x00qdsim shared value\x00"
+_MARK_JSON = _ENCODER.encode(_MARK)
+
+
+def _element_lines(items: list[Any]) -> Iterator[str]:
+    """Yields the JSON of each element of ``items``, as the C encoder gives it.
+
+    The elements of a run's configuration share values: every flow of a group holds its
+    group's one ``source`` object, whose TCP options are a kilobyte of JSON — 10⁵ flows made
+    the configuration's encoding a quarter of ``qdsim run``. Such a value (the same object
+    under the same key of the first element and later ones, at least :data:`_SHARED_CHARS`
+    long) is encoded once per object and spliced into each element's JSON in its place: the
+    text is the same as encoding every element whole.
+    """
+    first = items[0]
+    keys = []
+    if type(first) is dict:
+        keys = [k for k, v in first.items() if isinstance(v, (dict, list)) and len(_encode_line(v)) >= _SHARED_CHARS]
+    if not keys:
+        yield from map(_encode_line, items)
+        return
+    encoded: dict[int, str] = {}
+    for item in items:
+        if type(item) is not dict:
+            yield _encode_line(item)
+            continue
+        apart = [v for k, v in item.items() if k in keys and isinstance(v, (dict, list))]
+        text = _encode_line({k: _MARK if k in keys and isinstance(v, (dict, list)) else v for k, v in item.items()})
+        for v in apart:  # in the element's order, as the marks stand in its text
+            shared = encoded.get(id(v))
+            if shared is None:
+                shared = encoded[id(v)] = _encode_line(v)
+            text = text.replace(_MARK_JSON, shared, 1)
+        yield text
 
 
 def write_text(path: Path, text: str) -> None:
