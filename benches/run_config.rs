@@ -21,7 +21,7 @@ fn main() {
         eprintln!("error: {path}: {e}");
         std::process::exit(1);
     });
-    let cfg = RunConfig::from_json(&text).unwrap_or_else(|e| {
+    let cfg = RunConfig::parse_json(&text).unwrap_or_else(|e| {
         eprintln!("error: {path}: {e}");
         std::process::exit(1);
     });

@@ -204,7 +204,8 @@ fn run<'py>(
     memory_limit: Option<u64>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
-    let cfg = qdsim_core::RunConfig::from_json(config_json).map_err(|e| config_error(py, e))?;
+    // Checked once, by the run (`run_watched`).
+    let cfg = qdsim_core::RunConfig::parse_json(config_json).map_err(|e| config_error(py, e))?;
     let watch = Watch { memory_limit_bytes: memory_limit.unwrap_or(u64::MAX), ..Watch::default() };
     let mut raised: Option<PyErr> = None;
     let mut last = Instant::now();

@@ -34,6 +34,13 @@ impl Sim {
     /// destination (or whose destination cannot reach the source, for ACKs).
     pub fn new(cfg: &RunConfig) -> Result<Sim, ConfigError> {
         cfg.validate()?;
+        Sim::build(cfg)
+    }
+
+    /// Builds the simulation of a configuration already validated
+    /// ([`RunConfig::validate`]); the errors are those only building finds (an unreachable
+    /// destination, a capture file that cannot be opened).
+    pub(super) fn build(cfg: &RunConfig) -> Result<Sim, ConfigError> {
         let ids: NodeIds = cfg.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i as NodeId)).collect();
         let mut links = build_links(cfg, &ids);
         let hosts = build_hosts(cfg, &ids);

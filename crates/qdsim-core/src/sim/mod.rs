@@ -649,6 +649,7 @@ pub fn run_watched(
     watch: Watch,
     on_check: &mut dyn FnMut(&Progress) -> std::ops::ControlFlow<()>,
 ) -> Result<crate::results::RunResults, RunError> {
+    cfg.validate().map_err(RunError::Config)?;
     // A network too large for the budget is refused before it is built.
     let setup = watch::setup_part(cfg);
     if setup.bytes > watch.memory_limit_bytes {
@@ -661,7 +662,7 @@ pub fn run_watched(
             before_build: true,
         })));
     }
-    let mut sim = Sim::new(cfg).map_err(RunError::Config)?;
+    let mut sim = Sim::build(cfg).map_err(RunError::Config)?;
     sim.run_watched(watch, on_check).map_err(RunError::Stopped)?;
     finish(&mut sim).map_err(RunError::Config)
 }

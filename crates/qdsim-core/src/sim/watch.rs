@@ -354,6 +354,22 @@ mod tests {
     }
 
     #[test]
+    fn a_watched_run_checks_the_configuration_first_even_one_too_large_for_its_budget() {
+        // The binding parses without checking (`RunConfig::parse_json`): the run checks, and
+        // a bad value is named before the budget's refusal of the network it describes.
+        let mut cfg = dumbbell(2000, 1);
+        cfg.links[3].rate_bps = 0;
+        let Err(super::super::RunError::Config(e)) =
+            super::super::run_watched(&cfg, Watch { memory_limit_bytes: 10_000_000, ..Watch::default() }, &mut |_| {
+                ControlFlow::Continue(())
+            })
+        else {
+            panic!("the bad rate was not refused")
+        };
+        assert_eq!(e.key, "links[3].rate_bps");
+    }
+
+    #[test]
     fn a_network_too_large_for_the_budget_is_refused_before_it_is_built() {
         // 2000 flows: 8 004 links, about 48 MiB of set-up against a 10 MB budget.
         let cfg = dumbbell(2000, 1);
