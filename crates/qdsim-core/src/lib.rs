@@ -90,7 +90,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunResults, ConfigError> {
 /// # Errors
 /// A configuration value the core refuses, the budget exceeded, or a stop asked by `on_check`.
 pub fn run_watched(
-    cfg: &RunConfig,
+    cfg: RunConfig,
     watch: sim::Watch,
     on_check: &mut dyn FnMut(&sim::Progress) -> std::ops::ControlFlow<()>,
 ) -> Result<RunResults, sim::RunError> {

@@ -229,7 +229,7 @@ fn run<'py>(
             }
         }
     };
-    let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| qdsim_core::run_watched(&cfg, watch, &mut on_check))));
+    let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| qdsim_core::run_watched(cfg, watch, &mut on_check))));
     match outcome {
         Ok(Err(RunError::Config(e))) => Err(config_error(py, e)),
         Ok(Err(RunError::Stopped(Stop::Budget(e)))) => Err(budget_error(py, &e)),

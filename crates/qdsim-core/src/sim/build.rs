@@ -34,19 +34,19 @@ impl Sim {
     /// destination (or whose destination cannot reach the source, for ACKs).
     pub fn new(cfg: &RunConfig) -> Result<Sim, ConfigError> {
         cfg.validate()?;
-        Sim::build(cfg)
+        Sim::build(cfg.clone())
     }
 
     /// Builds the simulation of a configuration already validated
-    /// ([`RunConfig::validate`]); the errors are those only building finds (an unreachable
-    /// destination, a capture file that cannot be opened).
-    pub(super) fn build(cfg: &RunConfig) -> Result<Sim, ConfigError> {
+    /// ([`RunConfig::validate`]), which it keeps for the run; the errors are those only
+    /// building finds (an unreachable destination, a capture file that cannot be opened).
+    pub(super) fn build(cfg: RunConfig) -> Result<Sim, ConfigError> {
         let ids: NodeIds = cfg.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i as NodeId)).collect();
-        let mut links = build_links(cfg, &ids);
-        let hosts = build_hosts(cfg, &ids);
-        let routes = build_routes(cfg, &ids);
-        let (group_index, group_names) = flow_groups(cfg);
-        let mut q = first_events(cfg);
+        let mut links = build_links(&cfg, &ids);
+        let hosts = build_hosts(&cfg, &ids);
+        let routes = build_routes(&cfg, &ids);
+        let (group_index, group_names) = flow_groups(&cfg);
+        let mut q = first_events(&cfg);
         let mut apps = Apps::default();
         let mut flows = Vec::with_capacity(cfg.flows.len());
         for (i, f) in cfg.flows.iter().enumerate() {
@@ -54,18 +54,18 @@ impl Sim {
                 check_reachable(&routes, i, j, (src, dst), (ids[src], ids[dst]))?;
             }
             let (src, dst) = (ids[f.src.as_str()], ids[f.dst.as_str()]);
-            let start = start_time(cfg, i, f);
+            let start = start_time(&cfg, i, f);
             let group = group_index[f.group.as_str()];
-            let flow = apps.flow(cfg, &ids, i as u32, f, (src, dst), group, start);
+            let flow = apps.flow(&cfg, &ids, i as u32, f, (src, dst), group, start);
             // The flow's own start: an on-off source may begin with an idle time.
             if flow.start.as_ns() < cfg.duration_ns {
                 q.schedule(flow.start, Event::Flow(i as u32, FlowTimer::Start));
             }
             flows.push(flow);
         }
-        let tcp_sampled = tcp_sampled(cfg, &group_names);
+        let tcp_sampled = tcp_sampled(&cfg, &group_names);
         let ends: Vec<(NodeId, NodeId)> = links.iter().map(|l| (l.from, l.to)).collect();
-        let capture = cfg.pcap.as_ref().map(|p| Capture::open(p, cfg, &ends)).transpose()?;
+        let capture = cfg.pcap.as_ref().map(|p| Capture::open(p, &cfg, &ends)).transpose()?;
         // A link whose transmission ends are read — captured, or the packet record's — needs
         // an event at every end; the others may end a transmission without one.
         let recorded = cfg
@@ -78,7 +78,6 @@ impl Sim {
             link.allow_early_ends(!watched);
         }
         Ok(Sim {
-            cfg: cfg.clone(),
             q,
             read_ahead: links.len() >= READ_AHEAD_LINKS,
             links,
@@ -110,6 +109,8 @@ impl Sim {
                 .zip(recorded)
                 .map(|(p, l)| PacketRecord::new(l as u32, p, Time::from_ns(cfg.duration_ns))),
             capture,
+            // Last: every field above reads it.
+            cfg,
         })
     }
 }

@@ -640,18 +640,20 @@ pub enum RunError {
 
 /// Runs the configuration to the end like [`run_config`], watched by `watch` and
 /// `on_check` (see [`Sim::run_watched`]); the results of a run that finishes are the same.
+/// The run takes the configuration: at 10⁵ flows a copy of it was 0.2 GB and a tenth of the
+/// set-up.
 ///
 /// # Errors
 /// [`RunError::Config`] as [`run_config`]; [`RunError::Stopped`] when the memory budget is
 /// exceeded or `on_check` stops the run.
 pub fn run_watched(
-    cfg: &RunConfig,
+    cfg: RunConfig,
     watch: Watch,
     on_check: &mut dyn FnMut(&Progress) -> std::ops::ControlFlow<()>,
 ) -> Result<crate::results::RunResults, RunError> {
     cfg.validate().map_err(RunError::Config)?;
     // A network too large for the budget is refused before it is built.
-    let setup = watch::setup_part(cfg);
+    let setup = watch::setup_part(&cfg);
     if setup.bytes > watch.memory_limit_bytes {
         let bytes = setup.bytes;
         return Err(RunError::Stopped(Stop::Budget(BudgetExceeded {

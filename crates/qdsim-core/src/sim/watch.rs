@@ -360,7 +360,7 @@ mod tests {
         let mut cfg = dumbbell(2000, 1);
         cfg.links[3].rate_bps = 0;
         let Err(super::super::RunError::Config(e)) =
-            super::super::run_watched(&cfg, Watch { memory_limit_bytes: 10_000_000, ..Watch::default() }, &mut |_| {
+            super::super::run_watched(cfg, Watch { memory_limit_bytes: 10_000_000, ..Watch::default() }, &mut |_| {
                 ControlFlow::Continue(())
             })
         else {
@@ -375,7 +375,7 @@ mod tests {
         let cfg = dumbbell(2000, 1);
         let mut checked = 0;
         let Err(super::super::RunError::Stopped(Stop::Budget(e))) =
-            super::super::run_watched(&cfg, Watch { memory_limit_bytes: 10_000_000, ..Watch::default() }, &mut |_| {
+            super::super::run_watched(cfg.clone(), Watch { memory_limit_bytes: 10_000_000, ..Watch::default() }, &mut |_| {
                 checked += 1;
                 ControlFlow::Continue(())
             })
