@@ -251,7 +251,7 @@ impl Link {
         if !self.is_idle() {
             return (TxStart::Nothing, &[]);
         }
-        let Some(pkt) = self.port.dequeue(now).0 else {
+        let Some(pkt) = self.port.dequeue(now) else {
             return (TxStart::Nothing, self.port.last_drops());
         };
         (self.begin_tx(pkt, now, seq), self.port.last_drops())
@@ -260,13 +260,15 @@ impl Link {
     /// Offers `pkt` at `now` to an idle link whose qdisc lets it straight through
     /// ([`Port::passes_through`]): books it as queued and dequeued at once and starts its
     /// transmission, as an offer then [`Link::start_tx`] would (numbers from `seq` alike).
-    /// Returns `Err(pkt)` when it cannot pass.
-    pub fn pass_through(&mut self, pkt: Packet, now: Time, seq: impl FnMut() -> u64) -> Result<TxStart, Packet> {
-        if !self.is_idle() || !self.port.passes_through(&pkt) {
-            return Err(pkt);
+    /// Returns `None` when it cannot pass. (Borrowed, the packet is copied only when it passes:
+    /// handed back, 96 bytes through a `Result`, it cost 2.7 % of a run's instructions.)
+    pub fn pass_through(&mut self, pkt: &Packet, now: Time, seq: impl FnMut() -> u64) -> Option<TxStart> {
+        if !self.is_idle() || !self.port.passes_through(pkt) {
+            return None;
         }
-        let pkt = self.port.pass_through(pkt, now);
-        Ok(self.begin_tx(pkt, now, seq))
+        let mut pkt = *pkt;
+        self.port.pass_through(&mut pkt, now);
+        Some(self.begin_tx(pkt, now, seq))
     }
 
     /// Starts transmitting `pkt`, just dequeued, at `now` ([`Link::start_tx`]).

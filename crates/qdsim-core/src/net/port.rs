@@ -221,30 +221,31 @@ impl Port {
     /// Books `pkt` as offered and dequeued at `now`, without queueing it: what
     /// [`Port::enqueue`] then [`Port::dequeue`] would book for a packet that
     /// [`Port::passes_through`] (a sojourn of 0, the queue one packet long for no time).
-    pub fn pass_through(&mut self, mut pkt: Packet, now: Time) -> Packet {
-        debug_assert!(self.passes_through(&pkt), "pass_through of a packet the qdisc would queue");
+    pub fn pass_through(&mut self, pkt: &mut Packet, now: Time) {
+        debug_assert!(self.passes_through(pkt), "pass_through of a packet the qdisc would queue");
         self.begin_call();
-        self.book_arrival(&mut pkt, now);
-        self.book_departure(&mut pkt, 0);
+        self.book_arrival(pkt, now);
+        self.book_departure(pkt, 0);
         // The queue is empty (`passes_through`): it held this one packet for no time.
         self.queue_pkts.blip(now, 1);
         self.queue_bytes.blip(now, pkt.size_bytes as u64);
-        pkt
     }
 
     /// Takes the next packet to transmit, adding its sojourn time to its path queueing
-    /// delay; returns it with the packets dropped on the way.
-    pub fn dequeue(&mut self, now: Time) -> (Option<Packet>, Drops<'_>) {
+    /// delay; the packets dropped on the way are then [`Port::last_drops`]. (The packet is
+    /// booked where it lies: returned beside the drops, it was copied twice more, 2.5 % of a
+    /// run's instructions.)
+    pub fn dequeue(&mut self, now: Time) -> Option<Packet> {
         self.begin_call();
-        let out = self.qdisc.dequeue(now, &mut self.ctx);
-        let pkt = out.map(|mut pkt| {
+        let mut out = self.qdisc.dequeue(now, &mut self.ctx);
+        if let Some(pkt) = &mut out {
             self.acks_queued -= (pkt.kind == PacketKind::Ack) as u64;
             let sojourn = (now - pkt.enq_time).as_ns();
-            self.book_departure(&mut pkt, sojourn);
+            self.book_departure(pkt, sojourn);
             self.track_len(now);
-            pkt
-        });
-        (pkt, self.account_drops())
+        }
+        self.account_drops();
+        out
     }
 
     /// Books `pkt` as offered at `now`, stamping its enqueue time.
@@ -347,9 +348,10 @@ mod tests {
         for (i, t) in [(0u32, 10u64), (1, 35), (2, 35), (3, 90)] {
             let offered = pkt(i, 500 + 100 * i);
             assert!(passed.passes_through(&offered));
-            let a = passed.pass_through(offered, Time(t));
+            let mut a = offered;
+            passed.pass_through(&mut a, Time(t));
             queued.enqueue(offered, Time(t));
-            let b = queued.dequeue(Time(t)).0.unwrap();
+            let b = queued.dequeue(Time(t)).unwrap();
             assert_eq!((a.enq_time, a.queue_delay_ns), (b.enq_time, b.queue_delay_ns));
         }
         assert_eq!(books(&passed, Time(120)), books(&queued, Time(120)));

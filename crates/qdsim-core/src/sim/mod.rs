@@ -373,10 +373,9 @@ impl Sim {
             }
         }
         let q = &mut self.q;
-        let pkt = match self.links[l as usize].pass_through(pkt, now, || q.reserve_seq()) {
-            Ok(start) => return schedule_tx(&mut self.q, l, start),
-            Err(pkt) => pkt,
-        };
+        if let Some(start) = self.links[l as usize].pass_through(&pkt, now, || q.reserve_seq()) {
+            return schedule_tx(&mut self.q, l, start);
+        }
         let drops = self.links[l as usize].port.enqueue(pkt, now);
         let taps = DropTaps { record: &mut self.record, capture: &mut self.capture, run: &self.cfg };
         note_drops(&mut self.flows, taps, l, now, drops);
