@@ -101,10 +101,8 @@ pub struct Port {
     in_window: bool,
     acks_queued: u64,
     timer_at: Option<Time>,
-    /// Queue length in packets over time (window).
-    pub queue_pkts: TimeWeighted,
-    /// Queue length in bytes over time (window).
-    pub queue_bytes: TimeWeighted,
+    /// Queue length over time (window): `[packets, bytes]`.
+    pub queue_len: TimeWeighted<2>,
     /// Counters since the start of the run.
     pub counters: PortCounters,
     ctx: QdiscCtx,
@@ -123,8 +121,7 @@ impl Port {
             ctx: QdiscCtx::new(rng),
             counters: PortCounters::default(),
             at_warmup: PortCounters::default(),
-            queue_pkts: TimeWeighted::default(),
-            queue_bytes: TimeWeighted::default(),
+            queue_len: TimeWeighted::default(),
             sojourn: Histogram::new(),
             in_window: false,
             timer_at: None,
@@ -166,8 +163,7 @@ impl Port {
     /// Starts the measurement window at `now`.
     pub fn start_window(&mut self, now: Time) {
         self.at_warmup = self.counters.clone();
-        self.queue_pkts.restart(now);
-        self.queue_bytes.restart(now);
+        self.queue_len.restart(now);
         self.sojourn.clear();
         self.in_window = true;
     }
@@ -197,8 +193,7 @@ impl Port {
     }
 
     fn track_len(&mut self, now: Time) {
-        self.queue_pkts.set(now, self.qdisc.len_pkts());
-        self.queue_bytes.set(now, self.qdisc.len_bytes());
+        self.queue_len.set(now, self.qdisc.queued());
     }
 
     /// Offers `pkt` at `now`; returns the packets the qdisc dropped.
@@ -227,8 +222,7 @@ impl Port {
         self.book_arrival(pkt, now);
         self.book_departure(pkt, 0);
         // The queue is empty (`passes_through`): it held this one packet for no time.
-        self.queue_pkts.blip(now, 1);
-        self.queue_bytes.blip(now, pkt.size_bytes as u64);
+        self.queue_len.blip(now, [1, pkt.size_bytes as u64]);
     }
 
     /// Takes the next packet to transmit, adding its sojourn time to its path queueing
@@ -333,8 +327,8 @@ mod tests {
 
     /// What a port reports of its books: counters, queue-length means and peaks, sojourns.
     fn books(p: &Port, now: Time) -> (PortCounters, f64, u64, f64, u64, u64, Option<u64>) {
-        let (pk, by) = (&p.queue_pkts, &p.queue_bytes);
-        (p.counters.clone(), pk.mean(now), pk.max(), by.mean(now), by.max(), p.sojourn.count(), p.sojourn.quantile(0.5))
+        let q = &p.queue_len;
+        (p.counters.clone(), q.mean(now)[0], q.max()[0], q.mean(now)[1], q.max()[1], p.sojourn.count(), p.sojourn.quantile(0.5))
     }
 
     #[test]

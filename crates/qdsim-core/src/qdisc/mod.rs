@@ -151,6 +151,12 @@ pub trait Qdisc {
     fn len_pkts(&self) -> u64;
     /// Returns the number of bytes queued.
     fn len_bytes(&self) -> u64;
+    /// Returns `[packets, bytes]` queued, in one dispatch (the port tracks both at every
+    /// change).
+    #[inline]
+    fn queued(&self) -> [u64; 2] {
+        [self.len_pkts(), self.len_bytes()]
+    }
     /// Handles a timer requested through [`QdiscCtx::request_timer`]. Default: nothing.
     fn on_timer(&mut self, _now: Time, _ctx: &mut QdiscCtx) {}
     /// Reports the algorithm's internal variables (control variables, estimates, table
@@ -273,6 +279,11 @@ macro_rules! registry {
             fn len_bytes(&self) -> u64 {
                 match self {
                     $(AnyQdisc::$variant(q) => q.len_bytes(),)*
+                }
+            }
+            fn queued(&self) -> [u64; 2] {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.queued(),)*
                 }
             }
             fn on_timer(&mut self, now: Time, ctx: &mut QdiscCtx) {
