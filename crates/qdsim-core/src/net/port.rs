@@ -327,8 +327,8 @@ mod tests {
 
     /// What a port reports of its books: counters, queue-length means and peaks, sojourns.
     fn books(p: &Port, now: Time) -> (PortCounters, f64, u64, f64, u64, u64, Option<u64>) {
-        let q = &p.queue_len;
-        (p.counters.clone(), q.mean(now)[0], q.max()[0], q.mean(now)[1], q.max()[1], p.sojourn.count(), p.sojourn.quantile(0.5))
+        let ([mean_pkts, mean_bytes], [max_pkts, max_bytes]) = (p.queue_len.mean(now), p.queue_len.max());
+        (p.counters.clone(), mean_pkts, max_pkts, mean_bytes, max_bytes, p.sojourn.count(), p.sojourn.quantile(0.5))
     }
 
     #[test]

@@ -374,12 +374,14 @@ mod tests {
         // 2000 flows: 8 004 links, about 48 MiB of set-up against a 10 MB budget.
         let cfg = dumbbell(2000, 1);
         let mut checked = 0;
-        let Err(super::super::RunError::Stopped(Stop::Budget(e))) =
-            super::super::run_watched(cfg.clone(), Watch { memory_limit_bytes: 10_000_000, ..Watch::default() }, &mut |_| {
+        let Err(super::super::RunError::Stopped(Stop::Budget(e))) = super::super::run_watched(
+            cfg.clone(),
+            Watch { memory_limit_bytes: 10_000_000, ..Watch::default() },
+            &mut |_| {
                 checked += 1;
                 ControlFlow::Continue(())
-            })
-        else {
+            },
+        ) else {
             panic!("the set-up was not refused")
         };
         assert_eq!(

@@ -34,7 +34,8 @@ impl<const N: usize> TimeWeighted<N> {
     #[inline]
     pub fn blip(&mut self, now: Time, peak: [u64; N]) {
         let dt = (now - self.last).as_ns() as u128;
-        for ((area, max), (&value, &peak)) in self.area.iter_mut().zip(&mut self.max).zip(self.value.iter().zip(&peak)) {
+        for ((area, max), (&value, &peak)) in self.area.iter_mut().zip(&mut self.max).zip(self.value.iter().zip(&peak))
+        {
             *area += value as u128 * dt;
             *max = (*max).max(peak);
         }
