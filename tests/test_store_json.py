@@ -46,6 +46,10 @@ def test_two_shared_values_in_an_element_keep_their_places_whatever_the_keys_ord
 def test_a_string_like_the_mark_is_not_taken_for_it():
     items = [{"source": SOURCE, "name": "qdsim shared value"}, {"name": "\x00", "source": SOURCE}]
     assert json_text(items) == whole(items)
+    # Even the mark itself, ahead of the value it stands for.
+    mark = "\x00qdsim shared value\x00"
+    items = [{"source": SOURCE}, {"name": mark, "source": SOURCE}, {"source": SOURCE, "name": mark}]
+    assert json_text(items) == whole(items)
 
 
 json_values = st.recursive(

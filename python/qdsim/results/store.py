@@ -192,6 +192,9 @@ def _element_lines(items: list[Any]) -> Iterator[str]:
             continue
         apart = [v for k, v in item.items() if k in keys and isinstance(v, (dict, list))]
         text = _encode_line({k: _MARK if k in keys and isinstance(v, (dict, list)) else v for k, v in item.items()})
+        if text.count(_MARK_JSON) != len(apart):  # the element holds the mark's text itself
+            yield _encode_line(item)
+            continue
         for v in apart:  # in the element's order, as the marks stand in its text
             shared = encoded.get(id(v))
             if shared is None:
