@@ -340,16 +340,15 @@ impl Sim {
     fn write_next_chunk(&mut self, f: u32, round: u32, size: u64, now: Time) {
         let transfer = self.transfers.len() as u32;
         self.transfers.push(TransferRec { root: f, round, start: now, size, done: None });
-        let mut out = std::mem::take(&mut self.out);
         let flow = &mut self.flows[f as usize];
         flow.transfer = Some(transfer);
         let Endpoints::Tcp { snd, rcv } = &mut flow.ep else {
             unreachable!("next chunk for flow {f}, which is not TCP")
         };
         rcv.write_chunk();
-        snd.write_chunk(now, &mut out);
+        snd.write_chunk(now, &mut self.out);
         let src = flow.src;
-        self.flush(f, src, out, now);
+        self.flush(f, src, now);
     }
 }
 
