@@ -308,8 +308,8 @@ impl Sim {
     }
 
     /// Sends what an endpoint of flow `f` at `node` produced (`self.out`, written in place:
-    /// taking the outbox out and putting it back moved 100 bytes twice an event, 1 % of a run)
-    /// and schedules its timers.
+    /// taking the outbox out of `Sim` and moving it back cost 2 % of a run's instructions) and
+    /// schedules its timers.
     fn flush(&mut self, f: u32, node: NodeId, now: Time) {
         if !self.out.events.is_empty() {
             if self.cfg.sampling.tcp_events {
