@@ -483,14 +483,7 @@ impl RunConfig {
         }
         let mut hosts = Names::with_capacity(self.hosts.len());
         for (i, h) in self.hosts.iter().enumerate() {
-            let at = |key: &str| format!("hosts[{i}].{key}");
-            known_node(&nodes, "node", &h.node).map_err(|e| e.within(&format!("hosts[{i}]")))?;
-            if !hosts.insert(h.node.as_str()) {
-                return Err(ConfigError::new(at("node"), &h.node, "a node not listed before in `hosts`"));
-            }
-            if h.jitter_ns > MAX_HOST_JITTER_NS {
-                return Err(ConfigError::new(at("jitter_ns"), h.jitter_ns, "at most 1 s (1000000000 ns)"));
-            }
+            h.validate(&nodes, &mut hosts).map_err(|e| e.within(&format!("hosts[{i}]")))?;
         }
         let sampling = &self.sampling;
         if sampling.interval_ns == 0 && (sampling.queues || sampling.tcp || sampling.qdisc || sampling.tx_bytes) {
@@ -573,6 +566,23 @@ fn known_node(nodes: &Names<'_>, key: &str, name: &str) -> Result<(), ConfigErro
         Ok(())
     } else {
         Err(ConfigError::new(key, name, "the name of a node in `nodes`"))
+    }
+}
+
+impl HostConfig {
+    /// Checks the host is one of `nodes` and not among the `listed` before it (it joins them).
+    ///
+    /// # Errors
+    /// The first offending value, with its key (relative to the host).
+    fn validate<'a>(&'a self, nodes: &Names<'_>, listed: &mut Names<'a>) -> Result<(), ConfigError> {
+        known_node(nodes, "node", &self.node)?;
+        if !listed.insert(self.node.as_str()) {
+            return Err(ConfigError::new("node", &self.node, "a node not listed before in `hosts`"));
+        }
+        if self.jitter_ns > MAX_HOST_JITTER_NS {
+            return Err(ConfigError::new("jitter_ns", self.jitter_ns, "at most 1 s (1000000000 ns)"));
+        }
+        Ok(())
     }
 }
 
