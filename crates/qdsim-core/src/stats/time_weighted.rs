@@ -7,7 +7,7 @@ use crate::time::Time;
 /// exactly (in u128): a queue's length in packets and in bytes is one `TimeWeighted<2>`,
 /// whose shared clock costs one subtraction a change instead of two.
 #[derive(Debug, Clone)]
-pub struct TimeWeighted<const N: usize = 1> {
+pub struct TimeWeighted<const N: usize> {
     value: [u64; N],
     last: Time,
     start: Time,
