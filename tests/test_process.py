@@ -1,6 +1,7 @@
 """How a process running qdsim is tuned (qdsim.run.process): one BLAS thread unless the user
-chose a count, the cycle collector for long-lived objects, and both put back after; and how
-the command line's process ends (without the interpreter's teardown, all else as an exit)."""
+chose a count, no pydantic plugins unless the user said, the cycle collector for long-lived
+objects, and all put back after; and how the command line's process ends (without the
+interpreter's teardown, all else as an exit)."""
 
 from __future__ import annotations
 
@@ -18,21 +19,27 @@ from qdsim.run import process
 ENV = process.BLAS_THREADS_ENV
 
 
-def test_tuned_sets_one_blas_thread_and_the_collector_then_puts_both_back(monkeypatch):
+PLUGINS = process.PYDANTIC_PLUGINS_ENV
+
+
+def test_tuned_sets_one_blas_thread_no_plugins_and_the_collector_then_puts_all_back(monkeypatch):
     monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.delenv(PLUGINS, raising=False)
     before = gc.get_threshold()
     with process.tuned():
         assert os.environ[ENV] == "1"
+        assert os.environ[PLUGINS] == "__all__"
         assert gc.get_threshold() == (process.COLLECT_AFTER, *before[1:])
-    assert ENV not in os.environ
+    assert ENV not in os.environ and PLUGINS not in os.environ
     assert gc.get_threshold() == before
 
 
-def test_tuned_keeps_the_users_blas_thread_count(monkeypatch):
-    monkeypatch.setenv(ENV, "3")
+@pytest.mark.parametrize(("name", "value"), [(ENV, "3"), (PLUGINS, ""), (PLUGINS, "logfire")])
+def test_tuned_keeps_what_the_user_set(monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
     with process.tuned():
-        assert os.environ[ENV] == "3"
-    assert os.environ[ENV] == "3"
+        assert os.environ[name] == value
+    assert os.environ[name] == value
 
 
 def test_tuned_puts_the_collector_back_after_an_error():
@@ -65,6 +72,19 @@ def test_a_qdsim_run_starts_one_blas_thread_unless_told_more(tmp_path: Path):
     tuned = int(_python(code))
     told = int(_python(code, **{ENV: "2"}))
     assert told == tuned + 1, (tuned, told)
+
+
+def test_a_qdsim_run_looks_for_no_pydantic_plugins_unless_told(tmp_path: Path):
+    # Pydantic's search reads every installed distribution's entry points; its cache stays
+    # unset when plugins are off.
+    spec = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.toml"
+    code = (
+        "from qdsim.cli.main import main\n"
+        f"assert main(['-q', 'run', {str(spec)!r}, '--set', 'experiment.duration=0.05s', '--set', 'experiment.warmup=0s', '--out', {str(tmp_path / 'out')!r}, '--json']) == 0\n"
+        "from pydantic.plugin import _loader\nprint(_loader._plugins is None)"
+    )
+    assert _python(code) == "True"
+    assert _python(code, **{PLUGINS: ""}) == "False"
 
 
 def test_a_sweep_worker_tunes_its_collector():

@@ -20,13 +20,24 @@ import threading
 from collections.abc import Iterator
 from typing import NoReturn
 
-__all__ = ["BLAS_THREADS_ENV", "COLLECT_AFTER", "collector_paused", "exit_without_teardown", "owned", "tune_collector", "tuned"]
+__all__ = ["BLAS_THREADS_ENV", "COLLECT_AFTER", "PYDANTIC_PLUGINS_ENV", "collector_paused", "exit_without_teardown", "owned", "tune_collector", "tuned"]
 
 #: OpenBLAS's thread count (NumPy's BLAS in its wheels). OpenBLAS starts a thread per core as
 #: it loads and each spins for tens of milliseconds before it sleeps: on two cores 0.11 s of
 #: CPU, a third of what ``qdsim run`` spent in Python, paid again by a sweep's every worker
 #: (63 spinning threads each on 64 cores). qdsim does no linear algebra: one thread.
 BLAS_THREADS_ENV = "OPENBLAS_NUM_THREADS"
+
+#: Pydantic's plugins (``PYDANTIC_DISABLE_PLUGINS``). Pydantic looks for them in every
+#: installed distribution's entry points as the first model class is made — in the command
+#: line, the experiment file's models, which no plugin has any business watching. The
+#: search reads the metadata of every package in the environment: with this project's
+#: locked dependencies 15-19 ms of CPU on the 2-core VM (measured alone; 2-3 % of a short
+#: ``qdsim run``), more in a larger environment.
+PYDANTIC_PLUGINS_ENV = "PYDANTIC_DISABLE_PLUGINS"
+
+#: What :func:`tuned` sets unless the user chose a value: one BLAS thread, no pydantic plugins.
+_TUNED_ENV = {BLAS_THREADS_ENV: "1", PYDANTIC_PLUGINS_ENV: "__all__"}
 
 #: New container objects between two passes of the cycle collector (Python's default: 700).
 #: A run's objects are long-lived, none garbage; the passes over them were 6 % of a
@@ -83,19 +94,22 @@ def collector_paused() -> Iterator[None]:
 def tuned() -> Iterator[None]:
     """Tunes this process while the block runs, and the processes it starts meanwhile (they
     inherit the environment): one BLAS thread unless the user chose a count
-    (:data:`BLAS_THREADS_ENV`), and :func:`tune_collector`. Both are put back after, so that
-    a caller's own process (a notebook, the tests) keeps its settings. The BLAS setting takes
-    effect only if NumPy has not loaded yet."""
-    chosen = BLAS_THREADS_ENV in os.environ
-    os.environ.setdefault(BLAS_THREADS_ENV, "1")
+    (:data:`BLAS_THREADS_ENV`), no pydantic plugins unless the user set
+    :data:`PYDANTIC_PLUGINS_ENV` (to anything, an empty value included), and
+    :func:`tune_collector`. All are put back after, so that a caller's own process (a
+    notebook, the tests) keeps its settings. The BLAS setting takes effect only if NumPy
+    has not loaded yet; the plugins' only for the model classes made inside the block."""
+    unset = [name for name in _TUNED_ENV if name not in os.environ]
+    for name in unset:
+        os.environ[name] = _TUNED_ENV[name]
     threshold = gc.get_threshold()
     tune_collector()
     try:
         yield
     finally:
         gc.set_threshold(*threshold)
-        if not chosen:
-            os.environ.pop(BLAS_THREADS_ENV, None)
+        for name in unset:
+            os.environ.pop(name, None)
 
 
 def exit_without_teardown(code: int) -> NoReturn:
