@@ -11,6 +11,8 @@
 //! All types deserialize from JSON with `deny_unknown_fields`, so a misspelt key is an error,
 //! not a silently ignored option.
 
+mod shared_sources;
+
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
@@ -126,6 +128,7 @@ pub struct FlowConfig {
     #[serde(default)]
     pub start_jitter_ns: u64,
     /// The traffic kind and its parameters.
+    #[serde(deserialize_with = "shared_sources::deserialize")]
     pub source: SourceConfig,
 }
 
@@ -449,7 +452,7 @@ impl RunConfig {
     /// # Errors
     /// A JSON syntax or schema error (unknown key, wrong type).
     pub fn parse_json(text: &str) -> Result<RunConfig, ConfigError> {
-        serde_json::from_str(text)
+        shared_sources::sharing(|| serde_json::from_str(text))
             .map_err(|e| ConfigError::new("config", "(json)", format!("a valid run configuration ({e})")))
     }
 
