@@ -61,14 +61,20 @@ def test_the_command_line_imports_neither_numpy_pyarrow_nor_pydantic_before_it_r
     assert _python(code) == "[]"
 
 
+def _after_a_run(out: Path, then: str) -> str:
+    """Returns the code of a child process that runs a short ``qdsim run`` through
+    :func:`qdsim.cli.main.main` into ``out``, then runs ``then``."""
+    spec = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.toml"
+    return (
+        "from qdsim.cli.main import main\n"
+        f"assert main(['-q', 'run', {str(spec)!r}, '--set', 'experiment.duration=0.05s', '--set', 'experiment.warmup=0s', '--out', {str(out)!r}, '--json']) == 0\n"
+        f"{then}"
+    )
+
+
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="OpenBLAS starts one thread on one core whatever it is told")
 def test_a_qdsim_run_starts_one_blas_thread_unless_told_more(tmp_path: Path):
-    spec = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.toml"
-    code = (
-        "import os\nfrom qdsim.cli.main import main\n"
-        f"assert main(['-q', 'run', {str(spec)!r}, '--set', 'experiment.duration=0.05s', '--set', 'experiment.warmup=0s', '--out', {str(tmp_path / 'out')!r}, '--json']) == 0\n"
-        "print(len(os.listdir('/proc/self/task')))"
-    )
+    code = _after_a_run(tmp_path / "out", "import os\nprint(len(os.listdir('/proc/self/task')))")
     tuned = int(_python(code))
     told = int(_python(code, **{ENV: "2"}))
     assert told == tuned + 1, (tuned, told)
@@ -77,12 +83,7 @@ def test_a_qdsim_run_starts_one_blas_thread_unless_told_more(tmp_path: Path):
 def test_a_qdsim_run_looks_for_no_pydantic_plugins_unless_told(tmp_path: Path):
     # Pydantic's search reads every installed distribution's entry points; its cache stays
     # unset when plugins are off.
-    spec = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.toml"
-    code = (
-        "from qdsim.cli.main import main\n"
-        f"assert main(['-q', 'run', {str(spec)!r}, '--set', 'experiment.duration=0.05s', '--set', 'experiment.warmup=0s', '--out', {str(tmp_path / 'out')!r}, '--json']) == 0\n"
-        "from pydantic.plugin import _loader\nprint(_loader._plugins is None)"
-    )
+    code = _after_a_run(tmp_path / "out", "from pydantic.plugin import _loader\nprint(_loader._plugins is None)")
     assert _python(code) == "True"
     assert _python(code, **{PLUGINS: ""}) == "False"
 
