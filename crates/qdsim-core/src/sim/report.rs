@@ -368,6 +368,7 @@ impl Sim {
                     .map(|r| (r.name().to_string(), p.marks[*r as usize]))
                     .collect();
                 let h = &l.port.sojourn;
+                let [mean_queue_pkts, mean_queue_bytes] = l.port.queue_len.mean(end);
                 LinkResult {
                     name: lc.name.clone(),
                     from: lc.from.clone(),
@@ -384,8 +385,8 @@ impl Sim {
                     marks: p.marks.iter().sum(),
                     marks_by_reason,
                     loss_rate: if p.arrivals > 0 { drops as f64 / p.arrivals as f64 } else { 0.0 },
-                    mean_queue_pkts: l.port.queue_len.mean(end)[0],
-                    mean_queue_bytes: l.port.queue_len.mean(end)[1],
+                    mean_queue_pkts,
+                    mean_queue_bytes,
                     max_queue_pkts: l.port.queue_len.max()[0],
                     mean_delay_s: h.mean().map(|m| m / NS_PER_SEC as f64),
                     p50_delay_s: h.quantile(0.5).map(ns_to_s),
