@@ -27,16 +27,18 @@ from qdsim.errors import SpecError
 from qdsim.experiment.resolve import config_json
 from qdsim.experiment.spec import load
 from qdsim.results.links import rows_of
+from qdsim.results.tables import arrow_column
 from qdsim.run.sweep import plan
 
 
 def digest_results(config: dict) -> str:
     """Returns the SHA-256 of one run's results: the JSON text and every series column."""
-    text, columns = _core.run(config_json(config))
+    text, columns, rows = _core.run(config_json(config))
     summary = json.loads(text)
-    # The links as rows, as the core gave them before it gave them by column: a digest of
-    # the values, whatever their layout.
-    summary["links"] = rows_of(summary["links"])
+    # The flows and links as rows, as the core gave them in its JSON before it gave them as
+    # Arrow columns: a digest of the values, whatever their layout.
+    for kind, table in rows.items():
+        summary[kind] = rows_of({name: arrow_column(*column) for name, column in table.items()})
     # How many events the core processed is the simulator's work, not the network's: a
     # change for speed may lower it and must leave everything else as it was.
     summary.pop("events", None)

@@ -3,6 +3,7 @@ unusable output paths are one-line errors."""
 
 import json
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -145,18 +146,45 @@ def test_a_links_counts_by_reason_are_its_own_zero_elsewhere_and_null_from_an_en
         tables._links_table({"name": ["a"], "bogus": [1]})
 
 
-def test_links_come_by_column_and_read_back_as_the_same_rows(small_spec):
+def test_the_cores_rows_come_as_arrow_columns_and_read_back_as_the_rows_and_table_of_lists(small_spec):
+    """The flows' and links' rows reach Python as Arrow columns (no JSON): read as rows they
+    are what the same values given as lists (a reference engine's) read as, and the links
+    table made from either is the same, drops split as :func:`drop_split` splits a row's."""
     from qdsim import _core
     from qdsim.experiment import spec
     from qdsim.experiment.resolve import config_json, resolve
-    from qdsim.results.links import by_column, drop_split, rows_of
+    from qdsim.results import tables
+    from qdsim.results.links import LinkRows, by_column, drop_split, rows_of
 
-    _, parsed = spec.load(small_spec, [])
-    text, _ = _core.run(config_json(resolve(parsed)))
-    links = json.loads(text)["links"]
-    lengths = {len(values) for values in links.values()}
-    assert isinstance(links, dict) and "name" in links and len(lengths) == 1 and lengths.pop() > 1
-    assert by_column(rows_of(links)) == links and rows_of(by_column([])) == [] and by_column([]) == {}
+    # A CoDel bottleneck with a small buffer: drops for both reasons, overflow and the AQM's.
+    _, parsed = spec.load(small_spec, ['topology.qdisc={kind="codel", limit="12pkt"}'])
+    text, _, rows = _core.run(config_json(resolve(parsed)))
+    assert "links" not in json.loads(text) and "flows" not in json.loads(text)
+    links = {name: tables.arrow_column(*column) for name, column in rows["links"].items()}
+    flows = {name: tables.arrow_column(*column) for name, column in rows["flows"].items()}
+    assert len({len(c) for c in links.values()}) == 1 and len(links["name"]) > 1
+    assert {c.type for c in links.values()} <= {pa.int64(), pa.float64(), pa.string(), pa.map_(pa.string(), pa.int64())}
+    assert flows["fct_s"].null_count == len(flows["fct_s"]), "saturated flows have no completion time"
+    as_rows = rows_of(links)
+    as_lists = by_column(as_rows)
+    assert rows_of(as_lists) == as_rows and by_column(rows_of(flows)) == {name: c.to_pylist() for name, c in flows.items()}
+    bottleneck = next(r for r in as_rows if r["name"] == "bottleneck")
+    assert len(bottleneck["drops_by_reason"]) == 2 and bottleneck["drops"] == sum(bottleneck["drops_by_reason"].values())
+    table, from_lists = tables._links_table(links), tables._links_table(as_lists)
+    assert table.equals(from_lists)
+    assert [(r["overflow_drops"], r["aqm_drops"]) for r in table.to_pylist()] == [drop_split(r["drops"], r["drops_by_reason"]) for r in as_rows]
+    # The summary's rows, made as they are read: each with its drops split, the same dict twice.
+    link_rows = LinkRows(links)
+    assert link_rows[-1] is link_rows[len(as_rows) - 1] and link_rows[0] == {
+        **as_rows[0],
+        "overflow_drops": drop_split(as_rows[0]["drops"], as_rows[0]["drops_by_reason"])[0],
+        "aqm_drops": link_rows[0]["aqm_drops"],
+    }
+    assert link_rows == [{**r, "overflow_drops": o, "aqm_drops": a} for r, (o, a) in zip(as_rows, (drop_split(r["drops"], r["drops_by_reason"]) for r in as_rows), strict=True)]
+    assert link_rows == LinkRows(as_lists) and link_rows[1:3] == list(link_rows)[1:3]
+    with pytest.raises(IndexError):
+        link_rows[len(as_rows)]
+    assert rows_of(by_column([])) == [] and by_column([]) == {}
     assert drop_split(7, {"overflow": 5, "early": 2}) == (5, 2) and drop_split(3, {}) == (0, 3)
     assert drop_split(3, None) == (None, None) and drop_split(None, {"overflow": 1}) == (1, None)
 

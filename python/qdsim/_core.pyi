@@ -47,17 +47,21 @@ def run(
     config_json: str,
     memory_limit: int | None = None,
     progress: Callable[[float, float, int, int], object] | None = None,
-) -> tuple[str, dict[str, dict[str, tuple[str, bytes]]]]:
+) -> tuple[str, dict[str, dict[str, tuple[str, bytes]]], dict[str, dict[str, tuple[str, int, int, bytes | None, list[bytes]]]]]:
     """Runs one simulation of the resolved RunConfig ``config_json``.
 
-    Returns ``(results_json, series)``: RunResults as JSON, except that the ``queue`` and
+    Returns ``(results_json, series, rows)``: RunResults as JSON, except that the ``queue`` and
     ``tcp`` time series (and the ``qdisc`` series and the ``packets`` record, when recorded;
     the queue series' ``tx_bytes`` column too) are moved out of it into
     ``series[kind][column] = (dtype, data)``, the column's NumPy dtype (``"<f8"``, ``"<u4"``,
     ``"<u8"``, ``"<i8"``, ``"|b1"``, and ``"<U<n>"`` for the qdisc series' variable names) and
     its values as little-endian bytes (``numpy.frombuffer(data, dtype)``). The TCP event log
-    stays in the JSON. ``links`` is there by column: an object of equal-length lists, one per
-    field of a link in the struct's order (``{"name": [...], "from": [...], ...}``).
+    stays in the JSON. The ``flows`` and ``links`` rows are not in it: they are
+    ``rows["flows"]`` and ``rows["links"]``, one column per field in the struct's order,
+    each ``(arrow_type, length, null_count, validity, buffers)`` in Arrow's memory layout
+    (``qdsim_core::arrow``: ``"int64"``, ``"float64"``, ``"bool"``, ``"string"`` or
+    ``"map<string, int64>"``; ``validity`` None when no value is null), which
+    :func:`qdsim.results.tables.arrow_column` makes an Arrow array of without a copy.
 
     The GIL is released while the simulation runs; about every 0.1 s of wall time it is
     taken back to handle signals (Ctrl-C raises KeyboardInterrupt from here) and to call

@@ -76,32 +76,31 @@ pub fn unit_of(name: &str) -> &'static str {
         .map_or("", |(_, unit)| unit)
 }
 
-/// One field of every row, serialised as a sequence without collecting it: a column of
-/// `serialize_by_column` ([`ByColumn::new`]).
-pub struct ByColumn<'a, R, F> {
-    rows: &'a [R],
-    field: F,
-}
-
-impl<'a, R, F> ByColumn<'a, R, F> {
-    /// The column of `rows` that `field` reads.
-    pub fn new<T>(rows: &'a [R], field: F) -> Self
-    where
-        F: for<'r> Fn(&'r R) -> &'r T,
-    {
-        ByColumn { rows, field }
-    }
-}
-
-impl<R, T: Serialize, F: for<'r> Fn(&'r R) -> &'r T> Serialize for ByColumn<'_, R, F> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.rows.iter().map(&self.field))
-    }
-}
-
 /// Declares a result struct whose every field is a column (see the module documentation):
 /// the struct as written, and `COLUMNS`, one [`Column`] per field in declaration order.
 macro_rules! result_row {
+    (
+        arrow:
+        $(#[$meta:meta])*
+        pub struct $Name:ident {
+            $( $(#[doc = $doc:literal])+ $(#[serde $serde:tt])? pub $field:ident : $ty:ty, )+
+        }
+    ) => {
+        result_row! {
+            $(#[$meta])*
+            pub struct $Name {
+                $( $(#[doc = $doc])+ $(#[serde $serde])? pub $field: $ty, )+
+            }
+        }
+
+        impl $Name {
+            /// Returns `rows` as Arrow columns, one per field in declaration order
+            /// ([`arrow`](crate::arrow)), for a binding to hand over without JSON.
+            pub fn to_arrow(rows: &[Self]) -> Vec<(&'static str, $crate::arrow::ArrowColumn)> {
+                vec![$( (stringify!($field), $crate::arrow::ArrowColumn::of(rows.iter().map(|row| &row.$field))), )+]
+            }
+        }
+    };
     (
         $(#[$meta:meta])*
         pub struct $Name:ident {
@@ -123,17 +122,6 @@ macro_rules! result_row {
                     doc: concat!($($doc),+),
                 }
             ),+];
-
-            /// Serialises `rows` by column: a map of one sequence per field, in declaration
-            /// order, each holding the rows' values (`{"name": [...], ...}`; a field's
-            /// `serde` attributes do not apply), for `#[serde(serialize_with = ...)]` on a
-            /// `Vec` of rows the Python side reads as columns ([`ByColumn`](crate::columns::ByColumn)).
-            pub fn serialize_by_column<S: serde::Serializer>(rows: &[Self], serializer: S) -> Result<S::Ok, S::Error> {
-                use serde::ser::SerializeMap;
-                let mut map = serializer.serialize_map(Some(Self::COLUMNS.len()))?;
-                $( map.serialize_entry(stringify!($field), &$crate::columns::ByColumn::new(rows, |row: &Self| &row.$field))?; )+
-                map.end()
-            }
 
             /// [`Self::COLUMNS`] with each unit ([`unit_of`](crate::columns::unit_of)) and the
             /// doc's lines trimmed, as the catalog exports them.
@@ -183,23 +171,29 @@ mod tests {
         assert_eq!(json.as_object().unwrap().keys().collect::<Vec<_>>().len(), c.len());
     }
 
+    result_row! {
+        arrow:
+        /// A test row handed over as Arrow columns.
+        #[derive(Debug)]
+        pub struct ArrowRow {
+            /// Its name.
+            pub name: String,
+            /// Its count.
+            pub count: Option<u64>,
+        }
+    }
+
     #[test]
-    fn rows_serialise_by_column_in_declaration_order() {
-        #[derive(serde::Serialize)]
-        struct Rows(#[serde(serialize_with = "Row::serialize_by_column")] Vec<Row>);
-        let drops = std::collections::BTreeMap::from([("overflow".to_string(), 3)]);
-        let rows = vec![
-            Row { name: "a".into(), goodput_bps: Some(1.5), drops_by_reason: drops },
-            Row { name: "b".into(), goodput_bps: None, drops_by_reason: Default::default() },
-        ];
-        assert_eq!(
-            serde_json::to_string(&Rows(rows)).unwrap(),
-            r#"{"name":["a","b"],"goodput_bps":[1.5,null],"drops_by_reason":[{"overflow":3},{}]}"#
-        );
-        assert_eq!(
-            serde_json::to_string(&Rows(vec![])).unwrap(),
-            r#"{"name":[],"goodput_bps":[],"drops_by_reason":[]}"#
-        );
+    fn rows_become_arrow_columns_in_declaration_order() {
+        let rows = [ArrowRow { name: "a".into(), count: Some(2) }, ArrowRow { name: "bc".into(), count: None }];
+        let columns = ArrowRow::to_arrow(&rows);
+        let names: Vec<_> = columns.iter().map(|(name, c)| (*name, c.arrow_type, c.len, c.null_count)).collect();
+        assert_eq!(names, vec![("name", "string", 2, 0), ("count", "int64", 2, 1)]);
+        // The same fields as the table's columns, in the same order.
+        let declared: Vec<_> = ArrowRow::columns().iter().map(|c| c.name).collect();
+        assert_eq!(declared, columns.iter().map(|(name, _)| *name).collect::<Vec<_>>());
+        assert_eq!(columns[0].1.buffers[1], b"abc");
+        assert_eq!(ArrowRow::to_arrow(&[])[1].1.len, 0);
     }
 
     #[test]

@@ -50,6 +50,7 @@ mod names;
 #[macro_use]
 pub mod columns;
 
+pub mod arrow;
 pub mod calendar;
 pub mod catalog;
 pub mod config;

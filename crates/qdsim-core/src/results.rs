@@ -1,5 +1,6 @@
 //! What a run produces: per-flow, per-group and per-link summaries plus optional sampled
-//! time series, all serialisable to JSON for the Python side.
+//! time series: the flows' and links' rows as Arrow columns ([`crate::arrow`]), the rest
+//! serialisable to JSON, for the Python side.
 //!
 //! Summaries over "the window" cover `[warmup, duration)`. Time series are columnar
 //! (one vector per column), never per-packet objects.
@@ -21,14 +22,17 @@ pub struct RunResults {
     pub events: u64,
     /// Data/UDP packets transmitted on any link (a throughput measure of the simulator).
     pub packets_forwarded: u64,
-    /// One entry per flow, in configuration order.
+    /// One entry per flow, in configuration order; not in the JSON: a binding hands the
+    /// rows over as Arrow columns ([`FlowResult::to_arrow`]), as it does the links'.
+    #[serde(skip)]
     pub flows: Vec<FlowResult>,
     /// One entry per flow group, sorted by name.
     pub groups: Vec<GroupResult>,
-    /// One entry per link, in configuration order; in the JSON by column, one array per
-    /// field (`{"name": [...], "utilization": [...], ...}`): a run of 10^5 flows has 4·10^5
-    /// links, which Python read as a dict each, then took apart into the table's columns.
-    #[serde(serialize_with = "LinkResult::serialize_by_column")]
+    /// One entry per link, in configuration order; not in the JSON: a binding hands the
+    /// rows over as Arrow columns ([`LinkResult::to_arrow`]) — a run of 10^5 flows has
+    /// 4·10^5 links, 60 MB of JSON that Python parsed into a dict each and took apart again
+    /// into the table's columns.
+    #[serde(skip)]
     pub links: Vec<LinkResult>,
     /// Every finite TCP transfer (finite flows, incast rounds, short flows), columnar.
     pub transfers: Transfers,
@@ -86,6 +90,7 @@ result_row! {
 }
 
 result_row! {
+    arrow:
     /// Results of one flow.
     #[derive(Debug, Clone, Serialize, PartialEq)]
     pub struct FlowResult {
@@ -191,6 +196,7 @@ result_row! {
 }
 
 result_row! {
+    arrow:
     /// Results of one link (its qdisc included), over the window.
     #[derive(Debug, Clone, Serialize, PartialEq)]
     pub struct LinkResult {

@@ -206,7 +206,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress.phase(f"writing the results to {out}/")
         store.write_run(out, raw, text, summary, tables.run_tables(summary, outcome.results))
     if args.json:
-        print(json.dumps(summary))
+        from ..results.links import json_default
+
+        print(json.dumps(summary, default=json_default))
         if common.verbosity >= 0:
             print(f"results written to {out}/", file=sys.stderr)
     else:

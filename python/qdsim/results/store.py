@@ -45,13 +45,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import SpecError
 from ..version import __version__
 from . import tables
+from .tables import numbers
 
 __all__ = [
     "FIGURE_SUFFIXES",
@@ -229,34 +229,6 @@ def read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
     add a column for a ``key=value`` directory anywhere in the path (a hive partition)."""
     with pq.ParquetFile(path) as f:
         return f.read(columns=columns)
-
-
-def numbers(column: pa.Array | pa.ChunkedArray, dtype: type | None = None) -> np.ndarray:
-    """Returns a column of integers or floats as a NumPy array, read from its buffers: what
-    ``column.to_numpy(zero_copy_only=False)`` gives (its own type, NaN at nulls; integers with
-    nulls as float64), or ``np.asarray`` of that as ``dtype``. pyarrow's ``to_numpy`` imports pandas
-    (0.2 s) wherever it is installed, nulls or not. An integer ``dtype`` refuses nulls."""
-    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    kind = column.type
-    letter = "f" if pa.types.is_floating(kind) else "i" if pa.types.is_signed_integer(kind) else "u" if pa.types.is_unsigned_integer(kind) else None
-    if letter is None:
-        raise TypeError(f"a {kind} column is not one of numbers")
-    stored = np.dtype(f"<{letter}{kind.bit_width // 8}")
-    native = stored.newbyteorder("=")
-    target = np.dtype(dtype) if dtype is not None else np.dtype(np.float64) if column.null_count and letter != "f" else native
-    if column.null_count and target.kind != "f":
-        raise ValueError(f"{column.null_count} nulls in a column asked for as {target}")
-    parts = [np.empty(0, dtype=target)]
-    for chunk in chunks:
-        if not len(chunk):
-            continue
-        validity, data = chunk.buffers()
-        values = np.frombuffer(data, dtype=stored, count=len(chunk), offset=chunk.offset * stored.itemsize).astype(target)
-        if chunk.null_count:
-            valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[chunk.offset : chunk.offset + len(chunk)]
-            values[valid == 0] = np.nan
-        parts.append(values)
-    return np.concatenate(parts)
 
 
 def rows_where(table: pa.Table, conditions: dict[str, Any]) -> pa.Table:

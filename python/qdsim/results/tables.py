@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..experiment import units
-from .links import drop_split
+from .links import column_values, link_named
 
 __all__ = [
     "SEED",
@@ -41,11 +41,13 @@ __all__ = [
     "Column",
     "SweptColumn",
     "arrow_array",
+    "arrow_column",
     "axis_cells",
     "column_list",
     "columns",
     "drop_reasons",
     "mark_reasons",
+    "numbers",
     "run_tables",
     "schema",
     "swept_columns",
@@ -218,6 +220,34 @@ def arrow_array(values: list[Any] | np.ndarray, kind: pa.DataType, mask: np.ndar
     return pa.array(values, type=kind, mask=mask) if built is None else built
 
 
+def numbers(column: pa.Array | pa.ChunkedArray, dtype: type | None = None) -> np.ndarray:
+    """Returns a column of integers or floats as a NumPy array, read from its buffers: what
+    ``column.to_numpy(zero_copy_only=False)`` gives (its own type, NaN at nulls; integers with
+    nulls as float64), or ``np.asarray`` of that as ``dtype``. pyarrow's ``to_numpy`` imports pandas
+    (0.2 s) wherever it is installed, nulls or not. An integer ``dtype`` refuses nulls."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    kind = column.type
+    letter = "f" if pa.types.is_floating(kind) else "i" if pa.types.is_signed_integer(kind) else "u" if pa.types.is_unsigned_integer(kind) else None
+    if letter is None:
+        raise TypeError(f"a {kind} column is not one of numbers")
+    stored = np.dtype(f"<{letter}{kind.bit_width // 8}")
+    native = stored.newbyteorder("=")
+    target = np.dtype(dtype) if dtype is not None else np.dtype(np.float64) if column.null_count and letter != "f" else native
+    if column.null_count and target.kind != "f":
+        raise ValueError(f"{column.null_count} nulls in a column asked for as {target}")
+    parts = [np.empty(0, dtype=target)]
+    for chunk in chunks:
+        if not len(chunk):
+            continue
+        validity, data = chunk.buffers()
+        values = np.frombuffer(data, dtype=stored, count=len(chunk), offset=chunk.offset * stored.itemsize).astype(target)
+        if chunk.null_count:
+            valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[chunk.offset : chunk.offset + len(chunk)]
+            values[valid == 0] = np.nan
+        parts.append(values)
+    return np.concatenate(parts)
+
+
 def _validity(valid: np.ndarray | None) -> pa.Buffer | None:
     """Returns Arrow's validity bitmap of ``valid`` (None: no nulls)."""
     return None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
@@ -343,36 +373,91 @@ def _from_columns(table: str, data: dict[str, Any]) -> pa.Table:
     return pa.Table.from_arrays(out, schema=schema(table))
 
 
-def _links_table(links: dict[str, list[Any]]) -> pa.Table:
-    """Returns the ``links`` table of a run's links by column (``results["links"]``, which
-    the core hands over so): a link's drops and marks by reason (``drops_by_reason``: reason
-    → count, or None from an engine that does not tell them apart) become one column per
-    reason of the core's catalog, 0 where a link had none and null where it could not say, and
-    its drops split into ``overflow_drops`` and ``aqm_drops``
-    (:func:`qdsim.results.links.drop_split`). A 10⁵-flow run has 4·10⁵ links, nearly all
-    without a drop: the counts are filled in where there are some rather than looked up for
-    every reason of every link."""
+def _links_table(links: dict[str, Any]) -> pa.Table:
+    """Returns the ``links`` table of a run's links by column (``results["links"]``: Arrow
+    arrays from the core, lists from a reference engine): a link's drops and marks by reason
+    (``drops_by_reason``: reason → count, or null from an engine that does not tell them
+    apart) become one column per reason of the core's catalog, 0 where a link had none and
+    null where it could not say, and its drops split into ``overflow_drops`` and
+    ``aqm_drops`` as :func:`qdsim.results.links.drop_split` splits them. A 10⁵-flow run has
+    4·10⁵ links, nearly all without a drop: the counts are filled in where there are some
+    rather than looked up for every reason of every link."""
     by_reason = {"drops": drop_reasons(), "marks": mark_reasons()}
     # The fields are the keys a row would have.
     names = _check_keys("links", [links], frozenset(f"{what}_by_reason" for what in by_reason))
     count = len(next(iter(links.values()), []))
-    data: dict[str, list[Any]] = {}
+    data: dict[str, Any] = {}
     for what, reasons in by_reason.items():
-        counts: dict[str, list[Any]] = {reason: [0] * count for reason in reasons}
-        for i, given in enumerate(links.get(f"{what}_by_reason", [None] * count)):
-            if given is None:  # an engine that does not tell them apart: null, not 0
-                for column in counts.values():
-                    column[i] = None
-                continue
-            for reason, n in given.items():
-                if reason not in counts:
-                    raise ValueError(f"links: {what} reasons {sorted(set(given) - set(counts))} are not in the core's catalog")
-                counts[reason][i] = n
-        data |= {f"{what}_{reason}": column for reason, column in counts.items()}
-    split = [drop_split(drops, given) for drops, given in zip(links.get("drops", [None] * count), links.get("drops_by_reason", [None] * count), strict=True)]
-    data["overflow_drops"] = [overflow for overflow, _ in split]
-    data["aqm_drops"] = [aqm for _, aqm in split]
-    return _from_columns("links", {name: data[name] if name in data else links.get(name, [None] * count) for name in names})
+        rows, keys, counts, unknown = _reason_entries(links.get(f"{what}_by_reason", [None] * count), count)
+        if set(keys) - set(reasons):
+            raise ValueError(f"links: {what} reasons {sorted(set(keys) - set(reasons))} are not in the core's catalog")
+        for reason in reasons:
+            column = np.zeros(count, dtype=np.int64)
+            chosen = keys == reason
+            column[rows[chosen]] = counts[chosen]
+            data[f"{what}_{reason}"] = column, unknown
+    # drop_split's rule by column: the overflows, and every other drop.
+    overflow, unknown = data["drops_overflow"]
+    drops, no_drops = _int_column(links.get("drops", [None] * count))
+    data["overflow_drops"] = overflow, unknown
+    data["aqm_drops"] = drops - overflow, unknown if no_drops is None else no_drops if unknown is None else unknown | no_drops
+    arrays = {name: arrow_array(values, _I, mask=mask) for name, (values, mask) in data.items()}
+    return _from_columns("links", {name: arrays[name] if name in arrays else links.get(name, [None] * count) for name in names})
+
+
+def _reason_entries(given: Any, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Returns a column of counts by reason (an Arrow ``map<string, int64>`` from the core,
+    or a list of dicts and Nones from a reference engine) as its entries — each one's row,
+    reason and count — and the rows without a map (None where there are none)."""
+    if isinstance(given, pa.MapArray):
+        offsets = numbers(given.offsets)
+        first, last = int(offsets[0]), int(offsets[-1])
+        rows = np.repeat(np.arange(count), np.diff(offsets))
+        keys = np.asarray(given.keys[first:last].to_pylist(), dtype=object)
+        counts = numbers(given.items[first:last], np.int64)
+        unknown = np.fromiter((v is None for v in given.to_pylist()), dtype=bool, count=count) if given.null_count else None
+        return rows, keys, counts, unknown
+    entries = [(row, key, n) for row, reasons in enumerate(given) if reasons for key, n in reasons.items()]
+    unknown = np.fromiter((reasons is None for reasons in given), dtype=bool, count=count)
+    return (
+        np.asarray([row for row, _, _ in entries], dtype=np.intp),
+        np.asarray([key for _, key, _ in entries], dtype=object),
+        np.asarray([n for _, _, n in entries], dtype=np.int64),
+        unknown if unknown.any() else None,
+    )
+
+
+def _int_column(values: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """Returns a column of counts (an Arrow array or a list with Nones) as int64 values, 0
+    at nulls, and where the nulls are (None where there are none)."""
+    if isinstance(values, pa.Array):
+        if not values.null_count:
+            return numbers(values, np.int64), None
+        values = values.to_pylist()
+    nulls = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+    return np.asarray([0 if v is None else v for v in values], dtype=np.int64), nulls if nulls.any() else None
+
+
+#: Arrow's type of each column type the core hands over (``qdsim_core::arrow``).
+_CORE_TYPES = {"int64": _I, "float64": _F, "bool": _B, "string": _S}
+
+
+def arrow_column(arrow_type: str, length: int, null_count: int, validity: bytes | None, buffers: list[bytes]) -> pa.Array:
+    """Returns one column of the core's result rows (``_core.run``'s third value: its Arrow
+    type, rows, nulls, validity bitmap and buffers in Arrow's layout) as an Arrow array,
+    without copying its values."""
+    valid = None if validity is None else pa.py_buffer(validity)
+    data = [pa.py_buffer(b) for b in buffers]
+    if arrow_type == "map<string, int64>":
+        entries, key_offsets, keys, counts = data
+        n_entries = len(counts) // 8
+        key_array = pa.Array.from_buffers(_S, n_entries, [None, key_offsets, keys])
+        count_array = pa.Array.from_buffers(_I, n_entries, [None, counts])
+        offsets = pa.Array.from_buffers(pa.int32(), length + 1, [None, entries])
+        # A link's counts by reason are a map, never absent: the core sends no null map.
+        assert validity is None, "the core's maps have no nulls"
+        return pa.MapArray.from_arrays(offsets, key_array, count_array)
+    return pa.Array.from_buffers(_CORE_TYPES[arrow_type], length, [valid, *data], null_count=null_count)
 
 
 _POINT_KEYS = ("jain_index", "bottleneck", "bottleneck_utilization", "fair_share_bps", "events", "packets_forwarded", "duration_s", "warmup_s", "wall_s")
@@ -385,7 +470,8 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
     (``series_queue``, ``series_tcp``, ``series_tcp_events``, ``series_qdisc``,
     ``series_packets``, ``series_reasons``) and its ``transfers``, those that hold rows."""
     point = {key: summary[key] for key in _POINT_KEYS} | {"packets_not_recorded": summary.get("packets_not_recorded")}
-    point["bottleneck_drops"] = next((link["drops"] for link in summary["links"] if link["name"] == summary["bottleneck"]), None)
+    bottleneck = link_named(summary["links"], summary["bottleneck"])
+    point["bottleneck_drops"] = None if bottleneck is None else bottleneck["drops"]
     out = {
         "points": _from_rows("points", [point]),
         "flows": _from_rows("flows", summary["flows"]),
@@ -393,13 +479,13 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
         "links": _links_table(results["links"]),
     }
     series = results["series"]
-    names = np.asarray(results["links"].get("name", []), dtype=object)
+    names = np.asarray(column_values(results["links"].get("name", [])), dtype=object)
     queue = series["queue"]
     if len(queue["t"]):
         drops, overflow = np.asarray(queue["drops"], dtype=np.int64), np.asarray(queue["overflow_drops"], dtype=np.int64)
         # Cumulative, like `drops`: everything but buffer overflows (see links.aqm_drops).
         if "tx_bytes" in queue:
-            sent = {"tx_bytes": queue["tx_bytes"], "utilization": _utilization(queue, results["links"].get("rate_bps", []))}
+            sent = {"tx_bytes": queue["tx_bytes"], "utilization": _utilization(queue, column_values(results["links"].get("rate_bps", [])))}
         else:
             sent = {"tx_bytes": [None] * len(queue["t"]), "utilization": [None] * len(queue["t"])}
         # NaN, the binding's none (no packet left the queue since the link's previous sample), is null.

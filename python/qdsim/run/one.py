@@ -24,7 +24,7 @@ import json
 import os
 import statistics
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,8 @@ from ..errors import BudgetError, SpecError
 from ..experiment.resolve import config_json
 from ..experiment.tcp_options import resolved_options
 from ..experiment.topologies import BOTTLENECK
-from ..results.links import drop_split, rows_of
+from ..results.links import LinkRows, field_values, link_named, rows_of
+from ..results.tables import arrow_column
 
 __all__ = [
     "PACKAGE_ROOT",
@@ -74,8 +75,9 @@ class RunOutcome:
     """One finished run: its configuration, the core's results and the wall-clock time.
 
     ``results`` is the core's ``RunResults``: flows and groups as rows, the links by column
-    (``results["links"]``: one list per field; :func:`qdsim.results.links.rows_of` gives
-    rows), the sampled series as NumPy columns."""
+    (``results["links"]``: one Arrow array per field from the core, one list per field from
+    a reference engine; :func:`qdsim.results.links.rows_of` gives rows), the sampled series
+    as NumPy columns."""
 
     config: dict[str, Any]
     results: dict[str, Any]
@@ -117,13 +119,17 @@ def run_config(config: dict[str, Any], memory_limit: int | None = None, progress
     started = time.perf_counter()
     limit = default_memory_limit() if memory_limit is None else memory_limit
     try:
-        results_text, columns = _core.run(config_json(config) if text is None else text, limit, progress)
+        results_text, columns, rows = _core.run(config_json(config) if text is None else text, limit, progress)
     except _core.ConfigError as exc:
         key = getattr(exc, "key", "")
         raise SpecError(f"config.{key}", getattr(exc, "value", "?"), getattr(exc, "allowed", str(exc))) from None
     except _core.BudgetError as exc:
         raise BudgetError(exc.what, exc.detail, exc.used, exc.limit, exc.at_s, exc.before_build) from None
     results = json.loads(results_text)
+    # The flows' and links' rows come as Arrow columns: the links stay so, the flows become rows.
+    by_column = {kind: {name: arrow_column(*column) for name, column in table.items()} for kind, table in rows.items()}
+    results["links"] = by_column["links"]
+    results["flows"] = rows_of(by_column["flows"])
     for kind, table in columns.items():
         results["series"][kind] = {name: np.frombuffer(data, dtype=dtype) for name, (dtype, data) in table.items()}
     return RunOutcome(config=config, results=results, wall_s=time.perf_counter() - started)
@@ -163,12 +169,13 @@ def jain_index(values: list[float]) -> float | None:
     return sum(values) ** 2 / (len(values) * total_sq)
 
 
-def bottleneck_link(links: list[dict[str, Any]]) -> dict[str, Any] | None:
+def bottleneck_link(links: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     """Returns the link named ``bottleneck``, else the most utilised link (None if no links)."""
-    for link in links:
-        if link["name"] == BOTTLENECK:
-            return link
-    return max(links, key=lambda link: link["utilization"] or 0.0, default=None)
+    named = link_named(links, BOTTLENECK)
+    if named is not None:
+        return named
+    utilization = field_values(links, "utilization")
+    return links[max(range(len(utilization)), key=lambda i: utilization[i] or 0.0)] if utilization else None
 
 
 def _is_saturated(flow: dict[str, Any]) -> bool:
@@ -238,6 +245,8 @@ def _sum_known(values: Iterable[int | None]) -> int | None:
 def summarize(outcome: RunOutcome) -> dict[str, Any]:
     """Returns the run summary: ``jain_index``, ``flows``, ``groups``, ``links``, ``events``, ``wall_s``, ...
 
+    ``links`` is a :class:`~qdsim.results.links.LinkRows`, a sequence of rows made as they
+    are read (a 10⁵-flow run's 4·10⁵ rows are seconds of dicts: ``qdsim run`` reads a dozen).
     Flows carry their ``user`` and groups ``users`` and ``per_user_goodput_bps``. ``tcp`` holds
     each TCP-carrying group's resolved TCP options (its profile's with the file's overrides),
     by option name. A link's
@@ -255,9 +264,7 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
     flows = [{**f, **flow_fct[f["id"]]} for f in res["flows"]]
     saturated = [f["goodput_bps"] for f in flows if _is_saturated(f)]
     jain = jain_index(saturated or [f["goodput_bps"] for f in flows])
-    links = rows_of(res["links"])
-    for link in links:
-        link["overflow_drops"], link["aqm_drops"] = drop_split(link["drops"], link["drops_by_reason"])
+    links = LinkRows(res["links"])
     bottleneck = bottleneck_link(links)
     fair_share = bottleneck["rate_bps"] / len(flows) if bottleneck and flows else None
     groups = []
@@ -325,7 +332,7 @@ def edge_notes(summary: dict[str, Any]) -> list[str]:
     """Returns a line when the flows' goodput sums to more than the bottleneck's rate because
     of data that crossed it before the window (``held_before_window_bytes``, held out of
     order at the receivers when the window opened): without it, the sum fits."""
-    link = next((link for link in summary["links"] if link["name"] == summary["bottleneck"]), None)
+    link = link_named(summary["links"], summary["bottleneck"])
     window = summary["duration_s"] - summary["warmup_s"]
     flows = summary["flows"]
     if link is None or window <= 0 or any(f.get("held_before_window_bytes") is None for f in flows):
