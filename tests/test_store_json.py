@@ -1,7 +1,7 @@
-"""store.json_text writes config.json and summary.json one list element a line, encoding a
-value the elements share (every flow of a group holds its group's one source) once and
-splicing it in: the text must be what encoding every element whole gives, whatever the
-sharing, the keys' order or the elements' kinds."""
+"""store.json_text writes config.json and summary.json one list element a line, each line
+by one C encoder made once: the text must be the format's, whatever the values. config.json
+names each flow's source by index into ``sources`` (resolve.with_shared_sources), which the
+core reads as the flows holding them and qdsim.load gives back inline."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ ENCODER = json.JSONEncoder(default=str)
 
 
 def whole(value, level=0):
-    """json_text's format with every line encoded whole (what it gave before the splicing)."""
+    """json_text's format, each line encoded by a fresh encoder."""
     pad, inner = "  " * level, "  " * (level + 1)
     if isinstance(value, dict) and value:
         return "{\n" + ",\n".join(f"{inner}{ENCODER.encode(str(k))}: {whole(v, level + 1)}" for k, v in value.items()) + f"\n{pad}}}"
@@ -25,31 +25,10 @@ def whole(value, level=0):
     return ENCODER.encode(value)
 
 
-SOURCE = {"kind": "tcp", "tcp": {f"option_{i}": i * 1000 for i in range(40)}}
-OTHER = {"kind": "tcp", "tcp": {f"option_{i}": "x" * 10 for i in range(40)}, "size_bytes": 5}
-
-
-def test_a_shared_source_is_spliced_where_each_flow_holds_it():
-    flows = [{"group": "a", "src": f"s{i}", "source": SOURCE, "user": i} for i in range(3)]
-    flows += [{"source": OTHER, "group": "b"}, {"group": "c", "source": None}, {"group": "d"}, 7, [SOURCE]]
-    value = {"flows": flows, "nodes": ["a", "b"], "links": []}
-    assert json_text(value) == whole(value)
+def test_objects_are_indented_by_key_and_list_elements_one_a_line():
+    value = {"flows": [{"group": "a", "source": 0}, {"group": "b", "source": 1}], "nodes": ["a", "b"], "links": [], "seed": 1}
+    assert json_text(value) == '{\n  "flows": [\n    {"group": "a", "source": 0},\n    {"group": "b", "source": 1}\n  ],\n  "nodes": ["a", "b"],\n  "links": [],\n  "seed": 1\n}'
     assert json.loads(json_text(value)) == value
-
-
-def test_two_shared_values_in_an_element_keep_their_places_whatever_the_keys_order():
-    big = {"hosts": [{"src": f"h{i}", "dst": f"g{i}"} for i in range(30)]}
-    items = [{"a": SOURCE, "b": big, "n": 1}, {"b": big, "n": 2, "a": OTHER}, {"b": SOURCE, "a": big}]
-    assert json_text(items) == whole(items)
-
-
-def test_a_string_like_the_mark_is_not_taken_for_it():
-    items = [{"source": SOURCE, "name": "qdsim shared value"}, {"name": "\x00", "source": SOURCE}]
-    assert json_text(items) == whole(items)
-    # Even the mark itself, ahead of the value it stands for.
-    mark = "\x00qdsim shared value\x00"
-    items = [{"source": SOURCE}, {"name": mark, "source": SOURCE}, {"source": SOURCE, "name": mark}]
-    assert json_text(items) == whole(items)
 
 
 json_values = st.recursive(
@@ -59,10 +38,29 @@ json_values = st.recursive(
 )
 
 
-@given(st.lists(json_values, min_size=1, max_size=4), st.lists(st.integers(0, 6), max_size=12), st.sampled_from(["source", "tcp", ""]))
-def test_elements_sharing_any_values_encode_as_whole(pool, picks, key):
-    # Elements that hold values of a small pool under one key, each object shared by several.
-    shared = [{"pad": "y" * 300, "value": v} for v in pool]
-    items = [{"i": i, key: shared[p % len(shared)]} if p < 5 else {key: p} for i, p in enumerate(picks)]
-    value = {"items": items, "pool": pool}
+@given(json_values)
+def test_any_value_encodes_as_the_format_gives_it(value):
     assert json_text(value) == whole(value)
+    assert json.loads(json_text(value)) == json.loads(json.dumps(value, default=str))
+
+
+def test_config_json_names_each_source_once_and_reads_back_inline(tmp_path):
+    import qdsim
+    from qdsim import _core
+    from qdsim.experiment.resolve import config_json, resolve, with_inline_sources, with_shared_sources
+    from qdsim.experiment.spec import load
+
+    _, spec = load("experiments/quickstart.toml", ["experiment.duration=0.2s", "experiment.warmup=0.1s"])
+    config = resolve(spec)
+    shared = with_shared_sources(config)
+    flows = config["flows"]
+    assert list(shared)[list(shared).index("flows") - 1] == "sources", "sources come before the flows"
+    assert len(shared["sources"]) == len({f["group"] for f in flows}) < len(flows)
+    assert [shared["sources"][f["source"]] for f in shared["flows"]] == [f["source"] for f in flows]
+    assert with_inline_sources(shared) == config and with_inline_sources(config) is config
+    # The core reads either form as the same configuration: the same results.
+    inline_run, shared_run = _core.run(config_json(config)), _core.run(json_text(shared))
+    assert inline_run[0] == shared_run[0] and inline_run[2] == shared_run[2]
+    results = qdsim.simulate("experiments/quickstart.toml", set={"experiment.duration": "0.2s", "experiment.warmup": "0.1s"}, out=tmp_path / "run")
+    stored = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert stored == json.loads(json_text(shared)) and results.config == config == qdsim.load(tmp_path / "run").config

@@ -37,7 +37,7 @@ from typing import Any
 import pyarrow as pa
 
 from .errors import SpecError
-from .experiment.resolve import resolve
+from .experiment.resolve import resolve, with_inline_sources, with_shared_sources
 from .experiment.spec import Spec, apply_override, load_raw, refuse_overridden_sets, validate
 from .experiment.units import UnitError, parse_bytes
 from .extras import require
@@ -321,7 +321,7 @@ def simulate(
     if out_dir is not None:
         store.claim(out_dir, "run", spec.experiment.name, force=force, option="out")
     prepare_capture(config, out_dir)
-    text = None if out_dir is None else store.json_text(config)  # config.json's, which the core reads too
+    text = None if out_dir is None else store.json_text(with_shared_sources(config))  # config.json's, which the core reads too
     outcome = run_config(config, memory_limit=limit, text=text)
     summary = summarize(outcome)
     by_name = tables.run_tables(summary, outcome.results)
@@ -389,5 +389,5 @@ def load(results_dir: str | os.PathLike) -> Results:
         summary = store.read_sweep(directory)
         return Results(kind="sweep", spec=spec, summary=summary, out_dir=directory, qdsim_version=summary.get("qdsim_version"), _read=read)
     summary = store.read_json(directory / "summary.json")
-    config = store.read_json(directory / "config.json")
+    config = with_inline_sources(store.read_json(directory / "config.json"))
     return Results(kind="run", spec=spec, summary=summary, config=config, out_dir=directory, qdsim_version=summary.get("qdsim_version"), _read=read)

@@ -50,6 +50,12 @@ pub struct RunConfig {
     pub nodes: Vec<String>,
     /// Unidirectional links.
     pub links: Vec<LinkConfig>,
+    /// Sources that flows name by index (`"source": 0`) instead of each holding a copy: a
+    /// group's flows share one, a kilobyte of TCP options written once. Only read
+    /// ([`RunConfig::parse_json`] puts each in the flows that name it, `config/shared_sources.rs`),
+    /// so empty in a configuration once read, and not written when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<SourceConfig>,
     /// Traffic sources, each one flow from `src` to `dst`.
     pub flows: Vec<FlowConfig>,
     /// Hosts (endpoint nodes) that delay the packets they send by a random processing time
@@ -459,7 +465,6 @@ impl RunConfig {
     /// A JSON syntax or schema error (unknown key, wrong type).
     pub fn parse_json(text: &str) -> Result<RunConfig, ConfigError> {
         shared_sources::sharing(|| serde_json::from_str(text))
-            .map_err(|e| ConfigError::new("config", "(json)", format!("a valid run configuration ({e})")))
     }
 
     /// Checks every value against its allowed range and every name reference.
@@ -475,6 +480,13 @@ impl RunConfig {
                 "warmup_ns",
                 self.warmup_ns,
                 format!("must be < duration_ns ({})", self.duration_ns),
+            ));
+        }
+        if !self.sources.is_empty() {
+            return Err(ConfigError::new(
+                "sources",
+                format!("{} sources", self.sources.len()),
+                "none once read: flows name them by index in JSON, which RunConfig::parse_json puts in each flow",
             ));
         }
         let nodes = self.node_names()?;

@@ -168,6 +168,7 @@ impl Dumbbell {
             warmup_ns,
             nodes,
             links,
+            sources: vec![],
             flows,
             hosts: vec![],
             sampling: SamplingConfig::default(),

@@ -32,6 +32,7 @@ fn poisson_into_fifo(seed: u64, rho: f64, n: u64, rate_bps: u64, mean_bytes: u32
         warmup_ns: S,
         nodes: vec!["r".into(), "b".into()],
         links: vec![link("bottleneck", "r", "b", fifo(n)), link("b->r", "b", "r", fifo(1))],
+        sources: vec![],
         flows: vec![FlowConfig {
             group: "poisson".into(),
             src: "r".into(),

@@ -38,6 +38,7 @@ fn star(hosts: usize, buffer: u64, flows: Vec<FlowConfig>, seconds_ms: u64) -> R
         warmup_ns: 0,
         nodes,
         links,
+        sources: vec![],
         flows,
         hosts: vec![],
         sampling: SamplingConfig::default(),

@@ -176,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_run(args: argparse.Namespace) -> int:
     """Runs one experiment: tables (or JSON) on stdout, Parquet and JSON in the results directory."""
     with process.collector_paused():
-        from ..experiment.resolve import resolve
+        from ..experiment.resolve import resolve, with_shared_sources
         from ..experiment.spec import load
         from ..results import store, tables
         from ..run.capture import prepare_capture
@@ -199,7 +199,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # writing) is never silent.
     with RunProgress(f"run {spec.experiment.name}") as progress:
         progress.phase(f"building {len(config['flows'])} flows over {len(config['links'])} links")
-        text = store.json_text(config)  # config.json's, which the core reads too
+        text = store.json_text(with_shared_sources(config))  # config.json's, which the core reads too
         outcome = run_config(config, memory_limit=limit, progress=progress.callback, text=text)
         progress.phase("summarising")
         summary = summarize(outcome)

@@ -134,7 +134,7 @@ def json_text(value: Any, level: int = 0) -> str:
         items = (f"{inner}{_ENCODER.encode(str(k))}: {json_text(v, level + 1)}" for k, v in value.items())
         return "{\n" + ",\n".join(items) + f"\n{pad}}}"
     if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
-        return f"[\n{inner}" + f",\n{inner}".join(_element_lines(value)) + f"\n{pad}]"
+        return f"[\n{inner}" + f",\n{inner}".join(map(_encode_line, value)) + f"\n{pad}]"
     return _ENCODER.encode(value)
 
 
@@ -157,50 +157,6 @@ def _line_encoder() -> Callable[[Any], str]:
 
 
 _encode_line = _line_encoder()
-
-#: Encoded values at least this long are worth encoding once when the elements of a list share
-#: them (:func:`_element_lines`).
-_SHARED_CHARS = 256
-
-#: What stands in an element for a value encoded apart: a string no configuration holds (its
-#: names are checked against ``[A-Za-z0-9_.-]``), encoded with its NUL escaped.
-_MARK = "\x00qdsim shared value\x00"
-_MARK_JSON = _ENCODER.encode(_MARK)
-
-
-def _element_lines(items: list[Any]) -> Iterator[str]:
-    """Yields the JSON of each element of ``items``, as the C encoder gives it.
-
-    The elements of a run's configuration share values: every flow of a group holds its
-    group's one ``source`` object, whose TCP options are a kilobyte of JSON — 10⁵ flows made
-    the configuration's encoding a quarter of ``qdsim run``. Such a value (the same object
-    under the same key of the first element and later ones, at least :data:`_SHARED_CHARS`
-    long) is encoded once per object and spliced into each element's JSON in its place: the
-    text is the same as encoding every element whole.
-    """
-    first = items[0]
-    keys = []
-    if type(first) is dict:
-        keys = [k for k, v in first.items() if isinstance(v, (dict, list)) and len(_encode_line(v)) >= _SHARED_CHARS]
-    if not keys:
-        yield from map(_encode_line, items)
-        return
-    encoded: dict[int, str] = {}
-    for item in items:
-        if type(item) is not dict:
-            yield _encode_line(item)
-            continue
-        apart = [v for k, v in item.items() if k in keys and isinstance(v, (dict, list))]
-        text = _encode_line({k: _MARK if k in keys and isinstance(v, (dict, list)) else v for k, v in item.items()})
-        if text.count(_MARK_JSON) != len(apart):  # the element holds the mark's text itself
-            yield _encode_line(item)
-            continue
-        for v in apart:  # in the element's order, as the marks stand in its text
-            shared = encoded.get(id(v))
-            if shared is None:
-                shared = encoded[id(v)] = _encode_line(v)
-            text = text.replace(_MARK_JSON, shared, 1)
-        yield text
 
 
 def write_text(path: Path, text: str) -> None:
