@@ -400,7 +400,7 @@ def _links_table(links: dict[str, Any]) -> pa.Table:
     overflow, unknown = data["drops_overflow"]
     drops, no_drops = _int_column(links.get("drops", [None] * count))
     data["overflow_drops"] = overflow, unknown
-    data["aqm_drops"] = drops - overflow, unknown if no_drops is None else no_drops if unknown is None else unknown | no_drops
+    data["aqm_drops"] = drops - overflow, _either(unknown, no_drops)
     arrays = {name: arrow_array(values, _I, mask=mask) for name, (values, mask) in data.items()}
     return _from_columns("links", {name: arrays[name] if name in arrays else links.get(name, [None] * count) for name in names})
 
@@ -425,6 +425,13 @@ def _reason_entries(given: Any, count: int) -> tuple[np.ndarray, np.ndarray, np.
         np.asarray([n for _, _, n in entries], dtype=np.int64),
         unknown if unknown.any() else None,
     )
+
+
+def _either(first: np.ndarray | None, second: np.ndarray | None) -> np.ndarray | None:
+    """Returns the places null in either of two null masks (None: no null in either)."""
+    if first is None or second is None:
+        return second if first is None else first
+    return first | second
 
 
 def _int_column(values: Any) -> tuple[np.ndarray, np.ndarray | None]:
