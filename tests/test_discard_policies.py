@@ -9,7 +9,7 @@ import pytest
 from qdsim.errors import SpecError
 from qdsim.experiment import spec
 from qdsim.experiment.resolve import resolve
-from qdsim.results.links import rows_of
+from qdsim.results.rows import rows_of
 from qdsim.run.one import run_config
 
 ON_OFF = """

@@ -98,6 +98,7 @@ def test_every_field_the_core_reports_reaches_the_tables(small_spec):
     from qdsim.experiment import spec
     from qdsim.experiment.resolve import resolve
     from qdsim.results import tables
+    from qdsim.results.rows import Rows
     from qdsim.run.one import run_config, summarize
 
     _, parsed = spec.load(small_spec, ['topology.qdisc={kind="codel", ecn=true}', "flows.0.tcp.ecn=true", "sampling.packets.link='bottleneck'"])
@@ -115,7 +116,7 @@ def test_every_field_the_core_reports_reaches_the_tables(small_spec):
                 assert {f"{what}_{r}" for r in getattr(tables, f"{what[:-1]}_reasons")()} <= stored[name], key
             else:
                 assert key in stored[name], (name, key)
-    scalars = {key for key, value in res.items() if not isinstance(value, (dict, list))}
+    scalars = {key for key, value in res.items() if not isinstance(value, (dict, list, Rows))}
     # (`seed` is an identifying column of every table, added as the run is stored.)
     assert scalars - {"seed"} <= stored["points"], scalars - stored["points"]
     assert "packets_not_recorded" in scalars and out["points"]["packets_not_recorded"][0].as_py() is not None
@@ -128,7 +129,7 @@ def test_every_field_the_core_reports_reaches_the_tables(small_spec):
 
 def test_a_links_counts_by_reason_are_its_own_zero_elsewhere_and_null_from_an_engine_that_cannot_say():
     from qdsim.results import tables
-    from qdsim.results.links import by_column
+    from qdsim.results.rows import by_column
 
     first, other = tables.drop_reasons()[:2]
     links = [
@@ -154,7 +155,9 @@ def test_the_cores_rows_come_as_arrow_columns_and_read_back_as_the_rows_and_tabl
     from qdsim.experiment import spec
     from qdsim.experiment.resolve import config_json, resolve
     from qdsim.results import tables
-    from qdsim.results.links import LinkRows, by_column, drop_split, rows_of
+    from qdsim.results.links import LinkRows, drop_split
+    from qdsim.results.rows import Rows, by_column, rows_of
+    from qdsim.run.one import run_config, summarize
 
     # A CoDel bottleneck with a small buffer: drops for both reasons, overflow and the AQM's.
     _, parsed = spec.load(small_spec, ['topology.qdisc={kind="codel", limit="12pkt"}'])
@@ -185,6 +188,11 @@ def test_the_cores_rows_come_as_arrow_columns_and_read_back_as_the_rows_and_tabl
     with pytest.raises(IndexError):
         link_rows[len(as_rows)]
     assert rows_of(by_column([])) == [] and by_column([]) == {}
+    # The flows table from the core's columns is the one from the summary's rows.
+    outcome = run_config(resolve(parsed))
+    summary = summarize(outcome)
+    assert isinstance(outcome.results["flows"], Rows) and outcome.results["flows"][0] == {key: value for key, value in summary["flows"][0].items() if key != "user"}
+    assert tables.run_tables(summary, outcome.results)["flows"].equals(tables._from_rows("flows", summary["flows"]))
     assert drop_split(7, {"overflow": 5, "early": 2}) == (5, 2) and drop_split(3, {}) == (0, 3)
     assert drop_split(3, None) == (None, None) and drop_split(None, {"overflow": 1}) == (1, None)
 

@@ -11,7 +11,7 @@ from qdsim.experiment import algorithms, spec, units
 from qdsim.experiment.resolve import resolve
 from qdsim.experiment.tcp_options import profile_value
 from qdsim.experiment.topologies import BOTTLENECK
-from qdsim.results.links import rows_of
+from qdsim.results.rows import rows_of
 
 
 def resolved(path, *overrides):

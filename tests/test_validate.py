@@ -16,7 +16,7 @@ from qdsim.engines.ns2 import ns2_drr_hash
 from qdsim.errors import SpecError
 from qdsim.experiment.resolve import resolve
 from qdsim.experiment.spec import load
-from qdsim.results.links import rows_of
+from qdsim.results.rows import rows_of
 from qdsim.run.one import summarize
 from qdsim.validation.validate import _verdict
 

@@ -206,7 +206,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress.phase(f"writing the results to {out}/")
         store.write_run(out, raw, text, summary, tables.run_tables(summary, outcome.results))
     if args.json:
-        from ..results.links import json_default
+        from ..results.rows import json_default
 
         print(json.dumps(summary, default=json_default))
         if common.verbosity >= 0:

@@ -37,7 +37,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..results.links import by_column
+from ..results.rows import by_column
 
 __all__ = ["Output", "Transfer", "complete", "parse", "results"]
 

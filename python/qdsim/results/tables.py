@@ -32,7 +32,8 @@ import numpy as np
 import pyarrow as pa
 
 from ..experiment import units
-from .links import column_values, link_named
+from .links import link_named
+from .rows import Rows, column_values, field_values
 
 __all__ = [
     "SEED",
@@ -405,6 +406,15 @@ def _links_table(links: dict[str, Any]) -> pa.Table:
     return _from_columns("links", {name: arrays[name] if name in arrays else links.get(name, [None] * count) for name in names})
 
 
+def _flows_table(summary: dict[str, Any], flows: Any) -> pa.Table:
+    """Returns the ``flows`` table: the core's columns (``results["flows"]``, :class:`Rows`
+    of Arrow arrays) with each flow's ``user`` from the summary, whose rows hold the same
+    values; a reference engine's flows from the summary's rows."""
+    if isinstance(flows, Rows):
+        return _from_columns("flows", {**flows.columns, "user": field_values(summary["flows"], "user")})
+    return _from_rows("flows", summary["flows"])
+
+
 def _reason_entries(given: Any, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Returns a column of counts by reason (an Arrow ``map<string, int64>`` from the core,
     or a list of dicts and Nones from a reference engine) as its entries — each one's row,
@@ -481,7 +491,7 @@ def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa
     point["bottleneck_drops"] = None if bottleneck is None else bottleneck["drops"]
     out = {
         "points": _from_rows("points", [point]),
-        "flows": _from_rows("flows", summary["flows"]),
+        "flows": _flows_table(summary, results["flows"]),
         "groups": _from_rows("groups", summary["groups"]),
         "links": _links_table(results["links"]),
     }

@@ -36,7 +36,8 @@ from ..errors import BudgetError, SpecError
 from ..experiment.resolve import config_json
 from ..experiment.tcp_options import resolved_options
 from ..experiment.topologies import BOTTLENECK
-from ..results.links import LinkRows, field_values, link_named, rows_of
+from ..results.links import LinkRows, link_named
+from ..results.rows import Rows, field_values
 from ..results.tables import arrow_column
 
 __all__ = [
@@ -74,10 +75,11 @@ MEMORY_SHARE = 0.25
 class RunOutcome:
     """One finished run: its configuration, the core's results and the wall-clock time.
 
-    ``results`` is the core's ``RunResults``: flows and groups as rows, the links by column
-    (``results["links"]``: one Arrow array per field from the core, one list per field from
-    a reference engine; :func:`qdsim.results.links.rows_of` gives rows), the sampled series
-    as NumPy columns."""
+    ``results`` is the core's ``RunResults``: the groups as rows, the flows as rows (from
+    the core a :class:`~qdsim.results.rows.Rows` of its Arrow columns, made as read), the
+    links by column (``results["links"]``: one Arrow array per field from the core, one list
+    per field from a reference engine; :func:`qdsim.results.rows.rows_of` gives rows), the
+    sampled series as NumPy columns."""
 
     config: dict[str, Any]
     results: dict[str, Any]
@@ -126,10 +128,11 @@ def run_config(config: dict[str, Any], memory_limit: int | None = None, progress
     except _core.BudgetError as exc:
         raise BudgetError(exc.what, exc.detail, exc.used, exc.limit, exc.at_s, exc.before_build) from None
     results = json.loads(results_text)
-    # The flows' and links' rows come as Arrow columns: the links stay so, the flows become rows.
+    # The flows' and links' rows come as Arrow columns: the links stay so, the flows are
+    # rows made of them as read (the flows table is built from the columns).
     by_column = {kind: {name: arrow_column(*column) for name, column in table.items()} for kind, table in rows.items()}
     results["links"] = by_column["links"]
-    results["flows"] = rows_of(by_column["flows"])
+    results["flows"] = Rows(by_column["flows"])
     for kind, table in columns.items():
         results["series"][kind] = {name: np.frombuffer(data, dtype=dtype) for name, (dtype, data) in table.items()}
     return RunOutcome(config=config, results=results, wall_s=time.perf_counter() - started)
