@@ -26,8 +26,8 @@ from qdsim import _core
 from qdsim.errors import SpecError
 from qdsim.experiment.resolve import config_json
 from qdsim.experiment.spec import load
+from qdsim.results.arrays import arrow_column
 from qdsim.results.rows import rows_of
-from qdsim.results.tables import arrow_column
 from qdsim.run.sweep import plan
 
 

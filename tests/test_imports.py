@@ -130,7 +130,7 @@ def test_the_parts_of_resolution_do_not_import_resolve(module):
 #: Modules `qdsim run` never needs, and their cost: pyarrow.compute (about 40 ms) is for the
 #: results API's filters, Dask and DuckDB for sweeps and SQL, plotly for reports; pandas
 #: (0.2 s) for the API's `to_pandas` — pyarrow's own converters import it wherever it is
-#: installed, which the results tables avoid (`qdsim.results.tables.arrow_array`).
+#: installed, which the results tables avoid (`qdsim.results.arrays.arrow_array`).
 HEAVY = ("pandas", "pyarrow.compute", "distributed", "duckdb", "plotly", "matplotlib")
 
 #: A run of half a second that samples every series table and holds every other table.

@@ -155,6 +155,7 @@ def test_the_cores_rows_come_as_arrow_columns_and_read_back_as_the_rows_and_tabl
     from qdsim.experiment import spec
     from qdsim.experiment.resolve import config_json, resolve
     from qdsim.results import tables
+    from qdsim.results.arrays import arrow_column
     from qdsim.results.links import LinkRows, drop_split
     from qdsim.results.rows import Rows, by_column, rows_of
     from qdsim.run.one import run_config, summarize
@@ -163,8 +164,8 @@ def test_the_cores_rows_come_as_arrow_columns_and_read_back_as_the_rows_and_tabl
     _, parsed = spec.load(small_spec, ['topology.qdisc={kind="codel", limit="12pkt"}'])
     text, _, rows = _core.run(config_json(resolve(parsed)))
     assert "links" not in json.loads(text) and "flows" not in json.loads(text)
-    links = {name: tables.arrow_column(*column) for name, column in rows["links"].items()}
-    flows = {name: tables.arrow_column(*column) for name, column in rows["flows"].items()}
+    links = {name: arrow_column(*column) for name, column in rows["links"].items()}
+    flows = {name: arrow_column(*column) for name, column in rows["flows"].items()}
     assert len({len(c) for c in links.values()}) == 1 and len(links["name"]) > 1
     assert {c.type for c in links.values()} <= {pa.int64(), pa.float64(), pa.string(), pa.map_(pa.string(), pa.int64())}
     assert flows["fct_s"].null_count == len(flows["fct_s"]), "saturated flows have no completion time"

@@ -1,4 +1,4 @@
-"""The results tables' columns are built from Arrow buffers (:func:`qdsim.results.tables.arrow_array`)
+"""The results tables' columns are built from Arrow buffers (:func:`qdsim.results.arrays.arrow_array`)
 so that pyarrow never imports pandas for them: each must equal what ``pa.array`` makes of the
 same values — type, values, nulls and NaNs — and whatever the buffers do not take goes through
 ``pa.array``, which converts or refuses it as before."""
@@ -9,7 +9,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from qdsim.results.tables import SEED, arrow_array
+from qdsim.results.arrays import arrow_array
+from qdsim.results.tables import SEED
 
 _I, _F, _S, _B = pa.int64(), pa.float64(), pa.string(), pa.bool_()
 _LIST = pa.list_(_F)

@@ -61,7 +61,7 @@ def run(
     each ``(arrow_type, length, null_count, validity, buffers)`` in Arrow's memory layout
     (``qdsim_core::arrow``: ``"int64"``, ``"float64"``, ``"bool"``, ``"string"`` or
     ``"map<string, int64>"``; ``validity`` None when no value is null), which
-    :func:`qdsim.results.tables.arrow_column` makes an Arrow array of without a copy.
+    :func:`qdsim.results.arrays.arrow_column` makes an Arrow array of without a copy.
 
     The GIL is released while the simulation runs; about every 0.1 s of wall time it is
     taken back to handle signals (Ctrl-C raises KeyboardInterrupt from here) and to call

@@ -20,8 +20,9 @@ from ..errors import SpecError
 from ..experiment.spec import PlotDefaults, validate
 from ..plot.sweep import draw_sweep, figure_data, line_label, swept_axis
 from ..results import store
+from ..results.arrays import arrow_array
 from ..results.selection import SEED_KEY, default_x, line_label_of
-from ..results.tables import arrow_array, axis_cells
+from ..results.tables import axis_cells
 from .source import ResultsDir
 from .style import Chart, color, hover, new_figure, scatter, thin, unit_of
 

@@ -51,7 +51,7 @@ import pyarrow.parquet as pq
 from ..errors import SpecError
 from ..version import __version__
 from . import tables
-from .tables import numbers
+from .arrays import arrow_array, numbers
 
 __all__ = [
     "FIGURE_SUFFIXES",
@@ -190,12 +190,12 @@ def read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
 def rows_where(table: pa.Table, conditions: dict[str, Any]) -> pa.Table:
     """Returns the rows of ``table`` whose columns equal the given values (column → value, each
     of the column's type). The values become Arrow scalars through one-value arrays
-    (:func:`qdsim.results.tables.arrow_array`): ``pc.equal`` with a Python value, or
+    (:func:`qdsim.results.arrays.arrow_array`): ``pc.equal`` with a Python value, or
     ``pa.scalar``, converts it through pyarrow's pandas shim, which imports pandas (0.2 s)."""
     import pyarrow.compute as pc  # here, not at import: 40 ms a `qdsim run` need not pay
 
     for column, value in conditions.items():
-        scalar = tables.arrow_array([value], table.schema.field(column).type)[0]
+        scalar = arrow_array([value], table.schema.field(column).type)[0]
         table = table.filter(pc.equal(table.column(column), scalar))
     return table
 
@@ -508,9 +508,9 @@ def stored_runs(out_dir: Path) -> pa.Table:
         if path.stem in damaged:
             continue
         part = read_parquet(path, columns=columns)
-        read.append(part.append_column("batch", tables.arrow_array([path.stem] * part.num_rows, pa.string())))
+        read.append(part.append_column("batch", arrow_array([path.stem] * part.num_rows, pa.string())))
     if not read:
-        return pa.table({c: tables.arrow_array([], t) for c, t in (("point_key", pa.string()), ("seed", tables.SEED), ("code_version", pa.string()), ("wall_s", pa.float64()), ("batch", pa.string()))})
+        return pa.table({c: arrow_array([], t) for c, t in (("point_key", pa.string()), ("seed", tables.SEED), ("code_version", pa.string()), ("wall_s", pa.float64()), ("batch", pa.string()))})
     return pa.concat_tables(read)
 
 
@@ -544,12 +544,12 @@ def _read_committed(out_dir: Path, name: str, committed: dict[str, str], keys: p
         wanted = by_batch.get(path.stem)
         if wanted:
             part = read_parquet(path)
-            read.append(part.filter(pc.is_in(part.column("point_key"), value_set=tables.arrow_array(wanted, pa.string()))))
+            read.append(part.filter(pc.is_in(part.column("point_key"), value_set=arrow_array(wanted, pa.string()))))
     if not read:
         return None
     rows = pa.concat_tables(read)
     rows = rows.append_column("__run", pc.index_in(rows.column("point_key"), value_set=keys))
-    rows = rows.append_column("__row", tables.arrow_array(list(range(rows.num_rows)), pa.int64()))
+    rows = rows.append_column("__row", arrow_array(list(range(rows.num_rows)), pa.int64()))
     return rows.sort_by([("__run", "ascending"), ("__row", "ascending")])
 
 
@@ -601,7 +601,7 @@ def prune(out_dir: Path, keep: Iterable[str], version: str) -> tuple[int, int]:
             part = read_parquet(path)
             if set(part.column("point_key").to_pylist()) <= wanted:
                 continue
-            remaining = part.filter(pc.is_in(part.column("point_key"), value_set=tables.arrow_array(sorted(wanted), pa.string())))
+            remaining = part.filter(pc.is_in(part.column("point_key"), value_set=arrow_array(sorted(wanted), pa.string())))
             if remaining.num_rows:
                 _write_parquet(path, remaining)
             else:

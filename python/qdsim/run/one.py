@@ -36,9 +36,9 @@ from ..errors import BudgetError, SpecError
 from ..experiment.resolve import config_json
 from ..experiment.tcp_options import resolved_options
 from ..experiment.topologies import BOTTLENECK
+from ..results.arrays import arrow_column
 from ..results.links import LinkRows, link_named
 from ..results.rows import Rows, field_values
-from ..results.tables import arrow_column
 
 __all__ = [
     "PACKAGE_ROOT",
@@ -58,9 +58,10 @@ __all__ = [
 ]
 
 #: The package's files that decide what a stored sweep point holds, beside the core: the
-#: summary (this file) and the tables' rows and schemas, as paths from the package's root
-#: (``python/qdsim/``). Part of :func:`code_version`.
-PYTHON_SOURCES = ("run/one.py", "results/tables.py")
+#: summary (this file), the tables' rows and schemas, and how the core's rows and the
+#: tables' columns are read and made, as paths from the package's root (``python/qdsim/``).
+#: Part of :func:`code_version`.
+PYTHON_SOURCES = ("run/one.py", "results/tables.py", "results/arrays.py", "results/rows.py", "results/links.py")
 
 #: The package's root, which :data:`PYTHON_SOURCES` are relative to.
 PACKAGE_ROOT = Path(__file__).parent.parent

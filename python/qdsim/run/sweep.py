@@ -50,6 +50,7 @@ from ..errors import SpecError
 from ..experiment.resolve import config_json, resolve
 from ..experiment.spec import apply_override, validate
 from ..results import store, tables
+from ..results.arrays import arrow_array
 from . import process
 from .capture import refuse_in_sweep
 from .one import code_version, default_memory_limit, run_config, summarize
@@ -479,8 +480,8 @@ def collect(out_dir: Path, points: list[Point], raw: dict[str, Any]) -> int:
     columns: dict[str, pa.Array] = {}
     for position, (key, values) in enumerate(grid.items()):
         for column in tables.swept_columns(key, values):
-            columns[column.name] = tables.arrow_array([column.cells[p.index[position]] for p in points], column.type)
-    columns["rep"] = tables.arrow_array([p.rep for p in points], pa.int64())
-    columns["seed"] = tables.arrow_array([p.seed for p in points], tables.SEED)
-    columns["point_key"] = tables.arrow_array([p.key for p in points], pa.string())
+            columns[column.name] = arrow_array([column.cells[p.index[position]] for p in points], column.type)
+    columns["rep"] = arrow_array([p.rep for p in points], pa.int64())
+    columns["seed"] = arrow_array([p.seed for p in points], tables.SEED)
+    columns["point_key"] = arrow_array([p.key for p in points], pa.string())
     return store.write_sweep_tables(out_dir, pa.table(columns))
