@@ -1,8 +1,14 @@
 """Arrow arrays from Python values and from the core's buffers, and NumPy numbers from
-Arrow columns — without pyarrow's converters, which import pandas (0.2 s) wherever it is
-installed: ``pa.array`` of a list, ``to_numpy``; and ``is_null``, ``fill_null`` import
-``pyarrow.compute``. The results tables are built with these (:mod:`qdsim.results.tables`)
-and a store's columns read with :func:`numbers`.
+Arrow columns, without importing pandas.
+
+pyarrow's converters (``pa.array``, ``pa.Table.from_pylist``, ``pa.table`` of lists or NumPy
+arrays, ``pa.scalar``) and ``to_numpy`` first ask its pandas shim whether the values are
+pandas objects, and the shim imports pandas to answer (about 0.2 s, a third of what ``qdsim
+run`` spends outside its core) wherever it is installed; ``is_null`` and ``fill_null``
+import ``pyarrow.compute``. The arrays here are built from Arrow buffers instead, which asks
+nothing; what these builders do not take as it is goes through ``pa.array``, which converts
+or refuses it as it always did. The results tables are built with them
+(:mod:`qdsim.results.tables`) and a store's columns read with :func:`numbers`.
 """
 
 from __future__ import annotations
@@ -175,15 +181,15 @@ def arrow_column(arrow_type: str, length: int, null_count: int, validity: bytes 
     """Returns one column of the core's result rows (``_core.run``'s third value: its Arrow
     type, rows, nulls, validity bitmap and buffers in Arrow's layout) as an Arrow array,
     without copying its values."""
-    valid = None if validity is None else pa.py_buffer(validity)
     data = [pa.py_buffer(b) for b in buffers]
     if arrow_type == "map<string, int64>":
+        # A link's counts by reason are a map, never absent: the core sends no null map.
+        assert validity is None, "the core's maps have no nulls"
         entries, key_offsets, keys, counts = data
         n_entries = len(counts) // 8
         key_array = pa.Array.from_buffers(_S, n_entries, [None, key_offsets, keys])
         count_array = pa.Array.from_buffers(_I, n_entries, [None, counts])
         offsets = pa.Array.from_buffers(pa.int32(), length + 1, [None, entries])
-        # A link's counts by reason are a map, never absent: the core sends no null map.
-        assert validity is None, "the core's maps have no nulls"
         return pa.MapArray.from_arrays(offsets, key_array, count_array)
+    valid = None if validity is None else pa.py_buffer(validity)
     return pa.Array.from_buffers(_CORE_TYPES[arrow_type], length, [valid, *data], null_count=null_count)

@@ -3,9 +3,9 @@
 
 A run's results hold their links by column (``results["links"]``: one Arrow array per field,
 what the core hands over, or one list per field of a reference engine's rows,
-:mod:`qdsim.results.rows`); a summary holds them as rows (:class:`LinkRows`, made from the columns as they are
-read), each with its drops split into buffer overflows and the rest (:func:`drop_split`;
-the ``links`` table splits them by the same rule, by column).
+:mod:`qdsim.results.rows`); a summary holds them as rows (:class:`LinkRows`, made from the
+columns as they are read), each with its drops split into buffer overflows and the rest
+(:func:`drop_split`; the ``links`` table splits them by the same rule, by column).
 
 A topology of 10⁴ hosts has 2·10⁴ access links, nearly all of them idle or lightly used: a
 table for people lists the links that decide the results and summarises the rest in one

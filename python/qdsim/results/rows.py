@@ -50,7 +50,8 @@ class Rows(Sequence[dict[str, Any]]):
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         if len(self._made) < self._len:
-            for i, row in enumerate(rows_of({name: self.column(name) for name in self._columns})):
+            # The columns already read as Python values are reused; the rest are not kept.
+            for i, row in enumerate(rows_of({name: self._values.get(name, column) for name, column in self._columns.items()})):
                 self._made.setdefault(i, self._finish(row))
         return (self._made[i] for i in range(self._len))
 
