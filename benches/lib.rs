@@ -1,5 +1,10 @@
 //! What the whole-run benchmarks share.
 
+/// The extension's allocator (`crates/qdsim-py/src/lib.rs`, where the reason is), so that the
+/// benchmarks' binaries measure the core as `qdsim run` runs it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Returns the process's peak resident set size in MiB (`VmHWM` of `/proc/self/status`), if
 /// known (Linux).
 pub fn peak_rss_mib() -> Option<f64> {
