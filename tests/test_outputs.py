@@ -211,3 +211,28 @@ def test_a_goodput_sum_above_the_bottleneck_is_explained_by_the_data_held_before
     assert edge_notes(summary([4.9e6, 5.0e6], [50_000, 0])) == []  # fits: nothing to explain
     assert edge_notes(summary([6e6, 6e6], [1000, 0])) == []  # not the window's edge: no claim
     assert edge_notes(summary([6e6, 6e6], [None, 0])) == []  # an engine's run: unknown
+
+
+def test_the_summary_reads_the_cores_flows_by_column_as_it_would_read_their_rows(small_spec):
+    """``summarize`` makes no row of the core's flows (at 10⁵ flows a second of dicts) and
+    finds what it finds from the same flows given as rows, as a reference engine gives them:
+    Jain's index, every group's sums, spreads and users, each flow's completion times and user."""
+    from dataclasses import replace
+
+    from qdsim.experiment import spec
+    from qdsim.experiment.resolve import resolve
+    from qdsim.results.rows import Rows
+    from qdsim.run.one import run_config, summarize
+
+    # Two users in one group, so that a group's users and goodput per user are not its flows'.
+    _, parsed = spec.load(small_spec, ["flows.0.users=2", "flows.0.count=4"])
+    outcome = run_config(resolve(parsed))
+    summary = summarize(outcome)
+    assert isinstance(summary["flows"], Rows) and not summary["flows"]._made
+    given_as_rows = summarize(replace(outcome, results={**outcome.results, "flows": list(outcome.results["flows"])}))
+    assert isinstance(given_as_rows["flows"], list)
+    near = next(g for g in summary["groups"] if g["group"] == "near")
+    assert [g["users"] for g in summary["groups"]] == [1, 2] and near["per_user_goodput_bps"] == near["goodput_bps"] / 2
+    for key in ("jain_index", "groups", "fair_share_bps", "bottleneck", "notes"):
+        assert summary.get(key) == given_as_rows.get(key), key
+    assert list(summary["flows"]) == given_as_rows["flows"] and [f["user"] for f in given_as_rows["flows"]] == [0, 0, 1, 1, 2, 2]

@@ -182,13 +182,10 @@ def bottleneck_link(links: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     return links[max(range(len(utilization)), key=lambda i: utilization[i] or 0.0)] if utilization else None
 
 
-def _is_saturated(flow: dict[str, Any]) -> bool:
-    return flow["kind"] == "tcp" and flow.get("size_bytes") is None
-
-
-def completion_times(results: dict[str, Any]) -> tuple[dict[int, dict[str, Any]], dict[str, dict[str, Any]]]:
-    """Returns the completion times of a run: per flow id its ``fct_s`` and ``finished``, and
-    per group its ``mean_fct_s``, ``transfers_completed`` and ``unfinished_transfers``.
+def completion_times(results: dict[str, Any]) -> tuple[dict[str, list[Any]], dict[str, dict[str, Any]]]:
+    """Returns the completion times of a run: its flows' ``fct_s`` and ``finished``, one list
+    each in the order of ``results["flows"]``, and per group its ``mean_fct_s``,
+    ``transfers_completed`` and ``unfinished_transfers``.
 
     Nothing is left out (the core's figures): a finite flow's ``fct_s`` is its transfer's
     completion time, or if it had not finished at the end of the run the time until then
@@ -198,7 +195,7 @@ def completion_times(results: dict[str, Any]) -> tuple[dict[int, dict[str, Any]]
     ``unfinished_transfers`` > 0. Every completion time in the summary and the tables comes
     through here.
     """
-    flows = {f["id"]: {"fct_s": f["fct_s"], "finished": f["finished"]} for f in results["flows"]}
+    flows = {name: _column(results["flows"], name) for name in ("fct_s", "finished")}
     groups = {g["group"]: {"mean_fct_s": g["mean_fct_s"], "transfers_completed": g["transfers_completed"], "unfinished_transfers": g["unfinished_transfers"]} for g in results["groups"]}
     return flows, groups
 
@@ -213,22 +210,29 @@ def user_of_flows(config: dict[str, Any]) -> list[int]:
     return users
 
 
-def _add_users(summary: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
-    """Adds user columns to a run summary (in place; returns it).
+def _column(rows: Sequence[dict[str, Any]], name: str) -> list[Any]:
+    """Returns one field of every row (None where a reference engine's row lacks it), from
+    the columns of :class:`Rows` without making a row."""
+    if isinstance(rows, Rows):
+        return rows.column(name) if name in rows.columns else [None] * len(rows)
+    return [row.get(name) for row in rows]
 
-    Every flow gets ``user``, its global user id (the core's ``FlowConfig.user``: set by a
-    group's ``users`` key, else the group's index). Every group gets ``users`` (distinct user
-    ids among its flows) and ``per_user_goodput_bps`` (the group's goodput over ``users``),
-    the throughput per user of Menth et al.'s figures.
-    """
+
+def _summary_flows(results: dict[str, Any], times: dict[str, list[Any]], config: dict[str, Any]) -> Sequence[dict[str, Any]]:
+    """Returns the summary's flows: every field the core reports (the tables refuse a key
+    their schema lacks), their completion ``times`` (:func:`completion_times`) and ``user``,
+    each flow's global user id (the core's ``FlowConfig.user``: set by a group's ``users``
+    key, else the group's index).
+
+    The core's flows stay columns (:class:`Rows`, a row made when read: at 10⁵ flows making
+    every row took about a second that ``qdsim run`` spent for nothing); a reference
+    engine's are rows."""
     owners = user_of_flows(config)
-    for flow in summary["flows"]:
-        flow["user"] = owners[flow["id"]]
-    for group in summary["groups"]:
-        users = {f["user"] for f in summary["flows"] if f["group"] == group["group"]}
-        group["users"] = len(users)
-        group["per_user_goodput_bps"] = group["goodput_bps"] / len(users) if users else 0.0
-    return summary
+    given = results["flows"]
+    users = [owners[i] for i in _column(given, "id")]
+    if isinstance(given, Rows):
+        return Rows({**given.columns, **times, "user": users})
+    return [{**f, "fct_s": fct, "finished": finished, "user": user} for f, fct, finished, user in zip(given, times["fct_s"], times["finished"], users, strict=True)]
 
 
 #: Flow counters a group sums: the window's, then the whole run's.
@@ -262,18 +266,24 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
     bottleneck's rate divided by the number of flows.
     """
     res = outcome.results
-    flow_fct, group_fct = completion_times(res)
-    # Every field the core reports reaches the tables (`qdsim.results.tables` refuses a key its
-    # schema lacks); the completion times are recomputed from the transfer table.
-    flows = [{**f, **flow_fct[f["id"]]} for f in res["flows"]]
-    saturated = [f["goodput_bps"] for f in flows if _is_saturated(f)]
-    jain = jain_index(saturated or [f["goodput_bps"] for f in flows])
+    flow_times, group_fct = completion_times(res)
+    flows = _summary_flows(res, flow_times, outcome.config)
+    goodput = _column(flows, "goodput_bps")
+    # Jain's index over the saturated TCP flows (no size), else over all.
+    saturated = [g for g, kind, size in zip(goodput, _column(flows, "kind"), _column(flows, "size_bytes"), strict=True) if kind == "tcp" and size is None]
+    jain = jain_index(saturated or goodput)
     links = LinkRows(res["links"])
     bottleneck = bottleneck_link(links)
     fair_share = bottleneck["rate_bps"] / len(flows) if bottleneck and flows else None
+    # Each group's flows, as their places in the flows' columns, in the flows' order.
+    members: dict[str, list[int]] = {}
+    for i, group in enumerate(_column(flows, "group")):
+        members.setdefault(group, []).append(i)
+    counters = {column: _column(flows, column) for column in (*_GROUP_COUNTERS, "rwnd_limited")}
+    users = _column(flows, "user")
     groups = []
     for g in res["groups"]:
-        members = [f for f in flows if f["group"] == g["group"]]
+        places = members.get(g["group"], [])
         per_flow = g["goodput_bps"] / g["flows"] if g["flows"] else 0.0
         groups.append(
             {
@@ -281,16 +291,20 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
                 "per_flow_goodput_bps": per_flow,
                 # The spread across the group's flows (Kantawala & Turner's Fig. 6(b)): the
                 # population standard deviation of their goodputs; None without flows.
-                "per_flow_goodput_std_bps": statistics.pstdev(f["goodput_bps"] for f in members) if members else None,
+                "per_flow_goodput_std_bps": statistics.pstdev(goodput[i] for i in places) if places else None,
                 "fair_share_ratio": per_flow / fair_share if fair_share else None,
-                **{column: _sum_known(f[column] for f in members) for column in _GROUP_COUNTERS},
-                "rwnd_limited": _mean_known(f["rwnd_limited"] for f in members),
+                **{column: _sum_known(counters[column][i] for i in places) for column in _GROUP_COUNTERS},
+                "rwnd_limited": _mean_known(counters["rwnd_limited"][i] for i in places),
                 **group_fct[g["group"]],
             }
         )
     generators = _generators(res)
     for group in groups:
         group.update(generators.get(group["group"], {}))
+        # Menth et al.'s throughput per user: the group's distinct user ids, and its goodput
+        # over them.
+        group["users"] = len({users[i] for i in members.get(group["group"], [])})
+        group["per_user_goodput_bps"] = group["goodput_bps"] / group["users"] if group["users"] else 0.0
     summary = {
         "seed": res["seed"],
         "duration_s": res["duration_s"],
@@ -312,7 +326,7 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
     notes = rwnd_notes(groups, summary["tcp"]) + edge_notes(summary)
     if notes:
         summary["notes"] = notes
-    return _add_users(summary, outcome.config)
+    return summary
 
 
 #: A group whose flows found their window at the receive window after more than this share
@@ -338,11 +352,11 @@ def edge_notes(summary: dict[str, Any]) -> list[str]:
     order at the receivers when the window opened): without it, the sum fits."""
     link = link_named(summary["links"], summary["bottleneck"])
     window = summary["duration_s"] - summary["warmup_s"]
-    flows = summary["flows"]
-    if link is None or window <= 0 or any(f.get("held_before_window_bytes") is None for f in flows):
+    held = _column(summary["flows"], "held_before_window_bytes")
+    if link is None or window <= 0 or any(h is None for h in held):
         return []
-    total = sum(f["goodput_bps"] for f in flows)
-    held_bps = sum(f["held_before_window_bytes"] for f in flows) * 8 / window
+    total = sum(_column(summary["flows"], "goodput_bps"))
+    held_bps = sum(held) * 8 / window
     if total <= link["rate_bps"] or total - held_bps > link["rate_bps"]:
         return []
     return [
