@@ -64,3 +64,23 @@ def test_config_json_names_each_source_once_and_reads_back_inline(tmp_path):
     results = qdsim.simulate("experiments/quickstart.toml", set={"experiment.duration": "0.2s", "experiment.warmup": "0.1s"}, out=tmp_path / "run")
     stored = json.loads((tmp_path / "run" / "config.json").read_text())
     assert stored == json.loads(json_text(shared)) and results.config == config == qdsim.load(tmp_path / "run").config
+
+
+def test_the_core_is_given_each_source_once_and_reads_what_the_canonical_text_says():
+    """run_config hands the core :func:`core_json` (each shared source once, keys unsorted),
+    not the canonical :func:`config_json` that keys sweep points: the same configuration to
+    the core, a fraction of the encoding. A configuration already naming its sources, or one
+    whose flows lack a source, goes as it is (the core then names what is missing)."""
+    from qdsim import _core
+    from qdsim.experiment.resolve import config_json, core_json, resolve, with_shared_sources
+    from qdsim.experiment.spec import load
+
+    _, spec = load("experiments/quickstart.toml", ["experiment.duration=0.2s", "experiment.warmup=0.1s"])
+    config = resolve(spec)
+    text = core_json(config)
+    assert json.loads(text) == with_shared_sources(config) and text.count('"byte_counting"') == 2 < config_json(config).count('"byte_counting"')
+    assert _core.run(text)[0] == _core.run(config_json(config))[0]
+    shared = with_shared_sources(config)
+    assert json.loads(core_json(shared)) == shared
+    sourceless = {**config, "flows": [{k: v for k, v in f.items() if k != "source"} for f in config["flows"]]}
+    assert json.loads(core_json(sourceless)) == sourceless

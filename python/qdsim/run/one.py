@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import _core
 from ..errors import BudgetError, SpecError
-from ..experiment.resolve import config_json
+from ..experiment.resolve import core_json
 from ..experiment.tcp_options import resolved_options
 from ..experiment.topologies import BOTTLENECK
 from ..results.arrays import arrow_column
@@ -122,7 +122,7 @@ def run_config(config: dict[str, Any], memory_limit: int | None = None, progress
     started = time.perf_counter()
     limit = default_memory_limit() if memory_limit is None else memory_limit
     try:
-        results_text, columns, rows = _core.run(config_json(config) if text is None else text, limit, progress)
+        results_text, columns, rows = _core.run(core_json(config) if text is None else text, limit, progress)
     except _core.ConfigError as exc:
         key = getattr(exc, "key", "")
         raise SpecError(f"config.{key}", getattr(exc, "value", "?"), getattr(exc, "allowed", str(exc))) from None
