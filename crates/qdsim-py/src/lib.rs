@@ -29,8 +29,8 @@ use qdsim_core::sim::{Progress, RunError, Stop, Watch};
 /// The core's memory comes from mimalloc, not the C library's allocator: mimalloc asks the
 /// kernel for transparent huge pages (`madvise(MADV_HUGEPAGE)`, which kernels set to `madvise`
 /// grant only on request), and a network of 10⁴ flows — hundreds of MB of links, rings and
-/// histograms touched in no order — then costs far fewer TLB misses: 0.85–0.9 of the CPU at
-/// 10⁴ flows, the same at 100 (docs/performance.md, "Huge pages"). Only the Rust side's
+/// histograms touched in no order — then costs far fewer TLB misses: 0.82 of the CPU at 10⁴
+/// flows, the same at 100 (docs/performance.md, "Huge pages"). Only the Rust side's
 /// allocations: Python's own and the buffers handed to it (copied into `bytes`) are not
 /// affected.
 #[global_allocator]

@@ -101,9 +101,13 @@ def _value_at(column: Any, i: int) -> Any:
     return column[i].as_py(maps_as_pydicts="strict")
 
 
-def field_values(rows: Sequence[dict[str, Any]], name: str) -> list[Any]:
-    """Returns one field of every row of a list or of :class:`Rows` (there, without making a row)."""
-    return rows.column(name) if isinstance(rows, Rows) else [row[name] for row in rows]
+def field_values(rows: Sequence[dict[str, Any]], name: str, *, missing_ok: bool = False) -> list[Any]:
+    """Returns one field of every row of a list or of :class:`Rows` (there, without making a
+    row); with ``missing_ok``, None where the rows lack it (a reference engine may not report
+    a field) instead of a ``KeyError``."""
+    if isinstance(rows, Rows):
+        return [None] * len(rows) if missing_ok and name not in rows.columns else rows.column(name)
+    return [row.get(name) for row in rows] if missing_ok else [row[name] for row in rows]
 
 
 def by_column(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:

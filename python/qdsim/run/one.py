@@ -195,7 +195,7 @@ def completion_times(results: dict[str, Any]) -> tuple[dict[str, list[Any]], dic
     ``unfinished_transfers`` > 0. Every completion time in the summary and the tables comes
     through here.
     """
-    flows = {name: _column(results["flows"], name) for name in ("fct_s", "finished")}
+    flows = {name: field_values(results["flows"], name) for name in ("fct_s", "finished")}
     groups = {g["group"]: {"mean_fct_s": g["mean_fct_s"], "transfers_completed": g["transfers_completed"], "unfinished_transfers": g["unfinished_transfers"]} for g in results["groups"]}
     return flows, groups
 
@@ -210,14 +210,6 @@ def user_of_flows(config: dict[str, Any]) -> list[int]:
     return users
 
 
-def _column(rows: Sequence[dict[str, Any]], name: str) -> list[Any]:
-    """Returns one field of every row (None where a reference engine's row lacks it), from
-    the columns of :class:`Rows` without making a row."""
-    if isinstance(rows, Rows):
-        return rows.column(name) if name in rows.columns else [None] * len(rows)
-    return [row.get(name) for row in rows]
-
-
 def _summary_flows(results: dict[str, Any], times: dict[str, list[Any]], config: dict[str, Any]) -> Sequence[dict[str, Any]]:
     """Returns the summary's flows: every field the core reports (the tables refuse a key
     their schema lacks), their completion ``times`` (:func:`completion_times`) and ``user``,
@@ -229,7 +221,7 @@ def _summary_flows(results: dict[str, Any], times: dict[str, list[Any]], config:
     engine's are rows."""
     owners = user_of_flows(config)
     given = results["flows"]
-    users = [owners[i] for i in _column(given, "id")]
+    users = [owners[i] for i in field_values(given, "id")]
     if isinstance(given, Rows):
         return Rows({**given.columns, **times, "user": users})
     return [{**f, "fct_s": fct, "finished": finished, "user": user} for f, fct, finished, user in zip(given, times["fct_s"], times["finished"], users, strict=True)]
@@ -268,19 +260,19 @@ def summarize(outcome: RunOutcome) -> dict[str, Any]:
     res = outcome.results
     flow_times, group_fct = completion_times(res)
     flows = _summary_flows(res, flow_times, outcome.config)
-    goodput = _column(flows, "goodput_bps")
+    goodput = field_values(flows, "goodput_bps")
     # Jain's index over the saturated TCP flows (no size), else over all.
-    saturated = [g for g, kind, size in zip(goodput, _column(flows, "kind"), _column(flows, "size_bytes"), strict=True) if kind == "tcp" and size is None]
+    saturated = [g for g, kind, size in zip(goodput, field_values(flows, "kind"), field_values(flows, "size_bytes", missing_ok=True), strict=True) if kind == "tcp" and size is None]
     jain = jain_index(saturated or goodput)
     links = LinkRows(res["links"])
     bottleneck = bottleneck_link(links)
     fair_share = bottleneck["rate_bps"] / len(flows) if bottleneck and flows else None
     # Each group's flows, as their places in the flows' columns, in the flows' order.
     members: dict[str, list[int]] = {}
-    for i, group in enumerate(_column(flows, "group")):
+    for i, group in enumerate(field_values(flows, "group")):
         members.setdefault(group, []).append(i)
-    counters = {column: _column(flows, column) for column in (*_GROUP_COUNTERS, "rwnd_limited")}
-    users = _column(flows, "user")
+    counters = {column: field_values(flows, column) for column in (*_GROUP_COUNTERS, "rwnd_limited")}
+    users = field_values(flows, "user")
     groups = []
     for g in res["groups"]:
         places = members.get(g["group"], [])
@@ -352,10 +344,10 @@ def edge_notes(summary: dict[str, Any]) -> list[str]:
     order at the receivers when the window opened): without it, the sum fits."""
     link = link_named(summary["links"], summary["bottleneck"])
     window = summary["duration_s"] - summary["warmup_s"]
-    held = _column(summary["flows"], "held_before_window_bytes")
+    held = field_values(summary["flows"], "held_before_window_bytes", missing_ok=True)
     if link is None or window <= 0 or any(h is None for h in held):
         return []
-    total = sum(_column(summary["flows"], "goodput_bps"))
+    total = sum(field_values(summary["flows"], "goodput_bps"))
     held_bps = sum(held) * 8 / window
     if total <= link["rate_bps"] or total - held_bps > link["rate_bps"]:
         return []
