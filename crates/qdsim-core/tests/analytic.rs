@@ -1,8 +1,6 @@
 //! Analytic checks of the traffic sources (Augé & Roberts 2006, §III-B and §IV-A).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use qdsim_core::config::{FlowConfig, FlowSizes, LinkConfig, PacketSizeLaw, RunConfig, SamplingConfig, SourceConfig};
 use qdsim_core::qdisc::{FqParams, QdiscConfig};
 use qdsim_core::scenario::FlowGroup;

@@ -1,9 +1,7 @@
 //! Applications that open connections during the run: incast rounds (a client waits for all
 //! servers before the next request) and Poisson short flows.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use qdsim_core::config::{FlowConfig, LinkConfig, RepeatConfig, RunConfig, SamplingConfig, SourceConfig};
 use qdsim_core::qdisc::{FifoParams, QdiscConfig};
 use qdsim_core::scenario::plain_tcp;

@@ -3,9 +3,7 @@
 //! FIFO's (mean sojourn under 40 ms, within a few targets, against about 1 s) while the link
 //! stays busy, drops for its own reasons, and conserves packets.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use qdsim_core::qdisc::{AredParams, BlueParams, CodelParams, FqCodelParams, PieParams, QdiscConfig, RedParams};
 use qdsim_core::Sim;
 

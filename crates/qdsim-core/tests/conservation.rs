@@ -4,9 +4,7 @@
 //! host's processing delay included). Checked on random dumbbells (property test) at random
 //! instants.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use qdsim_core::config::SourceConfig;
 use qdsim_core::qdisc::{FifoParams, QdiscConfig};

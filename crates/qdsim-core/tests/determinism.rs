@@ -2,9 +2,7 @@
 //! before in the process; another seed changes the random start times and the hosts'
 //! processing delays (and so the run).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use qdsim_core::config::SourceConfig;
 use qdsim_core::scenario::FlowGroup;
 use qdsim_core::tcp::{ByteCounting, LimitedTransmit, RecoveryKind, RtoFormula, TcpConfig};

@@ -3,9 +3,7 @@
 //! packet is dropped; with RED, early drops become marks while forced drops stay drops. Each
 //! sender reduces at most once per round trip of marks.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use qdsim_core::config::{SamplingConfig, SourceConfig};
 use qdsim_core::qdisc::{CodelParams, QdiscConfig, RedParams};
 use qdsim_core::scenario::plain_tcp;

@@ -1,9 +1,7 @@
 //! EWFQ (`buffer = "ewfq"`) in whole runs: weights 2:1 give 2:1 shares, and its internals
 //! are recorded as a time series.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use qdsim_core::config::{SamplingConfig, SourceConfig};
 use qdsim_core::qdisc::{FqParams, QdiscConfig};
 use qdsim_core::scenario::plain_tcp;

@@ -1,9 +1,7 @@
 //! Multi-queue qdiscs (DRR, DRR-LDS, WFQ, WF2Q+ with every buffer policy) inside the simulator:
 //! conservation on a dumbbell, and per-user fairness between a heavy and a light TCP user.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use qdsim_core::qdisc::{FqParams, QdiscConfig};
 use qdsim_core::scenario::{plain_tcp, FlowGroup};
 use qdsim_core::Sim;

@@ -1,9 +1,7 @@
 //! NewReno's throughput under random loss follows the Mathis et al. law
 //! `MSS / RTT * sqrt(3 / (2p))` (issue 2: within 25 % for p = 0.1 % and 1 %).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use qdsim_core::qdisc::{FifoParams, QdiscConfig};
 
 fn mathis_ratio(p: f64, seconds: u64) -> f64 {

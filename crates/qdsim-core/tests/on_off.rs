@@ -1,9 +1,7 @@
 //! On-off TCP sources (Kantawala & Turner 2005, §4): bursts on one connection separated by
 //! exponential idle times, each burst a row of the transfer table.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use qdsim_core::config::{FirstBurst, RunConfig, SourceConfig};
 use qdsim_core::results::{RunResults, Transfers};
 use qdsim_core::scenario::{Dumbbell, FlowGroup};

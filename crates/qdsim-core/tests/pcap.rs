@@ -1,12 +1,10 @@
 //! Packet capture of a whole run: each captured link's file holds exactly its transmissions
 //! (and its drops, with `drops`), in time order, with TCP byte numbers that add up.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use etherparse::{Ipv4Header, TcpHeader};
 use qdsim_core::config::SourceConfig;
 use qdsim_core::pcap::PcapConfig;

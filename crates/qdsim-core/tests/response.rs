@@ -3,9 +3,7 @@
 //! average window `(C(3+β)/(4(1−β)))^¼ · RTT^¾ / p^¾` in its cubic region — each within 25 %
 //! at two loss rates. The mean window is measured as goodput × RTT / MSS.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use qdsim_core::qdisc::{FifoParams, QdiscConfig};
 use qdsim_core::scenario::plain_tcp;
 use qdsim_core::tcp::{CcKind, TcpConfig};

@@ -1,9 +1,7 @@
 //! Recordable time series: the TCP event log, on-change sampling, timeout state and
 //! cumulative drop counts — each checked against the run's own counters.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use qdsim_core::config::SamplingConfig;
 
 fn lossy_run(sampling: SamplingConfig) -> qdsim_core::RunResults {

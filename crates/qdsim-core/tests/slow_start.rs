@@ -3,9 +3,7 @@
 //! 40, 80 segments in its first four round trips (cwnd grows by one segment per ACKed
 //! segment, RFC 5681 §3.1), and each round trip is one RTT = 2 × (20 + 30) ms = 100 ms.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use qdsim_core::time::Time;
 use qdsim_core::Sim;
 

@@ -1,8 +1,6 @@
 //! Bottleneck utilization and fairness of NewReno over FIFO (issue 2's acceptance checks).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn one_flow_with_a_bdp_buffer_fills_the_bottleneck() {

@@ -3,9 +3,7 @@
 //! transfers in progress, and the series a buffer-sizing study draws (link bytes per sample,
 //! cwnd of chosen groups, the packet-emission record).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use qdsim_core::config::{FlowSizes, HostPair, LinkConfig, PacketRecordConfig, PacketSizeLaw, RunConfig, SourceConfig};
 use qdsim_core::qdisc::{FifoParams, QdiscConfig};
 use qdsim_core::scenario::FlowGroup;
