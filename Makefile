@@ -21,6 +21,9 @@
 
 VENV := .venv
 PY := $(VENV)/bin/python
+# pytest's workers (pytest-xdist): one per core, at most four (each test's runs take up to a
+# few hundred MB). `make test PYTEST_WORKERS=` runs them in one process.
+PYTEST_WORKERS := -n auto --maxprocesses=4
 DEPS_STAMP := $(VENV)/.deps-stamp
 CORE_STAMP := $(VENV)/.core-stamp
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null) Cargo.toml $(wildcard Cargo.lock)
@@ -77,12 +80,12 @@ test-rust-fast:
 	cargo test --profile quick --workspace --exclude qdsim-py
 
 test-python: dev
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest $(PYTEST_WORKERS)
 
 # The loop while changing the code: the Python tests without the figure tests and the slow
 # ones (no Rust tests, no lints); `make test` runs everything.
 test-fast: dev
-	$(VENV)/bin/pytest -q -m "not figure and not slow"
+	$(VENV)/bin/pytest $(PYTEST_WORKERS) -q -m "not figure and not slow"
 
 # The wheel users `pip install`: manylinux (maturin checks the binary's glibc symbols and tags
 # it), abi3 (one wheel for every CPython >= 3.11), the experiment files inside. Built for the
