@@ -8,7 +8,8 @@
 #   make engines     the reference engines qdsim validate runs: ns-2.35 and ns-3.37, and the programs
 #                    the tests drive: Chromium + chromedriver (qdsim report's page), tshark (apt-get,
 #                    needs root or sudo; without them their tests skip), and the ns-3 program built once
-#   make wheel       the manylinux wheel (maturin, reusing target/) in dist/
+#   make wheel       the manylinux wheel in dist/, built with profile-guided optimisation (scripts/pgo.py)
+#   make dev-pgo     dev, with the extension built as the wheel's is (what bench-ns2 measures)
 #   make test-wheel  wheel, then install it into a fresh venv and run it from another directory
 #   make bench       whole-run benchmark (packets/s, events/s) + criterion micro-benchmarks
 #   make bench-sweep a 64-run sweep on 2 local workers against 1 (the speed-up)
@@ -17,7 +18,7 @@
 #   make figures     dev, then regenerate every committed paper figure (qdsim reproduce --all --docs)
 #   make docs        dev, then regenerate the docs written from the catalog (scripts/gen_docs.py)
 #   make lint        lint-rust (cargo fmt --check, clippy, rustdoc links) and lint-python (ruff check + format, stubtest)
-.PHONY: dev docs engines engine-verdicts validation quickstart test test-fast test-rust test-rust-fast test-python wheel test-wheel bench bench-sweep bench-ns2 bench-flows figures lint lint-rust lint-python clean
+.PHONY: dev dev-pgo docs engines engine-verdicts validation quickstart test test-fast test-rust test-rust-fast test-python wheel test-wheel bench bench-sweep bench-ns2 bench-flows figures lint lint-rust lint-python clean
 
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -88,11 +89,18 @@ test-fast: dev
 	$(VENV)/bin/pytest $(PYTEST_WORKERS) -q -m "not figure and not slow"
 
 # The wheel users `pip install`: manylinux (maturin checks the binary's glibc symbols and tags
-# it), abi3 (one wheel for every CPython >= 3.11), the experiment files inside. Built for the
-# venv's interpreter, as `make dev` builds, so that only the binding is compiled again.
+# it), abi3 (one wheel for every CPython >= 3.11), the experiment files inside, the core built
+# with profile-guided optimisation (scripts/pgo.py: an instrumented build, a training run of
+# every algorithm, the build that uses its counts; target/pgo/, a few minutes). Built for the
+# venv's interpreter, as `make dev` builds.
 wheel: $(DEPS_STAMP)
-	rm -f dist/qdsim-*.whl
-	$(VENV)/bin/maturin build --release --strip --interpreter $(PY) --out dist
+	$(PY) scripts/pgo.py wheel dist
+
+# The extension into python/qdsim built as the wheel's is; `make dev` keeps it until a Rust
+# source changes (the same program: only its machine code is laid out differently).
+dev-pgo: $(DEPS_STAMP)
+	$(PY) scripts/pgo.py develop
+	touch $(CORE_STAMP)
 
 # The wheel as a user gets it: a fresh venv, `pip install` (the lock's versions, but NumPy
 # < 2.4 to prove the metadata's ranges), then the quickstart and one paper's --quick figures
@@ -107,7 +115,7 @@ bench:
 bench-sweep: dev
 	$(PY) benches/sweep_speedup.py
 
-bench-ns2: dev
+bench-ns2: dev-pgo
 	$(PY) benches/vs_ns2.py
 
 bench-flows:

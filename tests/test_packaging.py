@@ -80,3 +80,54 @@ def test_the_package_finds_the_experiment_files_the_wheel_includes():
     assert packaged.EXPERIMENT_FILES.resolve() == (ROOT / "experiments").resolve()
     include = PYPROJECT["tool"]["maturin"]["include"]
     assert any(re.fullmatch(r"python/qdsim/experiments/\*\*/\*", entry["path"]) and "wheel" in entry["format"] for entry in include)
+
+
+def _pgo_script():
+    """Imports ``scripts/pgo.py`` (the scripts are not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pgo", ROOT / "scripts" / "pgo.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_wheel_s_training_runs_each_algorithm_of_the_catalog_and_every_run_succeeds():
+    """The profile-guided build (scripts/pgo.py) trains on every queue discipline, DRR buffer
+    policy, congestion control and TCP profile: an algorithm it never ran would be laid out as
+    cold code. A catalog entry added without a training run, or a run that no longer
+    validates (a parameter it now needs), fails here rather than in `make wheel`."""
+    import qdsim
+    from qdsim.experiment import algorithms
+
+    pgo = _pgo_script()
+    runs = pgo.workload()
+    qdiscs = {o["topology.qdisc"]["kind"] for _, o in runs if "topology.qdisc" in o}
+    buffers = {o["topology.qdisc"].get("buffer") for _, o in runs if "topology.qdisc" in o} - {None}
+    ccs = {o["flows.0.cc"] for _, o in runs if "flows.0.cc" in o}
+    profiles = {o["flows.0.tcp"]["profile"] for _, o in runs if "flows.0.tcp" in o}
+    assert qdiscs == set(algorithms.qdisc_names())
+    assert ccs == set(algorithms.cc_names())
+    assert profiles == {p["name"] for p in algorithms.tcp_profiles()}
+    drr = next(q for q in algorithms.core_catalog()["qdiscs"] if q["name"] == "drr")
+    buffer_help = next(p["help"] for p in drr["params"] if p["name"] == "buffer")
+    assert all(re.search(rf"\b{b}\b", buffer_help) for b in buffers)
+    assert buffers == {"shared", "drop_on_dequeue", "per_queue", "ewfq", "ns2_lqd", "qsdrr", "tdrr", "dtdrr", "dsdrr"}, buffer_help
+    for path, overrides in runs:
+        results = qdsim.simulate(ROOT / path, set=overrides)
+        assert results.summary["events"] > 0, (path, overrides)
+
+
+def test_without_llvm_profdata_the_wheel_is_built_plain_and_says_so(tmp_path, monkeypatch, capsys):
+    """Where rustup's llvm-tools cannot be had (no rustup here), scripts/pgo.py builds the
+    wheel without the profile after one warning line, rather than failing the build."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    rustc = fake / "rustc"
+    rustc.write_text(f'#!/bin/sh\nif [ "$1" = --print ]; then echo {tmp_path / "sysroot"}; else echo "host: x86_64-unknown-linux-gnu"; fi\n')
+    rustc.chmod(0o755)
+    monkeypatch.setenv("PATH", str(fake))
+    pgo = _pgo_script()
+    assert pgo.profdata_tool() is None
+    assert pgo.profile() is False
+    assert "building WITHOUT profile-guided optimisation" in capsys.readouterr().err

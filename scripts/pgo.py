@@ -1,0 +1,198 @@
+"""Builds the extension with profile-guided optimisation (PGO): the wheel users install.
+
+`make wheel` and `make dev-pgo` run this with the virtualenv's interpreter:
+
+    python scripts/pgo.py wheel DIST     # the manylinux wheel, into DIST
+    python scripts/pgo.py develop        # the extension, into python/qdsim (as `make dev`)
+
+Three steps, each in its own target directory under target/pgo/ so that `target/release`
+(what `make dev` and the tests build) stays warm:
+
+1. the extension built with LLVM's instrumentation (`-Cprofile-generate`);
+2. that extension runs the training workload (`train`, below, in a child process), which
+   writes how often each branch and call was taken;
+3. the counts merged (`llvm-profdata`, from rustup's `llvm-tools`, the LLVM rustc itself
+   uses) and the extension built again with them (`-Cprofile-use`): the compiler lays out,
+   inlines and unrolls by what runs, not by guesses.
+
+A result never depends on it: the same sources give the same program, only its machine code
+is arranged differently (the digests of every experiment file's runs are the same with and
+without it, docs/performance.md "Profile-guided optimisation"). The training workload runs
+every queue discipline, congestion control and TCP profile of the core's catalog and each
+traffic kind of the papers' files, so that no algorithm's code is left laid out as never run
+(PGO optimises code it saw no run of for size), and weighs the hot loop by realistic runs:
+the benchmark's scenario and the papers' own files, shortened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PGO = ROOT / "target" / "pgo"
+PROFILES = PGO / "profiles"
+MERGED = PGO / "qdsim.profdata"
+
+
+def run(cmd: list[str], **kwargs: object) -> None:
+    """Runs `cmd`, stopping this script with its status if it fails."""
+    print("pgo:", " ".join(str(c) for c in cmd), flush=True)
+    status = subprocess.run(cmd, check=False, **kwargs).returncode  # type: ignore[call-overload]
+    if status != 0:
+        raise SystemExit(f"pgo: {cmd[0]} failed (exit status {status})")
+
+
+def profdata_tool() -> Path | None:
+    """Returns rustup's `llvm-profdata` for the compiler in use, adding the `llvm-tools`
+    component when it is missing (Debian's llvm-profdata reads its own LLVM's format only), or
+    None, having said why, when it cannot be had."""
+    sysroot = subprocess.run(["rustc", "--print", "sysroot"], capture_output=True, text=True, check=True).stdout.strip()
+    host = next(line.split()[1] for line in subprocess.run(["rustc", "-vV"], capture_output=True, text=True, check=True).stdout.splitlines() if line.startswith("host:"))
+    tool = Path(sysroot) / "lib" / "rustlib" / host / "bin" / "llvm-profdata"
+    if not tool.exists() and shutil.which("rustup") is not None:
+        # A machine that cannot reach rustup's servers may take long to say so.
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            subprocess.run(["rustup", "component", "add", "llvm-tools"], check=False, timeout=300)
+    if not tool.exists():
+        print(f"pgo: warning: {tool} is missing (rustup component add llvm-tools): building WITHOUT profile-guided optimisation, about 7-13 % slower", file=sys.stderr, flush=True)
+        return None
+    return tool
+
+
+def with_rustflags(flag: str, target_dir: Path) -> dict[str, str]:
+    """Returns the environment of a cargo or maturin build with `flag` added to RUSTFLAGS and
+    its own target directory."""
+    env = dict(os.environ)
+    env["RUSTFLAGS"] = " ".join(filter(None, [env.get("RUSTFLAGS", ""), flag]))
+    env["CARGO_TARGET_DIR"] = str(target_dir)
+    return env
+
+
+def profile() -> bool:
+    """Steps 1-3: builds the instrumented extension, trains it and merges the counts into
+    MERGED; returns False, building nothing, where there is no `llvm-profdata`."""
+    tool = profdata_tool()
+    if tool is None:
+        return False
+    shutil.rmtree(PROFILES, ignore_errors=True)
+    PROFILES.mkdir(parents=True)
+    gen = PGO / "gen"
+    run(["cargo", "build", "--release", "-p", "qdsim-py"], cwd=ROOT, env=with_rustflags(f"-Cprofile-generate={PROFILES}", gen))
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), LLVM_PROFILE_FILE=str(PROFILES / "qdsim-%p-%m.profraw"))
+    run([sys.executable, __file__, "train", str(gen / "release" / "lib_core.so")], cwd=ROOT, env=env)
+    run([str(tool), "merge", "-o", str(MERGED), str(PROFILES)])
+    return True
+
+
+def build(kind: str, dist: Path | None, profiled: bool) -> None:
+    """Step 3's build: the wheel into `dist`, or the extension into python/qdsim; without the
+    profile (`profiled` false) as `make dev` builds, in target/."""
+    env = with_rustflags(f"-Cprofile-use={MERGED}", PGO / "use") if profiled else dict(os.environ)
+    maturin = str(Path(sys.executable).parent / "maturin")
+    if kind == "wheel":
+        assert dist is not None
+        for old in dist.glob("qdsim-*.whl"):
+            old.unlink()
+        run([maturin, "build", "--release", "--strip", "--interpreter", sys.executable, "--out", str(dist)], cwd=ROOT, env=env)
+    else:
+        env["VIRTUAL_ENV"] = str(Path(sys.executable).parent.parent)
+        run([maturin, "develop", "--release", "--quiet"], cwd=ROOT, env=env)
+
+
+#: The files of the papers and examples run with their own values, shortened: the
+#: benchmark's scenario (ns-2 agents, a 500 Mb/s FIFO) and one or more of each paper's, which
+#: between them hold every topology, traffic kind and recorded series (dumbbell, star, parking
+#: lot and graph; saturated, on-off, incast, Poisson packets, UDP CBR, short flows; the time
+#: series and the packet log).
+FILES: list[tuple[str, dict[str, object]]] = [
+    ("benches/vs_ns2.toml", {"experiment.duration": "4s"}),
+    ("experiments/kantawala-discard/fig4c.toml", {"experiment.duration": "3s", "experiment.warmup": "1s"}),
+    ("experiments/kantawala-discard/fig6.toml", {"experiment.duration": "3s", "experiment.warmup": "1s"}),
+    ("experiments/codel-dc/fig5.toml", {"experiment.duration": "2s"}),
+    ("experiments/codel-dc/fig9.toml", {"experiment.duration": "2s"}),
+    ("experiments/codel-dc/fig8b.toml", {"experiment.duration": "2s"}),
+    ("experiments/menth-lds/fig3a.toml", {"experiment.duration": "3s", "experiment.warmup": "1s"}),
+    ("experiments/menth-lds/fig5a.toml", {"experiment.duration": "8s", "experiment.warmup": "1s"}),
+    ("experiments/lu-ewfq/fig2.toml", {"experiment.duration": "3s", "experiment.warmup": "1s"}),
+    ("experiments/lu-ewfq/fig4a.toml", {"experiment.duration": "3s", "experiment.warmup": "1s"}),
+    ("experiments/auge-buffer-sizing/fig3.toml", {"experiment.duration": "3s", "experiment.warmup": "1s"}),
+    ("experiments/auge-buffer-sizing/fig4.toml", {"experiment.duration": "3s", "experiment.warmup": "1s"}),
+    ("experiments/examples/parking_lot.toml", {"experiment.duration": "3s", "experiment.warmup": "1s"}),
+    ("experiments/validation/highspeed.toml", {"experiment.duration": "3s", "experiment.warmup": "1s"}),
+]
+
+QUICKSTART = "experiments/quickstart.toml"
+SHORT = {"experiment.duration": "3s", "experiment.warmup": "1s"}
+
+#: DRR's buffer policies, each with what it needs beyond the defaults.
+DRR_BUFFERS: dict[str, dict[str, object]] = {
+    "shared": {"limit": "100pkt"},
+    "drop_on_dequeue": {"limit": "100pkt", "t_d": "20ms"},
+    "per_queue": {"queue_limits": [15000]},
+    "ewfq": {"limit": "150KB", "ewfq_rtt_o": "200ms"},
+    "ns2_lqd": {"limit": "100pkt"},
+    "qsdrr": {"limit": "100pkt"},
+    "tdrr": {"limit": "100pkt"},
+    "dtdrr": {"limit": "100pkt"},
+    "dsdrr": {"limit": "100pkt"},
+}
+
+
+def workload() -> list[tuple[str, dict[str, object]]]:
+    """Returns the training runs: (experiment file, overrides)."""
+    from qdsim.experiment import algorithms
+
+    runs = list(FILES)
+    for kind in algorithms.qdisc_names():
+        limit = {} if kind in ("codel", "pie", "fq_codel") else {"limit": "100pkt"}
+        runs.append((QUICKSTART, {**SHORT, "topology.qdisc": {"kind": kind, **limit}}))
+    for buffer, params in DRR_BUFFERS.items():
+        runs.append((QUICKSTART, {**SHORT, "topology.qdisc": {"kind": "drr", "buffer": buffer, **params}}))
+    for cc in algorithms.cc_names():
+        runs.append((QUICKSTART, {**SHORT, "flows.0.cc": cc, "flows.1.cc": cc}))
+    for profile in algorithms.tcp_profiles():
+        tcp = {"profile": profile["name"]}
+        runs.append((QUICKSTART, {**SHORT, "flows.0.tcp": tcp, "flows.1.tcp": tcp}))
+    return runs
+
+
+def train(extension: str) -> None:
+    """Step 2, in the child process: loads the instrumented extension as `qdsim._core` and
+    runs the workload through the package, as `qdsim run` runs a file."""
+    import importlib.machinery
+    import importlib.util
+
+    import qdsim
+
+    loader = importlib.machinery.ExtensionFileLoader("qdsim._core", extension)
+    spec = importlib.util.spec_from_loader("qdsim._core", loader, origin=extension)
+    assert spec is not None
+    core = importlib.util.module_from_spec(spec)
+    loader.exec_module(core)
+    sys.modules["qdsim._core"] = core
+    qdsim._core = core  # type: ignore[attr-defined]
+    runs = workload()
+    for i, (path, overrides) in enumerate(runs, 1):
+        print(f"pgo: training {i}/{len(runs)}: {path} {overrides}", flush=True)
+        qdsim.simulate(ROOT / path, set=overrides)
+
+
+def main(argv: list[str]) -> None:
+    usage = "usage: python scripts/pgo.py wheel DIST | develop"
+    if argv[:1] == ["train"] and len(argv) == 2:
+        train(argv[1])
+    elif argv[:1] == ["wheel"] and len(argv) == 2:
+        build("wheel", Path(argv[1]).resolve(), profile())
+    elif argv == ["develop"]:
+        build("develop", None, profile())
+    else:
+        raise SystemExit(usage)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
