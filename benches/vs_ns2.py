@@ -30,6 +30,7 @@ from typing import Any
 
 from common import at_least, run_measured
 
+from qdsim import __version__, _core
 from qdsim.engines import base
 from qdsim.engines.ns2 import Ns2
 from qdsim.experiment.resolve import resolve
@@ -107,8 +108,11 @@ def main() -> None:
         "bottleneck_packets": packets,
         "load_average": [load1, load5],
         "cores": os.cpu_count(),
+        # How the extension measured was compiled (`make bench-ns2` builds it as the wheel is).
+        "qdsim_build": _core.BUILD,
     }
     print(f"{args.file.name}, {args.rounds} alternated rounds, CPU seconds of the whole process (median):")
+    print(f"  (qdsim {__version__}, core: {_core.BUILD} build)")
     for name, median in medians.items():
         print(f"  {name:8s} {median:7.3f} s   bottleneck packets {packets[name]:,}")
         print(f"           rounds: {', '.join(f'{v:.3f}' for v in cpu[name])} s")

@@ -102,6 +102,7 @@ def build(kind: str, dist: Path | None, profiled: bool) -> None:
     else:
         env["VIRTUAL_ENV"] = str(Path(sys.executable).parent.parent)
         run([maturin, "develop", "--release", "--quiet"], cwd=ROOT, env=env)
+        run([sys.executable, "-m", "qdsim", "--version"], cwd=ROOT)
 
 
 #: The files of the papers and examples run with their own values, shortened: the
@@ -174,6 +175,8 @@ def train(extension: str) -> None:
     assert spec is not None
     core = importlib.util.module_from_spec(spec)
     loader.exec_module(core)
+    if "instrumented" not in core.BUILD:
+        raise SystemExit(f"pgo: {extension} is not the instrumented build ({core.BUILD}): nothing would be counted")
     sys.modules["qdsim._core"] = core
     qdsim._core = core  # type: ignore[attr-defined]
     runs = workload()

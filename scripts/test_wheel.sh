@@ -21,6 +21,8 @@ echo 'numpy<2.4' >> "$work/constraints.txt"
 "$py" -m pip install --quiet -c "$work/constraints.txt" "$wheel"
 "$py" -m pip check
 echo "test-wheel: installed with numpy $("$py" -c 'import numpy; print(numpy.__version__)')"
+# How the wheel's core was compiled (profile-guided, unless scripts/pgo.py said it could not be).
+echo "test-wheel: $("$(dirname "$py")/qdsim" --version)"
 
 mkdir "$work/elsewhere"
 cd "$work/elsewhere"

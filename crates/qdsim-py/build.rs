@@ -1,4 +1,5 @@
-//! Embeds the digest of the sources that decide a run's results (`SOURCE_DIGEST`).
+//! Embeds the digest of the sources that decide a run's results (`SOURCE_DIGEST`), and how
+//! the extension was compiled (`BUILD`).
 //!
 //! A sweep keys every stored point by the code that computed it, so that a resumed sweep
 //! never mixes two simulators' results. That key must come from the sources, not from the
@@ -54,10 +55,36 @@ fn main() {
     }
     let digest: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
     println!("cargo:rustc-env=QDSIM_SOURCE_DIGEST={digest}");
+    println!("cargo:rustc-env=QDSIM_BUILD={}", build_kind());
+    println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
     for dir in [core.join("src"), here.join("src")] {
         println!("cargo:rerun-if-changed={}", dir.display());
     }
     for file in [root.join("Cargo.lock"), core.join("Cargo.toml"), here.join("Cargo.toml")] {
         println!("cargo:rerun-if-changed={}", file.display());
+    }
+}
+
+/// Returns how this build compiles the code, for `_core.BUILD` (`qdsim --version`, the speed
+/// benchmarks): cargo's profile, and whether the compiler is instrumenting it for a profile or
+/// optimising it from one (`scripts/pgo.py`'s `-Cprofile-generate` / `-Cprofile-use`). A build
+/// script sees the flags the crates get in `CARGO_ENCODED_RUSTFLAGS`, separated by 0x1f.
+fn build_kind() -> String {
+    let profile = std::env::var("PROFILE").unwrap_or_else(|_| "unknown".into());
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let flags: Vec<&str> = flags.split('\x1f').collect();
+    // `-Cprofile-use=F` or `-C profile-use=F`, either as one argument or as two.
+    let has = |option: &str| {
+        flags.iter().enumerate().any(|(i, f)| {
+            f.starts_with(&format!("-C{option}"))
+                || (*f == "-C" && flags.get(i + 1).is_some_and(|g| g.starts_with(option)))
+        })
+    };
+    if has("profile-use") {
+        format!("{profile}, profile-guided")
+    } else if has("profile-generate") {
+        format!("{profile}, instrumented for a profile")
+    } else {
+        profile
     }
 }

@@ -5,13 +5,18 @@ Private: use the ``qdsim`` package. Keep in step with ``crates/qdsim-py/src/lib.
 
 from collections.abc import Callable
 
-__all__ = ["SOURCE_DIGEST", "BudgetError", "ConfigError", "SimulationError", "__version__", "catalog", "check_qdisc", "check_tcp", "pcap_file_name", "run", "stream_seed"]
+__all__ = ["BUILD", "SOURCE_DIGEST", "BudgetError", "ConfigError", "SimulationError", "__version__", "catalog", "check_qdisc", "check_tcp", "pcap_file_name", "run", "stream_seed"]
 
 __version__: str
 
 #: SHA-256 (hex) of the sources that decide a run's results: the core's and the binding's
 #: Rust sources and manifests, and Cargo.lock (computed when the extension is built).
 SOURCE_DIGEST: str
+
+#: How the extension was compiled: cargo's profile (``release``), then ``, profile-guided``
+#: for the wheel's build (``scripts/pgo.py``) or ``, instrumented for a profile`` for its
+#: training build. Speed only: results never depend on it.
+BUILD: str
 
 class ConfigError(ValueError):
     """A run configuration value the core refuses.

@@ -333,5 +333,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BudgetError", m.py().get_type::<BudgetError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("SOURCE_DIGEST", env!("QDSIM_SOURCE_DIGEST"))?;
+    m.add("BUILD", env!("QDSIM_BUILD"))?;
     Ok(())
 }

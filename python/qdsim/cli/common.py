@@ -28,6 +28,14 @@ def version() -> str:
     return __version__
 
 
+def version_line() -> str:
+    """Returns what ``qdsim --version`` prints: the version and how the core was compiled
+    (``_core.BUILD``: profile-guided for the wheel, which speed figures depend on)."""
+    from .. import _core
+
+    return f"qdsim {version()} (core: {_core.BUILD} build)"
+
+
 def note(text: str) -> None:
     """Prints ``note: <text>`` on stderr, unless ``-q``."""
     if verbosity >= 0:

@@ -29,7 +29,7 @@ from ..errors import BudgetError, SpecError
 from ..extras import MissingExtraError
 from ..run import process
 from . import common
-from .common import EXIT_USER_ERROR, check_seed, memory_limit, note, options_dir, version
+from .common import EXIT_USER_ERROR, check_seed, memory_limit, note, options_dir, version, version_line
 from .sweeps import cmd_reproduce, cmd_sweep, cmd_validate
 
 __all__ = ["build_parser", "main", "version"]
@@ -65,7 +65,7 @@ def _add_scheduler_options(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """Returns the argument parser of the ``qdsim`` command."""
     parser = _Parser(prog="qdsim", description="Packet-level simulation of queue disciplines and TCP.")
-    parser.add_argument("--version", action="version", version=f"qdsim {version()}")
+    parser.add_argument("--version", action="version", version=version_line())
     talk = parser.add_mutually_exclusive_group()
     talk.add_argument("-q", "--quiet", action="store_true", help="print only errors on stderr: no progress, no notes")
     talk.add_argument("-v", "--verbose", action="store_true", help="progress lines every second, and the traceback of an error")
