@@ -198,4 +198,8 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    try:
+        main(sys.argv[1:])
+    except KeyboardInterrupt:
+        print("pgo: interrupted", file=sys.stderr)
+        sys.exit(130)
