@@ -57,7 +57,7 @@ def profdata_tool() -> Path | None:
     if not tool.exists() and shutil.which("rustup") is not None:
         # A machine that cannot reach rustup's servers may take long to say so.
         with contextlib.suppress(subprocess.TimeoutExpired):
-            subprocess.run(["rustup", "component", "add", "llvm-tools"], check=False, timeout=300)
+            subprocess.run(["rustup", "component", "add", "llvm-tools"], check=False, timeout=120)
     if not tool.exists():
         print(f"pgo: warning: {tool} is missing (rustup component add llvm-tools): building WITHOUT profile-guided optimisation, about 7-13 % slower", file=sys.stderr, flush=True)
         return None
