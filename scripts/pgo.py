@@ -150,8 +150,7 @@ def workload() -> list[tuple[str, dict[str, object]]]:
 
     runs = list(FILES)
     for kind in algorithms.qdisc_names():
-        limit = {} if kind in ("codel", "pie", "fq_codel") else {"limit": "100pkt"}
-        runs.append((QUICKSTART, {**SHORT, "topology.qdisc": {"kind": kind, **limit}}))
+        runs.append((QUICKSTART, {**SHORT, "topology.qdisc": {"kind": kind, "limit": "100pkt"}}))
     for buffer, params in DRR_BUFFERS.items():
         runs.append((QUICKSTART, {**SHORT, "topology.qdisc": {"kind": "drr", "buffer": buffer, **params}}))
     for cc in algorithms.cc_names():

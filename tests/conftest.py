@@ -133,6 +133,16 @@ def qdsim(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytes
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 
 
+def load_script(name: str):
+    """Imports ``scripts/<name>.py`` (the scripts are not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--engine",

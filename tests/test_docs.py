@@ -5,7 +5,6 @@ index of paper figures says what the reproduction docs and the figure tests say.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import re
 import subprocess
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import load_script
 from qdsim.experiment import algorithms
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -134,16 +134,8 @@ def test_the_index_status_of_each_figure_is_the_reproduction_docs():
         assert status in (ROOT / doc).read_text(), f"{figure}: the status in experiments/README.md is not the one in {doc}: {status!r}"
 
 
-def _script(name: str):
-    """Imports ``scripts/<name>.py`` (the scripts are not a package)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _gen_docs():
-    return _script("gen_docs")
+    return load_script("gen_docs")
 
 
 def test_the_qdisc_parameters_of_experiment_file_md_are_the_catalog_s():
@@ -174,7 +166,7 @@ def test_gen_docs_check_passes_on_the_committed_docs():
 
 
 def _engine_verdicts():
-    return _script("engine_verdicts")
+    return load_script("engine_verdicts")
 
 
 def test_every_figure_test_has_its_engine_verdicts_and_they_agree_with_its_marks():

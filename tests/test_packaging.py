@@ -11,6 +11,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from conftest import load_script
 from qdsim import extras, packaged
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,16 +83,6 @@ def test_the_package_finds_the_experiment_files_the_wheel_includes():
     assert any(re.fullmatch(r"python/qdsim/experiments/\*\*/\*", entry["path"]) and "wheel" in entry["format"] for entry in include)
 
 
-def _pgo_script():
-    """Imports ``scripts/pgo.py`` (the scripts are not a package)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("pgo", ROOT / "scripts" / "pgo.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_wheel_s_training_runs_each_algorithm_of_the_catalog_and_every_run_succeeds():
     """The profile-guided build (scripts/pgo.py) trains on every queue discipline, DRR buffer
     policy, congestion control and TCP profile: an algorithm it never ran would be laid out as
@@ -100,7 +91,7 @@ def test_the_wheel_s_training_runs_each_algorithm_of_the_catalog_and_every_run_s
     import qdsim
     from qdsim.experiment import algorithms
 
-    pgo = _pgo_script()
+    pgo = load_script("pgo")
     runs = pgo.workload()
     qdiscs = {o["topology.qdisc"]["kind"] for _, o in runs if "topology.qdisc" in o}
     buffers = {o["topology.qdisc"].get("buffer") for _, o in runs if "topology.qdisc" in o} - {None}
@@ -127,7 +118,7 @@ def test_without_llvm_profdata_the_wheel_is_built_plain_and_says_so(tmp_path, mo
     rustc.write_text(f'#!/bin/sh\nif [ "$1" = --print ]; then echo {tmp_path / "sysroot"}; else echo "host: x86_64-unknown-linux-gnu"; fi\n')
     rustc.chmod(0o755)
     monkeypatch.setenv("PATH", str(fake))
-    pgo = _pgo_script()
+    pgo = load_script("pgo")
     assert pgo.profdata_tool() is None
     assert pgo.profile() is False
     assert "building WITHOUT profile-guided optimisation" in capsys.readouterr().err
