@@ -193,7 +193,8 @@ def main(argv: list[str]) -> None:
     elif argv == ["develop"]:
         build("develop", None, profile())
     else:
-        raise SystemExit(usage)
+        print(usage, file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":
