@@ -30,8 +30,11 @@ pub struct Routes {
     in_link: Vec<u32>,
     /// Per link: the node it leaves.
     link_from: Vec<NodeId>,
-    /// Per table: the next link from every node.
-    next: Vec<Vec<u32>>,
+    /// The tables one after another, `stride` entries each (the next link from every node):
+    /// one vector, so that a lookup loads no table's own pointer first.
+    next: Vec<u32>,
+    /// Entries per table: the node count.
+    stride: usize,
 }
 
 impl Routes {
@@ -46,16 +49,22 @@ impl Routes {
             in_link: vec![NO_ROUTE; num_nodes],
             link_from: links.iter().map(|&(from, _, _)| from).collect(),
             next: Vec::new(),
+            stride: num_nodes,
         };
         let mut on_chain = vec![false; num_nodes];
         for &d in dsts {
             let anchor = routes.chain_to_anchor(d, &incoming, &mut on_chain);
             if routes.slot_of[anchor as usize] == NO_ROUTE {
-                routes.slot_of[anchor as usize] = routes.next.len() as u32;
-                routes.next.push(dijkstra_towards(anchor, num_nodes, links, &incoming));
+                routes.slot_of[anchor as usize] = routes.tables() as u32;
+                routes.next.extend(dijkstra_towards(anchor, num_nodes, links, &incoming));
             }
         }
         routes
+    }
+
+    /// Returns the number of tables.
+    fn tables(&self) -> usize {
+        self.next.len().checked_div(self.stride).unwrap_or(0)
     }
 
     /// Links `d` and the nodes up its chain of single incoming links to their anchor (the
@@ -107,7 +116,7 @@ impl Routes {
         let mut d = dst;
         loop {
             match self.slot_of.get(d as usize) {
-                Some(&s) if s != NO_ROUTE => return self.next[s as usize][at as usize],
+                Some(&s) if s != NO_ROUTE => return self.next[s as usize * self.stride + at as usize],
                 None => return NO_ROUTE,
                 Some(_) => {}
             }
@@ -191,7 +200,7 @@ mod tests {
             links.push((r, h, 1));
         }
         let r = Routes::build(6, &links, &[2, 3, 4, 5]);
-        assert_eq!(r.next.len(), 2, "one table per router, none per host");
+        assert_eq!(r.tables(), 2, "one table per router, none per host");
         assert_eq!(r.next_link(2, 4), 2); // host 2's access link
         assert_eq!(r.next_link(0, 4), 0); // router 0 to router 1
         assert_eq!(r.next_link(1, 4), 7); // router 1 to host 4

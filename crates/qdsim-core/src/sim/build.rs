@@ -84,6 +84,7 @@ impl Sim {
             q,
             read_ahead: links.len() >= READ_AHEAD_LINKS,
             links,
+            any_host_delay: hosts.iter().any(HostLine::is_active),
             hosts,
             routes,
             flows,
