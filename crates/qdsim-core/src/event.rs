@@ -59,18 +59,69 @@ pub enum FlowTimer {
     NextBurst,
 }
 
-/// Bits of a key that name the event's slot in [`EventQueue::slots`].
-const SLOT_BITS: u32 = 24;
-const SLOT_MASK: u128 = (1 << SLOT_BITS) - 1;
-/// Schedulings a run may make: the sequence number has the key's low 64 bits minus the slot's.
-const MAX_SEQ: u64 = 1 << (64 - SLOT_BITS);
+/// Bits of a key that hold its event (below the sequence number): the event itself, when it
+/// is a link's, a host's or the run's ([`EVENT_KIND_BITS`] for its kind, the rest for its
+/// link or node), else the slot in [`EventQueue::slots`] where it waits.
+const EVENT_BITS: u32 = 24;
+const EVENT_MASK: u128 = (1 << EVENT_BITS) - 1;
+/// Schedulings a run may make: the sequence number has the key's low 64 bits minus the event's.
+const MAX_SEQ: u64 = 1 << (64 - EVENT_BITS);
+/// Bits of an event's code that give its kind; the others hold its index.
+const EVENT_KIND_BITS: u32 = 3;
+const INDEX_BITS: u32 = EVENT_BITS - EVENT_KIND_BITS;
+const INDEX_MASK: u32 = (1 << INDEX_BITS) - 1;
+/// The kinds of event a key holds itself; `APART` names a slot of [`EventQueue::slots`].
+const APART: u32 = 0;
+const TX_DONE: u32 = 1;
+const ARRIVAL: u32 = 2;
+const HOST_DEPARTURE: u32 = 3;
+const QDISC_TIMER: u32 = 4;
+const SAMPLE: u32 = 5;
+const WARMUP_END: u32 = 6;
+
+/// Returns the code a key holds `event` as, if it holds it itself: a link's, a host's or the
+/// run's event whose index fits ([`INDEX_BITS`]); a flow's timer (its generation would not
+/// fit) waits in a slot.
+#[inline]
+fn code_of(event: Event) -> Option<u32> {
+    let (kind, index) = match event {
+        Event::TxDone(l) => (TX_DONE, l),
+        Event::Arrival(l) => (ARRIVAL, l),
+        Event::HostDeparture(n) => (HOST_DEPARTURE, n),
+        Event::QdiscTimer(l) => (QDISC_TIMER, l),
+        Event::Sample => (SAMPLE, 0),
+        Event::WarmupEnd => (WARMUP_END, 0),
+        Event::Flow(..) => return None,
+    };
+    (index <= INDEX_MASK).then_some(kind << INDEX_BITS | index)
+}
+
+/// Returns the event a key's code holds itself, or `None` for one in a slot
+/// (the inverse of [`code_of`]).
+#[inline]
+fn event_of(code: u32) -> Option<Event> {
+    let index = code & INDEX_MASK;
+    Some(match code >> INDEX_BITS {
+        TX_DONE => Event::TxDone(index),
+        ARRIVAL => Event::Arrival(index),
+        HOST_DEPARTURE => Event::HostDeparture(index),
+        QDISC_TIMER => Event::QdiscTimer(index),
+        SAMPLE => Event::Sample,
+        WARMUP_END => Event::WarmupEnd,
+        _ => return None, // APART
+    })
+}
 
 /// A deterministic priority queue of events.
 ///
-/// The queue holds bare `u128` keys, `time << 64 | seq << 24 | slot`, in a calendar
+/// The queue holds bare `u128` keys, `time << 64 | seq << 24 | event`, in a calendar
 /// ([`Calendar`]): one integer comparison orders by time, then by scheduling order (`seq` is
-/// unique, so the slot never decides), and a 16-byte key moves half the bytes of a key with
-/// its event beside it. The event waits in `slots[slot]`, recycled when popped.
+/// unique, so the low bits never decide), and a 16-byte key moves half the bytes of a key
+/// with its event beside it. The low 24 bits are the event itself where it fits — a link's,
+/// a host's, the run's: nearly every event — so that scheduling and popping it touch no
+/// other memory (a table of events written when scheduled and read when popped, a while
+/// later, cost a cache miss on half the pops); a flow's timer, which carries a generation,
+/// waits in `slots[slot]`, recycled when popped.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     calendar: Calendar,
@@ -131,40 +182,64 @@ impl EventQueue {
     /// was reserved.
     ///
     /// # Panics
-    /// If `time` is before the current time: scheduling into the past is a simulator bug.
+    /// If `time` is before the current time: scheduling into the past is a simulator bug; or
+    /// if more than 2^21 flow timers would be pending at once.
     pub fn schedule_reserved(&mut self, time: Time, seq: u64, event: Event) {
         assert!(time >= self.now, "event {event:?} scheduled at {time} before now {}", self.now);
         debug_assert!(seq < self.next_seq, "sequence number {seq} was never reserved");
+        let code = match code_of(event) {
+            Some(code) => code,
+            None => self.put_apart(event),
+        };
+        let key = (u128::from(time.as_ns()) << 64) | (u128::from(seq) << EVENT_BITS) | u128::from(code);
+        self.calendar.push(key);
+    }
+
+    /// Puts `event` in a slot; returns the code naming the slot.
+    fn put_apart(&mut self, event: Event) -> u32 {
         let slot = match self.free_slots.pop() {
             Some(s) => {
                 self.slots[s as usize] = event;
                 s
             }
             None => {
-                assert!(self.slots.len() < 1 << SLOT_BITS, "more than 2^24 events pending at once");
+                assert!(self.slots.len() <= INDEX_MASK as usize, "more than 2^21 flow timers pending at once");
                 self.slots.push(event);
                 (self.slots.len() - 1) as u32
             }
         };
-        let key = (u128::from(time.as_ns()) << 64) | (u128::from(seq) << SLOT_BITS) | u128::from(slot);
-        self.calendar.push(key);
+        APART << INDEX_BITS | slot
+    }
+
+    /// Returns the event a key holds, itself or in a slot.
+    #[inline]
+    fn event(&self, key: u128) -> Event {
+        let code = (key & EVENT_MASK) as u32;
+        event_of(code).unwrap_or_else(|| self.slots[(code & INDEX_MASK) as usize])
     }
 
     /// Returns the earliest event, without removing it.
     #[inline]
     pub fn peek_event(&self) -> Option<Event> {
-        self.calendar.peek().map(|key| self.slots[(key & SLOT_MASK) as usize])
+        self.calendar.peek().map(|key| self.event(key))
     }
 
     /// Removes and returns the earliest event and advances the clock to its time.
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         let key = self.calendar.pop()?;
-        let slot = (key & SLOT_MASK) as u32;
-        self.free_slots.push(slot);
+        let code = (key & EVENT_MASK) as u32;
+        let event = match event_of(code) {
+            Some(event) => event,
+            None => {
+                let slot = code & INDEX_MASK;
+                self.free_slots.push(slot);
+                self.slots[slot as usize]
+            }
+        };
         self.now = Time((key >> 64) as u64);
-        self.current = ((key >> SLOT_BITS) as u64) & (MAX_SEQ - 1);
+        self.current = ((key >> EVENT_BITS) as u64) & (MAX_SEQ - 1);
         self.popped += 1;
-        Some((self.now, self.slots[slot as usize]))
+        Some((self.now, event))
     }
 
     /// Returns the time of the earliest pending event.
@@ -213,33 +288,79 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Interleaved schedules and pops (recycling slots) pop exactly in (time, scheduling
-        /// order), as a sorted reference does.
+        /// Interleaved schedules and pops of events held in the key and in slots (recycled)
+        /// pop exactly in (time, scheduling order), each the event scheduled, as a sorted
+        /// reference does.
         #[test]
-        fn pops_as_a_sorted_reference(ops in proptest::collection::vec(proptest::option::of(0u64..50), 1..300)) {
+        fn pops_as_a_sorted_reference(ops in proptest::collection::vec(proptest::option::of((0u64..50, 0u8..4)), 1..300)) {
             let mut q = EventQueue::new();
             let mut reference = std::collections::BTreeMap::new();
             let mut seq = 0u32;
             for op in ops {
                 match op {
-                    Some(delay) => {
+                    Some((delay, kind)) => {
                         let t = Time(q.now().0 + delay);
-                        q.schedule(t, Event::TxDone(seq));
-                        reference.insert((t.0, seq), seq);
+                        let event = match kind {
+                            0 => Event::TxDone(seq),
+                            1 => Event::Arrival(seq + INDEX_MASK), // past the key's room from the second on
+                            2 => Event::Flow(seq, FlowTimer::Rto(seq)),
+                            _ => Event::Sample,
+                        };
+                        q.schedule(t, event);
+                        reference.insert((t.0, seq), event);
                         seq += 1;
                     }
                     None => {
-                        let expected = reference.pop_first().map(|((t, _), id)| (Time(t), Event::TxDone(id)));
+                        let expected = reference.pop_first().map(|((t, _), e)| (Time(t), e));
+                        proptest::prop_assert_eq!(q.peek_event(), expected.map(|(_, e)| e));
                         proptest::prop_assert_eq!(q.pop(), expected);
                     }
                 }
                 proptest::prop_assert_eq!(q.len(), reference.len());
             }
-            while let Some(((t, _), id)) = reference.pop_first() {
-                proptest::prop_assert_eq!(q.pop(), Some((Time(t), Event::TxDone(id))));
+            while let Some(((t, _), e)) = reference.pop_first() {
+                proptest::prop_assert_eq!(q.pop(), Some((Time(t), e)));
             }
             proptest::prop_assert!(q.is_empty());
         }
+    }
+
+    /// Every kind of event a key holds itself comes back as it went in, up to the largest
+    /// index that fits; a larger index and a flow's timer wait in a slot.
+    #[test]
+    fn events_held_in_the_key_come_back_whole() {
+        let top = INDEX_MASK;
+        for event in [
+            Event::TxDone(0),
+            Event::TxDone(top),
+            Event::Arrival(7),
+            Event::Arrival(top),
+            Event::HostDeparture(top),
+            Event::QdiscTimer(3),
+            Event::Sample,
+            Event::WarmupEnd,
+        ] {
+            let code = code_of(event).expect("held in the key");
+            assert!(code < 1 << EVENT_BITS && code >> INDEX_BITS != APART, "{event:?}: code {code:#x}");
+            assert_eq!(event_of(code), Some(event));
+        }
+        for event in [
+            Event::TxDone(top + 1),
+            Event::Arrival(u32::MAX),
+            Event::Flow(0, FlowTimer::Start),
+            Event::Flow(9, FlowTimer::Rto(5)),
+        ] {
+            assert_eq!(code_of(event), None, "{event:?}");
+        }
+        let mut q = EventQueue::new();
+        q.schedule(Time(1), Event::Arrival(top + 1));
+        q.schedule(Time(1), Event::Flow(4, FlowTimer::DelayedAck(2)));
+        q.schedule(Time(1), Event::Arrival(top));
+        assert_eq!(q.slots.len(), 2, "the two that do not fit the key wait in slots");
+        assert_eq!(q.peek_event(), Some(Event::Arrival(top + 1)));
+        let popped: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(popped, [Event::Arrival(top + 1), Event::Flow(4, FlowTimer::DelayedAck(2)), Event::Arrival(top)]);
+        assert_eq!(q.free_slots.len(), 2, "both slots recycled");
     }
 
     #[test]
