@@ -113,7 +113,10 @@ fn event_of(code: u32) -> Option<Event> {
         HOST_DEPARTURE => Event::HostDeparture(index),
         QDISC_TIMER => Event::QdiscTimer(index),
         SAMPLE => Event::Sample,
-        _ => Event::WarmupEnd,
+        kind => {
+            debug_assert_eq!(kind, WARMUP_END, "no kind {kind} is ever encoded");
+            Event::WarmupEnd
+        }
     })
 }
 
