@@ -99,6 +99,9 @@ pub type Drops<'a> = &'a [(Packet, DropReason, bool)];
 #[repr(C)]
 pub struct Port {
     in_window: bool,
+    /// Whether the context holds drops or marks of the last call (a pass-through, which
+    /// calls no qdisc, then reads the context's cache line only to empty it).
+    ctx_used: bool,
     acks_queued: u64,
     timer_at: Option<Time>,
     /// Queue length over time (window): `[packets, bytes]`.
@@ -124,6 +127,7 @@ impl Port {
             queue_len: TimeWeighted::default(),
             sojourn: Histogram::new(),
             in_window: false,
+            ctx_used: false,
             timer_at: None,
             acks_queued: 0,
         }
@@ -172,10 +176,15 @@ impl Port {
     fn begin_call(&mut self) {
         self.ctx.drops.clear();
         self.ctx.marks.clear();
+        self.ctx_used = false;
     }
 
     /// Counts the drops and marks of this call; returns the drops.
     fn account_drops(&mut self) -> Drops<'_> {
+        if self.ctx.drops.is_empty() && self.ctx.marks.is_empty() {
+            return &self.ctx.drops;
+        }
+        self.ctx_used = true;
         for &reason in &self.ctx.marks {
             self.counters.marks[reason as usize] += 1;
         }
@@ -218,7 +227,9 @@ impl Port {
     /// [`Port::passes_through`] (a sojourn of 0, the queue one packet long for no time).
     pub fn pass_through(&mut self, pkt: &mut Packet, now: Time) {
         debug_assert!(self.passes_through(pkt), "pass_through of a packet the qdisc would queue");
-        self.begin_call();
+        if self.ctx_used {
+            self.begin_call();
+        }
         self.book_arrival(pkt, now);
         self.book_departure(pkt, 0);
         // The queue is empty (`passes_through`): it held this one packet for no time.
@@ -329,6 +340,24 @@ mod tests {
     fn books(p: &Port, now: Time) -> (PortCounters, f64, u64, f64, u64, u64, Option<u64>) {
         let ([mean_pkts, mean_bytes], [max_pkts, max_bytes]) = (p.queue_len.mean(now), p.queue_len.max());
         (p.counters.clone(), mean_pkts, max_pkts, mean_bytes, max_bytes, p.sojourn.count(), p.sojourn.quantile(0.5))
+    }
+
+    #[test]
+    fn a_pass_through_after_a_drop_hands_out_no_drops() {
+        let fifo = Fifo::new(FifoParams { limit_pkts: Some(10), limit_bytes: Some(1000) });
+        let mut p = Port::new(AnyQdisc::Fifo(fifo), crate::rng::stream(1, "qdisc", 0));
+        // Too large for the queue, which stays empty: the call's drop is handed out.
+        assert_eq!(p.enqueue(pkt(1, 1500), Time(10)).len(), 1);
+        let mut small = pkt(2, 500);
+        assert!(p.passes_through(&small));
+        p.pass_through(&mut small, Time(20));
+        assert!(p.last_drops().is_empty(), "the earlier call's drop is not this one's");
+        assert_eq!((p.counters.arrivals, p.counters.departures, p.counters.total_drops()), (2, 1, 1));
+        p.check_conservation().unwrap();
+        // Nor does one after a call that dropped nothing.
+        let mut again = pkt(3, 500);
+        p.pass_through(&mut again, Time(30));
+        assert!(p.last_drops().is_empty());
     }
 
     #[test]
