@@ -13,5 +13,5 @@ mod routing;
 
 pub use host::HostLine;
 pub use link::{EarlyEnd, Link, LinkCounters, TxOutcome, TxStart, WIRE_LOSS};
-pub use port::{Drops, Port, PortCounters};
+pub use port::{Drops, Port, PortCounters, ReasonCounters};
 pub use routing::{Routes, NO_ROUTE};

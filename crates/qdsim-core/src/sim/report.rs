@@ -48,8 +48,8 @@ impl Sim {
                 s.link.push(i as u32);
                 s.pkts.push(l.port.len_pkts());
                 s.bytes.push(l.port.len_bytes());
-                s.drops.push(l.port.counters.total_drops());
-                s.overflow_drops.push(l.port.counters.drops[DropReason::Overflow as usize]);
+                s.drops.push(l.port.reasons.total_drops());
+                s.overflow_drops.push(l.port.reasons.drops[DropReason::Overflow as usize]);
                 let (departures, sojourn_ns) = (l.port.counters.departures, l.port.counters.sojourn_ns);
                 let (d0, s0) = std::mem::replace(&mut self.sojourn_at_sample[i], (departures, sojourn_ns));
                 s.sojourn_s.push((departures > d0).then(|| (sojourn_ns - s0) as f64 / (departures - d0) as f64 / 1e9));
@@ -95,7 +95,7 @@ impl Sim {
         }
         let s = &mut self.series.reasons;
         for (i, l) in self.links.iter().enumerate() {
-            let c = &l.port.counters;
+            let c = &l.port.reasons;
             let drops = DropReason::ALL.iter().map(|r| ("drop", r.name(), c.drops[*r as usize]));
             let wire = std::iter::once(("drop", WIRE_LOSS, l.counters.wire_losses));
             let marks = MarkReason::ALL.iter().map(|r| ("mark", r.name(), c.marks[*r as usize]));
@@ -352,20 +352,21 @@ impl Sim {
                 let lc = &cfg.links[i];
                 let c = l.counters.since(&l.at_warmup);
                 let p = l.port.counters.since(&l.port.at_warmup);
+                let r = l.port.reasons.since(&l.port.reasons_at_warmup);
                 // The qdisc's drops by reason, and the wire's losses beside them.
                 let mut drops_by_reason: BTreeMap<String, u64> = DropReason::ALL
                     .iter()
-                    .filter(|r| p.drops[**r as usize] > 0)
-                    .map(|r| (r.name().to_string(), p.drops[*r as usize]))
+                    .filter(|reason| r.drops[**reason as usize] > 0)
+                    .map(|reason| (reason.name().to_string(), r.drops[*reason as usize]))
                     .collect();
                 if c.wire_losses > 0 {
                     drops_by_reason.insert(WIRE_LOSS.to_string(), c.wire_losses);
                 }
-                let drops = p.total_drops() + c.wire_losses;
+                let drops = r.total_drops() + c.wire_losses;
                 let marks_by_reason: BTreeMap<String, u64> = MarkReason::ALL
                     .iter()
-                    .filter(|r| p.marks[**r as usize] > 0)
-                    .map(|r| (r.name().to_string(), p.marks[*r as usize]))
+                    .filter(|reason| r.marks[**reason as usize] > 0)
+                    .map(|reason| (reason.name().to_string(), r.marks[*reason as usize]))
                     .collect();
                 let h = &l.port.sojourn;
                 let [mean_queue_pkts, mean_queue_bytes] = l.port.queue_len.mean(end);
@@ -382,7 +383,7 @@ impl Sim {
                     arrivals: p.arrivals,
                     drops,
                     drops_by_reason,
-                    marks: p.marks.iter().sum(),
+                    marks: r.marks.iter().sum(),
                     marks_by_reason,
                     loss_rate: if p.arrivals > 0 { drops as f64 / p.arrivals as f64 } else { 0.0 },
                     mean_queue_pkts,
