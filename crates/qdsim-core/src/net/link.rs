@@ -29,7 +29,7 @@ use rand::Rng;
 
 use crate::packet::{NodeId, Packet, PacketKind};
 use crate::rng::StreamRng;
-use crate::stats::Counters;
+use crate::stats::counters_since;
 use crate::time::{Duration, Rate, Time};
 
 use super::port::{Drops, Port};
@@ -52,17 +52,7 @@ pub struct LinkCounters {
     pub delivered: u64,
 }
 
-impl Counters for LinkCounters {
-    fn since(&self, e: &Self) -> Self {
-        LinkCounters {
-            tx_pkts: self.tx_pkts - e.tx_pkts,
-            tx_bytes: self.tx_bytes - e.tx_bytes,
-            wire_losses: self.wire_losses - e.wire_losses,
-            wire_loss_bytes: self.wire_loss_bytes - e.wire_loss_bytes,
-            delivered: self.delivered - e.delivered,
-        }
-    }
-}
+counters_since!(LinkCounters { tx_pkts, tx_bytes, wire_losses, wire_loss_bytes, delivered });
 
 /// A link and its output port.
 ///

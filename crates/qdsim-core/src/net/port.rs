@@ -15,7 +15,7 @@
 use crate::packet::{Packet, PacketKind};
 use crate::qdisc::{AnyQdisc, DropReason, MarkReason, Probe, Qdisc, QdiscCtx};
 use crate::rng::StreamRng;
-use crate::stats::{Counters, Histogram, TimeWeighted};
+use crate::stats::{counters_since, Counters, Histogram, TimeWeighted};
 use crate::time::Time;
 
 /// Monotone counters of a port that every packet updates (its drops and marks by reason are
@@ -40,19 +40,15 @@ pub struct PortCounters {
     pub drops_of_queued: u64,
 }
 
-impl Counters for PortCounters {
-    fn since(&self, e: &Self) -> Self {
-        PortCounters {
-            arrivals: self.arrivals - e.arrivals,
-            arrival_bytes: self.arrival_bytes - e.arrival_bytes,
-            departures: self.departures - e.departures,
-            departure_bytes: self.departure_bytes - e.departure_bytes,
-            sojourn_ns: self.sojourn_ns - e.sojourn_ns,
-            drops_of_arrivals: self.drops_of_arrivals - e.drops_of_arrivals,
-            drops_of_queued: self.drops_of_queued - e.drops_of_queued,
-        }
-    }
-}
+counters_since!(PortCounters {
+    arrivals,
+    arrival_bytes,
+    departures,
+    departure_bytes,
+    sojourn_ns,
+    drops_of_arrivals,
+    drops_of_queued
+});
 
 /// Monotone counts of a port's drops and ECN marks, by reason.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -78,17 +74,14 @@ impl ReasonCounters {
 
 impl Counters for ReasonCounters {
     fn since(&self, e: &Self) -> Self {
-        let mut r = self.clone();
-        for (x, y) in r.drops.iter_mut().zip(e.drops) {
-            *x -= y;
+        fn minus<const N: usize>(a: [u64; N], b: [u64; N]) -> [u64; N] {
+            std::array::from_fn(|i| a[i] - b[i])
         }
-        for (x, y) in r.drop_bytes.iter_mut().zip(e.drop_bytes) {
-            *x -= y;
+        ReasonCounters {
+            drops: minus(self.drops, e.drops),
+            drop_bytes: minus(self.drop_bytes, e.drop_bytes),
+            marks: minus(self.marks, e.marks),
         }
-        for (x, y) in r.marks.iter_mut().zip(e.marks) {
-            *x -= y;
-        }
-        r
     }
 }
 

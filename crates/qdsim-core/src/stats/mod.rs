@@ -18,3 +18,16 @@ pub trait Counters: Clone + Default {
     /// Returns `self − earlier`, field by field.
     fn since(&self, earlier: &Self) -> Self;
 }
+
+/// Implements [`Counters`] for a struct of `u64` counters, subtracting each named field:
+/// `counters_since!(LinkCounters { tx_pkts, tx_bytes })`.
+macro_rules! counters_since {
+    ($ty:ident { $($field:ident),+ $(,)? }) => {
+        impl $crate::stats::Counters for $ty {
+            fn since(&self, earlier: &Self) -> Self {
+                $ty { $($field: self.$field - earlier.$field),+ }
+            }
+        }
+    };
+}
+pub(crate) use counters_since;

@@ -29,7 +29,7 @@
 use crate::event::FlowTimer;
 use crate::outbox::Outbox;
 use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN};
-use crate::stats::Counters;
+use crate::stats::counters_since;
 use crate::time::Time;
 
 use super::cc::{AnyCc, CongestionControl, Window};
@@ -51,7 +51,7 @@ use recovery::{AckInfo, LossRecovery};
 /// RFC 3465's L: the most segments one ACK may count toward window growth.
 pub const ABC_LIMIT: u32 = 2;
 
-/// Counters of one sender (monotone: a window's counts are differences, [`Counters::since`]).
+/// Counters of one sender (monotone: a window's counts are differences, [`Counters::since`](crate::stats::Counters::since)).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SenderStats {
     /// Data segments transmitted, retransmissions included.
@@ -84,19 +84,15 @@ impl SenderStats {
     }
 }
 
-impl Counters for SenderStats {
-    fn since(&self, e: &Self) -> Self {
-        SenderStats {
-            sent_pkts: self.sent_pkts - e.sent_pkts,
-            retransmits: self.retransmits - e.retransmits,
-            fast_retransmits: self.fast_retransmits - e.fast_retransmits,
-            timeouts: self.timeouts - e.timeouts,
-            ecn_reductions: self.ecn_reductions - e.ecn_reductions,
-            new_acks: self.new_acks - e.new_acks,
-            rwnd_limited_acks: self.rwnd_limited_acks - e.rwnd_limited_acks,
-        }
-    }
-}
+counters_since!(SenderStats {
+    sent_pkts,
+    retransmits,
+    fast_retransmits,
+    timeouts,
+    ecn_reductions,
+    new_acks,
+    rwnd_limited_acks
+});
 
 /// A TCP sender.
 #[derive(Debug)]
