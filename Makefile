@@ -22,6 +22,11 @@
 
 VENV := .venv
 PY := $(VENV)/bin/python
+# The interpreter .venv is made from, once (`rm -rf .venv` to change it): `make dev
+# PYTHON=/usr/bin/python3.11`. One built with profile-guided optimisation and LTO (Debian's,
+# python.org's, uv's) spends about a sixth less CPU on qdsim's Python part than a default
+# source build such as pyenv's (docs/performance.md, "Which Python").
+PYTHON ?= python3
 # pytest's workers (pytest-xdist): one per core, at most four (each test's runs take up to a
 # few hundred MB). `make test PYTEST_WORKERS=` runs them in one process.
 PYTEST_WORKERS := -n auto --maxprocesses=4
@@ -34,7 +39,7 @@ dev: $(CORE_STAMP)
 	@ls python/qdsim/_core*.so >/dev/null 2>&1 || (rm -f $(CORE_STAMP) && $(MAKE) --no-print-directory $(CORE_STAMP))
 
 $(PY):
-	python3 -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
 
 # Reinstalls the locked dependencies (requirements/lock.txt: runtime, every extra, dev tools)
 # only when they change.
