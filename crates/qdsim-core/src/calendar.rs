@@ -11,14 +11,16 @@
 //! keys beyond the wheel in a *far* heap. When the current bucket empties, the next occupied
 //! one (a bitmap finds it) takes its place and is sorted — a handful of keys in a busy
 //! 100-flow run, a few hundred at 10⁴ flows — and the far keys the wheel now reaches move onto
-//! it.
+//! it. A run's buckets are as wide as its network's packet rate asks ([`shift_for`]), the
+//! wheel always spanning the same 268 ms.
 //!
 //! A slot's vector starts with room for `KEPT` (16) keys (not growing 4, 8, 16 as a vector
 //! does). When its bucket is served, the vector emptied then (the current bucket's before)
 //! stays with the slot if it is no larger; a larger one waits among a few *spares* for the
 //! next slot that fills past `KEPT`, which takes it instead of growing its own by doubling —
 //! at 10³ flows busy slots had grown so six times a bucket, 2 % of a run's instructions. The
-//! wheel's idle slots hold at most `buckets` × `KEPT` keys' room (4 MiB).
+//! wheel's idle slots hold at most `buckets` × `KEPT` keys' room (4 MiB at the narrowest
+//! width).
 //!
 //! Pops come out in exactly the order of the keys, as from one heap: every key of the current
 //! vector is in a bucket at or before the current one, every key on the wheel in a later
@@ -27,12 +29,30 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Bucket width of the event queue's calendar: 2^14 ns ≈ 16 µs (a few events of a
-/// busy 100-flow run, a few hundred of a 10⁴-flow one).
-pub const SHIFT: u32 = 14;
-/// Buckets on the wheel: 2^14, spanning 268 ms — most timers and arrivals of a run land on
-/// it; retransmission timeouts of seconds wait in the far heap.
-pub const BUCKETS: usize = 1 << 14;
+/// The span of the wheel: 2^28 ns ≈ 268 ms — most timers and arrivals of a run land on it;
+/// retransmission timeouts of seconds wait in the far heap. A bucket width of `2^shift` ns
+/// gets `2^(HORIZON_SHIFT - shift)` slots.
+pub const HORIZON_SHIFT: u32 = 28;
+/// The bucket widths a run's calendar may have, as shifts: 2^14 ns ≈ 16 µs to 2^16 ≈ 66 µs
+/// ([`shift_for`]; the widths measured).
+pub const SHIFTS: std::ops::RangeInclusive<u32> = 14..=16;
+
+/// Returns the bucket width (a shift in [`SHIFTS`]) for a network that carries at most
+/// `packets_per_s` packets a second on all its links together: the narrowest whose bucket
+/// would hold [`KEPT`] keys with every link busy, one event a packet.
+///
+/// Why not one width for every run: the wheel's slots are memory every push and refill
+/// touches, and its buckets are sorted when served. A run of 100 flows on 10-Mb/s access
+/// links (5 Gb/s of links in all) keeps a few hundred keys pending over 2^14 slots of 16
+/// µs, a few keys a bucket, and ran 4–6 % faster with buckets of 33–66 µs and a quarter of
+/// the slots (alternated CPU time, both orders); at 10⁴ flows (500 Gb/s of links), whose
+/// 16-µs buckets hold hundreds of keys, 66-µs buckets ran 6 % slower (docs/performance.md,
+/// "The calendar's width"). The order of events never depends on it.
+pub fn shift_for(packets_per_s: f64) -> u32 {
+    let width_ns = KEPT as f64 * 1e9 / packets_per_s.max(1.0);
+    let shift = width_ns.log2().ceil();
+    (shift.max(*SHIFTS.start() as f64) as u32).min(*SHIFTS.end())
+}
 
 /// Keys' room a wheel slot keeps when it is emptied.
 const KEPT: usize = 16;
@@ -66,11 +86,17 @@ pub struct Calendar {
 
 impl Default for Calendar {
     fn default() -> Self {
-        Calendar::new(SHIFT, BUCKETS)
+        Calendar::with_shift(*SHIFTS.start())
     }
 }
 
 impl Calendar {
+    /// Returns an empty calendar of buckets of `2^shift` ns spanning the horizon
+    /// ([`HORIZON_SHIFT`]).
+    pub fn with_shift(shift: u32) -> Self {
+        Calendar::new(shift, 1 << (HORIZON_SHIFT - shift))
+    }
+
     /// Returns an empty calendar of `buckets` (a power of two, at least 64) buckets of
     /// `2^shift` ns.
     pub fn new(shift: u32, buckets: usize) -> Self {
@@ -243,11 +269,13 @@ mod tests {
     }
 
     /// Runs `ops` (a push `delay * multiplier[scale] / 4` ns after the last key popped, or a
-    /// pop) on a calendar of 64 buckets of 16 ns and on a sorted reference, checking that
-    /// both hold and pop the same keys.
-    fn check_against_reference(ops: Vec<Option<(u64, u64)>>, multiplier: [u64; 4]) -> Result<(), TestCaseError> {
-        // 64 buckets of 16 ns: the wheel spans 1024 ns, so far keys are common.
-        let mut c = Calendar::new(4, 64);
+    /// pop) on calendar `c`, empty, and on a sorted reference, checking that both hold and
+    /// pop the same keys.
+    fn check_against_reference(
+        mut c: Calendar,
+        ops: Vec<Option<(u64, u64)>>,
+        multiplier: [u64; 4],
+    ) -> Result<(), TestCaseError> {
         let mut reference = std::collections::BTreeSet::new();
         let (mut now, mut id) = (0u64, 0u64);
         for op in ops {
@@ -281,14 +309,25 @@ mod tests {
         /// (wrapping it) and beyond it, pop exactly in key order, as a sorted reference does.
         #[test]
         fn pops_as_a_sorted_reference(ops in proptest::collection::vec(proptest::option::of((0u64..4, 0u64..3000)), 1..400)) {
-            check_against_reference(ops, [0, 1, 7, 40])?;
+            // 64 buckets of 16 ns: the wheel spans 1024 ns, so far keys are common.
+            check_against_reference(Calendar::new(4, 64), ops, [0, 1, 7, 40])?;
         }
 
         /// The same with keys crowded into a few buckets, dozens each, so that busy slots
         /// take the spares of those served before them.
         #[test]
         fn crowded_buckets_pop_as_a_sorted_reference(ops in proptest::collection::vec(proptest::option::of((0u64..4, 0u64..64)), 1..600)) {
-            check_against_reference(ops, [0, 1, 2, 4])?;
+            check_against_reference(Calendar::new(4, 64), ops, [0, 1, 2, 4])?;
+        }
+
+        /// Each width a run may get ([`SHIFTS`]), its wheel spanning the horizon: keys from a
+        /// few ns to past the horizon (up to 0.75 s ahead) pop in key order.
+        #[test]
+        fn every_run_width_pops_as_a_sorted_reference(
+            shift in SHIFTS,
+            ops in proptest::collection::vec(proptest::option::of((0u64..4, 0u64..3000)), 1..300),
+        ) {
+            check_against_reference(Calendar::with_shift(shift), ops, [4, 4_000, 400_000, 1_000_000])?;
         }
     }
 
@@ -334,5 +373,21 @@ mod tests {
         assert_eq!(c.pop(), Some(key(5, 2)));
         assert_eq!(c.pop(), Some(key(1_000_000, 1)));
         assert_eq!(c.pop(), None);
+    }
+
+    #[test]
+    fn buckets_are_sized_by_the_links_packet_rate() {
+        let packets_per_s = |gbps: f64| gbps * 1e9 / 12_000.0;
+        // 5 Gb/s of links (the 100-flow benchmark): 16 keys a bucket is 38 µs, so 66-µs buckets.
+        assert_eq!(shift_for(packets_per_s(5.0)), 16);
+        // 10 Gb/s: 16 keys in 19 µs, so 33-µs buckets.
+        assert_eq!(shift_for(packets_per_s(10.0)), 15);
+        // 50 and 500 Gb/s (10³ and 10⁴ flows scaled): the narrowest width.
+        assert_eq!(shift_for(packets_per_s(50.0)), 14);
+        assert_eq!(shift_for(packets_per_s(500.0)), 14);
+        // No links, or slow ones: the widest.
+        assert_eq!((shift_for(0.0), shift_for(1.0)), (16, 16));
+        let c = Calendar::with_shift(16);
+        assert_eq!((c.wheel.len() as u64) << 16, 1 << HORIZON_SHIFT);
     }
 }

@@ -148,6 +148,13 @@ impl EventQueue {
         Self::default()
     }
 
+    /// Returns an empty queue at time zero for a network that carries at most
+    /// `packets_per_s` packets a second on all its links together: its calendar's buckets
+    /// sized for it ([`crate::calendar::shift_for`]). The order of events is the same.
+    pub fn for_capacity(packets_per_s: f64) -> Self {
+        EventQueue { calendar: Calendar::with_shift(crate::calendar::shift_for(packets_per_s)), ..Self::default() }
+    }
+
     /// Returns the time of the event most recently popped.
     pub fn now(&self) -> Time {
         self.now

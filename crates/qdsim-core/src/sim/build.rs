@@ -187,10 +187,16 @@ fn flow_groups(cfg: &RunConfig) -> (BTreeMap<&str, u32>, Vec<String>) {
     (index, names)
 }
 
+/// A full-size packet, for sizing the event queue's buckets by the links' packet rates (an
+/// estimate: the width decides only speed, never the order of events).
+const FULL_PACKET_BITS: f64 = 1500.0 * 8.0;
+
 /// Returns the event queue with the run's own first events: the window opens before
-/// anything else that happens at the same instant, then the first sample.
+/// anything else that happens at the same instant, then the first sample. Its calendar is
+/// sized for the packets all the links could carry ([`EventQueue::for_capacity`]).
 fn first_events(cfg: &RunConfig) -> EventQueue {
-    let mut q = EventQueue::new();
+    let capacity_bps: f64 = cfg.links.iter().map(|l| l.rate_bps as f64).sum();
+    let mut q = EventQueue::for_capacity(capacity_bps / FULL_PACKET_BITS);
     q.schedule(Time::from_ns(cfg.warmup_ns), Event::WarmupEnd);
     if cfg.sampling.interval_ns > 0 {
         q.schedule(Time::ZERO, Event::Sample);
