@@ -23,9 +23,9 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 # The interpreter .venv is made from, once (`rm -rf .venv` to change it): `make dev
-# PYTHON=/usr/bin/python3.11`. One built with profile-guided optimisation and LTO (Debian's,
-# python.org's, uv's) spends about a sixth less CPU on qdsim's Python part than a default
-# source build such as pyenv's (docs/performance.md, "Which Python").
+# PYTHON=/usr/bin/python3.11`. An optimised build (Debian's, linked statically) spent
+# 0.81-0.84 of the CPU of a default source build (pyenv's: a shared libpython, no
+# --enable-optimizations) on a short run (docs/performance.md, "Which Python").
 PYTHON ?= python3
 # pytest's workers (pytest-xdist): one per core, at most four (each test's runs take up to a
 # few hundred MB). `make test PYTEST_WORKERS=` runs them in one process.
