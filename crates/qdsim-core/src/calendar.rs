@@ -39,7 +39,7 @@ pub const SHIFTS: std::ops::RangeInclusive<u32> = 14..=16;
 
 /// Returns the bucket width (a shift in [`SHIFTS`]) for a network that carries at most
 /// `packets_per_s` packets a second on all its links together: the narrowest whose bucket
-/// would hold [`KEPT`] keys with every link busy, one event a packet.
+/// would hold 16 keys (a slot's room, `KEPT`) with every link busy, one event a packet.
 ///
 /// Why not one width for every run: the wheel's slots are memory every push and refill
 /// touches, and its buckets are sorted when served. A run of 100 flows on 10-Mb/s access
