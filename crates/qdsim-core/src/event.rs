@@ -130,7 +130,7 @@ fn event_of(code: u32) -> Option<Event> {
 /// other memory (a table of events written when scheduled and read when popped, a while
 /// later, cost a cache miss on half the pops); a flow's timer, which carries a generation,
 /// waits in `slots[slot]`, recycled when popped.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct EventQueue {
     calendar: Calendar,
     slots: Vec<Event>,
@@ -140,6 +140,12 @@ pub struct EventQueue {
     /// The sequence number of the event most recently popped.
     current: u64,
     popped: u64,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue::with_calendar(Calendar::default())
+    }
 }
 
 impl EventQueue {
@@ -152,7 +158,20 @@ impl EventQueue {
     /// `packets_per_s` packets a second on all its links together: its calendar's buckets
     /// sized for it ([`crate::calendar::shift_for`]). The order of events is the same.
     pub fn for_capacity(packets_per_s: f64) -> Self {
-        EventQueue { calendar: Calendar::with_shift(crate::calendar::shift_for(packets_per_s)), ..Self::default() }
+        EventQueue::with_calendar(Calendar::with_shift(crate::calendar::shift_for(packets_per_s)))
+    }
+
+    /// Returns an empty queue at time zero over `calendar`, empty.
+    fn with_calendar(calendar: Calendar) -> Self {
+        EventQueue {
+            calendar,
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            next_seq: 0,
+            now: Time::ZERO,
+            current: 0,
+            popped: 0,
+        }
     }
 
     /// Returns the time of the event most recently popped.
