@@ -5,7 +5,7 @@
 //! each call, which is what lets the TCP and source tests feed packets by hand.
 
 use crate::event::FlowTimer;
-use crate::packet::Packet;
+use crate::packet::{Packet, SackStore};
 use crate::time::Time;
 
 /// Packets an endpoint wants sent and timers it wants set, collected during one call.
@@ -20,6 +20,9 @@ pub struct Outbox {
     pub timers: Vec<(Time, FlowTimer)>,
     /// Loss-recovery events to log: kind and segment.
     pub events: Vec<(&'static str, u64)>,
+    /// The SACK blocks of the ACKs in flight: a receiver puts an ACK's blocks here as it sends
+    /// it, its sender reads them as it arrives. Not drained: it lives as long as the run.
+    pub sacks: SackStore,
 }
 
 impl Outbox {

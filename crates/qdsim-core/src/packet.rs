@@ -67,10 +67,11 @@ pub struct Packet {
     pub src: NodeId,
     /// Node it is addressed to.
     pub dst: NodeId,
-    /// Data: segment number. UDP: datagram number.
-    pub seq: u64,
-    /// ACK: cumulative acknowledgement, the next segment expected.
-    pub ack: u64,
+    /// Data: the segment number. UDP: the datagram number. ACK: the cumulative
+    /// acknowledgement, the next segment expected. One field, as no packet carries both (an
+    /// ns-2 agent's data carries no acknowledgement); read it through [`Packet::seq`] and
+    /// [`Packet::ack`], which give 0 for the number a packet does not carry.
+    pub number: u64,
     /// Data: when the sender transmitted it. ACK: the echoed transmit time of the data
     /// segment that triggered it (used for RTT samples, like a TCP timestamp echo).
     pub ts: Time,
@@ -82,13 +83,80 @@ pub struct Packet {
     pub ecn: Ecn,
     /// `FLAG_*` bits.
     pub flags: u8,
-    /// ACK: SACK blocks (RFC 2018), empty unless the flow uses SACK.
-    pub sack: SackBlocks,
+    /// ACK: its SACK blocks (RFC 2018) in the run's [`SackStore`], [`SackRef::NONE`] unless
+    /// the flow uses SACK and the receiver holds data above the ACK.
+    pub sack: SackRef,
 }
 
-// Packets are copied through every queue: keep them small (64 bytes of header fields plus
-// 32 bytes of SACK blocks).
-const _: () = assert!(std::mem::size_of::<Packet>() <= 96);
+// Packets are copied through every queue and delay line: one cache line each. The SACK
+// blocks, 32 bytes that only some ACKs carry, wait in the run's `SackStore`; with them
+// inline a packet was 96 bytes, and the whole run measurably slower (docs/performance.md,
+// "A packet in one cache line").
+const _: () = assert!(std::mem::size_of::<Packet>() <= 64);
+
+/// Where an ACK's SACK blocks wait while it is in flight: a slot of the run's
+/// [`SackStore`], or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SackRef(u32);
+
+impl SackRef {
+    /// No blocks.
+    pub const NONE: SackRef = SackRef(u32::MAX);
+}
+
+/// The SACK blocks of the ACKs in flight, each in a slot from the receiver that sends the ACK
+/// until its sender reads them or the ACK is dropped (the simulator releases the slot then).
+/// Freed slots are reused last-freed first, so the store stays as small as the most ACKs with
+/// blocks in flight at once, and its busy part warm in the caches.
+#[derive(Debug, Default)]
+pub struct SackStore {
+    slots: Vec<SackBlocks>,
+    free: Vec<u32>,
+}
+
+impl SackStore {
+    /// Stores `blocks`; returns their slot, or [`SackRef::NONE`] when there are none.
+    pub fn put(&mut self, blocks: SackBlocks) -> SackRef {
+        if blocks.is_empty() {
+            return SackRef::NONE;
+        }
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = blocks;
+                SackRef(i)
+            }
+            None => {
+                assert!(self.slots.len() < u32::MAX as usize, "more than 2^32 - 1 ACKs with SACK blocks in flight");
+                self.slots.push(blocks);
+                SackRef(self.slots.len() as u32 - 1)
+            }
+        }
+    }
+
+    /// Returns the blocks of `r` (none for [`SackRef::NONE`]).
+    #[inline]
+    pub fn get(&self, r: SackRef) -> SackBlocks {
+        if r == SackRef::NONE {
+            SackBlocks::NONE
+        } else {
+            self.slots[r.0 as usize]
+        }
+    }
+
+    /// Frees the slot of `r`, whose packet has been read or dropped.
+    #[inline]
+    pub fn release(&mut self, r: SackRef) {
+        if r != SackRef::NONE {
+            debug_assert!(!self.free.contains(&r.0), "SACK slot {} released twice", r.0);
+            self.free.push(r.0);
+        }
+    }
+
+    /// Returns the number of slots in use: the ACKs with blocks still in flight.
+    pub fn in_use(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}
 
 /// Up to four SACK blocks (RFC 2018 §3: four fit the 40-byte option space, three beside the
 /// timestamp option; the receiver's format decides how many it sends), each a half-open
@@ -156,19 +224,78 @@ impl Packet {
             size_bytes,
             src,
             dst,
-            seq,
-            ack: 0,
+            number: seq,
             ts: now,
             enq_time: now,
             queue_delay_ns: 0,
             ecn: Ecn::NotEct,
             flags: 0,
-            sack: SackBlocks::NONE,
+            sack: SackRef::NONE,
+        }
+    }
+
+    /// Returns the segment number of a data packet, the datagram number of a UDP one; 0 for
+    /// an ACK.
+    #[inline]
+    pub fn seq(&self) -> u64 {
+        if self.kind == PacketKind::Ack {
+            0
+        } else {
+            self.number
+        }
+    }
+
+    /// Returns the cumulative acknowledgement of an ACK; 0 for data and UDP packets.
+    #[inline]
+    pub fn ack(&self) -> u64 {
+        if self.kind == PacketKind::Ack {
+            self.number
+        } else {
+            0
         }
     }
 
     /// Returns whether flag bit `f` is set.
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packet_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Packet>(), 64);
+    }
+
+    #[test]
+    fn the_sack_store_keeps_blocks_until_released_and_reuses_the_last_slot_freed() {
+        let mut store = SackStore::default();
+        assert_eq!(store.put(SackBlocks::NONE), SackRef::NONE, "no blocks take no slot");
+        let a = store.put(SackBlocks::from_ranges(10, [(12, 14)], 4));
+        let b = store.put(SackBlocks::from_ranges(20, [(25, 26), (22, 23)], 4));
+        assert_eq!(store.in_use(), 2);
+        assert_eq!(store.get(a).ranges(10).collect::<Vec<_>>(), [(12, 14)]);
+        assert_eq!(store.get(b).ranges(20).collect::<Vec<_>>(), [(25, 26), (22, 23)]);
+        assert!(store.get(SackRef::NONE).is_empty());
+        store.release(a);
+        store.release(SackRef::NONE);
+        assert_eq!(store.in_use(), 1);
+        let c = store.put(SackBlocks::from_ranges(30, [(31, 32)], 4));
+        assert_eq!(c, a, "the freed slot is reused");
+        assert_eq!(store.get(c).ranges(30).collect::<Vec<_>>(), [(31, 32)]);
+        assert_eq!(store.get(b).ranges(20).collect::<Vec<_>>(), [(25, 26), (22, 23)], "untouched");
+    }
+
+    #[test]
+    fn seq_and_ack_read_the_one_number_by_kind() {
+        let mut p = Packet::datagram(0, 0, 1, 2, 7, 100, Time::ZERO);
+        assert_eq!((p.seq(), p.ack()), (7, 0));
+        p.kind = PacketKind::Data;
+        assert_eq!((p.seq(), p.ack()), (7, 0));
+        p.kind = PacketKind::Ack;
+        assert_eq!((p.seq(), p.ack()), (0, 7));
     }
 }

@@ -84,3 +84,32 @@ fn wire_losses_are_the_link_s_own_drops_listed_beside_the_qdisc_s() {
     assert!(r.flows.iter().all(|f| f.drops_total >= f.drops && f.retransmits_total >= f.retransmits));
     assert!(r.flows.iter().map(|f| f.drops_total).sum::<u64>() > flow_drops);
 }
+
+#[test]
+fn every_sack_slot_is_freed_when_its_ack_is_read_or_dropped() {
+    // SACK flows losing data on the bottleneck (so their ACKs carry blocks) and ACKs on the
+    // way back, both on the wire and by overflowing a small FIFO: every ACK with blocks leaves
+    // the network read by its sender or dropped, and its slot in the SACK store with it.
+    let mut d = dumbbell(20_000_000, 5, 3, 6, 20);
+    d.loss = 0.02;
+    d.groups[0].source = SourceConfig::Tcp { size_bytes: None, tcp: plain_tcp(true), repeat: None };
+    let mut cfg = d.config(11, 20 * S, S).with_host_jitter(20_000);
+    let back = cfg.links.iter_mut().find(|l| l.name == "r2->r1").unwrap();
+    back.loss = 0.05;
+    back.rate_bps = 400_000;
+    back.qdisc = QdiscConfig::Fifo(FifoParams { limit_pkts: Some(4), limit_bytes: None });
+    let mut sim = Sim::new(&cfg).unwrap();
+    let mut most_in_use = 0;
+    for ms in (250..=20_000).step_by(250) {
+        sim.run_until(Time::from_ns(ms * MS));
+        let (in_use, acks) = (sim.sack_slots_in_use(), sim.acks_in_network());
+        assert!(in_use as u64 <= acks, "{in_use} SACK slots in use, {acks} ACKs in the network at {ms} ms");
+        most_in_use = most_in_use.max(in_use);
+    }
+    sim.run();
+    let r = sim.results();
+    let back = r.links.iter().find(|l| l.name == "r2->r1").unwrap();
+    let by_reason = &back.drops_by_reason;
+    assert!(by_reason["random_loss"] > 0 && by_reason["overflow"] > 0, "ACKs dropped both ways: {by_reason:?}");
+    assert!(most_in_use > 0, "some ACKs carried SACK blocks");
+}

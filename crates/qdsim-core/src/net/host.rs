@@ -74,6 +74,11 @@ impl HostLine {
         (pkt, self.line.front().map(|&(next, _)| next))
     }
 
+    /// Returns the packets waiting in the line.
+    pub fn pkts_waiting(&self) -> u64 {
+        self.line.len() as u64
+    }
+
     /// Returns the data (non-ACK) packets waiting in the line.
     pub fn data_pkts_waiting(&self) -> u64 {
         self.line.iter().filter(|(_, p)| p.kind != PacketKind::Ack).count() as u64
@@ -92,7 +97,7 @@ mod tests {
 
     /// Packet number `i` (its `seq`).
     fn numbered(i: usize) -> Packet {
-        Packet { seq: i as u64, ..pkt(0, 1000) }
+        Packet { number: i as u64, ..pkt(0, 1000) }
     }
 
     /// Sends packets 0, 1, ... at the times `sends` (non-decreasing) and departs each head at
@@ -106,7 +111,7 @@ mod tests {
             match (head, sends.get(i)) {
                 (Some(at), next) if next.is_none_or(|&s| at.0 < s) => {
                     let (p, following) = l.pop(at);
-                    out.push((p.seq, at.0));
+                    out.push((p.seq(), at.0));
                     head = following;
                 }
                 (_, Some(&s)) => {

@@ -330,6 +330,11 @@ impl Link {
         self.transmitting.is_some() as u64 + self.delay_line.len() as u64
     }
 
+    /// Returns the packets inside the link: queued, on the transmitter or propagating.
+    pub fn pkts_inside(&self) -> u64 {
+        self.port.len_pkts() + self.in_flight()
+    }
+
     /// Returns the data (non-ACK) packets inside the link: queued, on the transmitter or
     /// propagating.
     pub fn data_pkts_inside(&self) -> u64 {

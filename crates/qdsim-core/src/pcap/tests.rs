@@ -1,6 +1,6 @@
 use super::*;
 use crate::config::Names;
-use crate::packet::{SackBlocks, FLAG_RETX};
+use crate::packet::FLAG_RETX;
 use crate::qdisc::testing::pkt;
 use crate::tcp::{WireFormat, WireSizes};
 use crate::time::Time;
@@ -34,7 +34,7 @@ fn a_data_segment_carries_its_byte_numbers_timestamp_and_wire_length() {
     let mut p = pkt(3, 1500);
     p.src = 4;
     p.dst = 7;
-    p.seq = 2;
+    p.number = 2;
     p.ts = Time::from_ns(1_234_567_890);
     p.ecn = Ecn::Ce;
     p.flags = FLAG_CWR | FLAG_RETX;
@@ -64,10 +64,9 @@ fn an_ack_carries_the_next_byte_expected_and_sack_blocks_in_bytes() {
     a.kind = PacketKind::Ack;
     a.src = 1;
     a.dst = 0;
-    a.ack = 3;
+    a.number = 3;
     a.ts = Time::from_ns(5_000_000);
     a.flags = FLAG_ECE;
-    a.sack = SackBlocks::from_ranges(3, [(5, 7), (9, 10)], 3);
     let mut v = view(3 * 1448, 0);
     v.sack = [(5 * 1448, 7 * 1448), (9 * 1448, 10 * 1448), (0, 0), (0, 0)];
     let mut buf = Vec::new();
@@ -111,7 +110,7 @@ fn syn_and_syn_ack_are_as_long_as_wire_rs_counts_them_in_every_option_set() {
 #[test]
 fn without_a_handshake_data_starts_at_byte_zero_and_the_window_is_unscaled() {
     let mut p = pkt(0, 1040);
-    p.seq = 1;
+    p.number = 1;
     let v = TcpView { handshake: false, timestamps: false, ..view(1000, 1000) };
     let mut buf = Vec::new();
     encode(&mut buf, &p, 0, 1, 0, Some(&v));
@@ -127,8 +126,7 @@ fn ns2_headers_longer_than_its_accounting_lengthen_the_frame() {
     let w = WireSizes::new(WireFormat::Ns2, false, true);
     let mut a = pkt(0, w.ack(1));
     a.kind = PacketKind::Ack;
-    a.ack = 1;
-    a.sack = SackBlocks::from_ranges(1, [(2, 3)], 3);
+    a.number = 1;
     let mut v = TcpView { timestamps: false, syn_options: false, handshake: false, ..view(1000, 0) };
     v.sack[0] = (2000, 3000);
     let mut buf = Vec::new();

@@ -321,7 +321,7 @@ mod tests {
 
     fn numbered(flow: u32, seq: u64, size: u32) -> Packet {
         let mut p = pkt(flow, size);
-        p.seq = seq;
+        p.number = seq;
         p
     }
 
@@ -381,7 +381,7 @@ mod tests {
         assert!(h.drops.is_empty());
         h.enqueue(numbered(2, 0, 1000)); // 11 > 10
         let dropped: Vec<(u32, u64, DropReason, bool)> =
-            h.drops.iter().map(|(p, r, a)| (p.flow, p.seq, *r, *a)).collect();
+            h.drops.iter().map(|(p, r, a)| (p.flow, p.seq(), *r, *a)).collect();
         // Flow 0 holds 8000 bytes: drop from its head until 4000 bytes are gone.
         assert_eq!(dropped, (0..4).map(|s| (0, s, DropReason::Overlimit, false)).collect::<Vec<_>>());
         assert_eq!(h.q.len_pkts(), 7);

@@ -15,14 +15,13 @@ pub fn pkt(flow: u32, size: u32) -> Packet {
         size_bytes: size,
         src: 0,
         dst: 1,
-        seq: 0,
-        ack: 0,
+        number: 0,
         ts: Time::ZERO,
         enq_time: Time::ZERO,
         queue_delay_ns: 0,
         ecn: Ecn::NotEct,
         flags: 0,
-        sack: crate::packet::SackBlocks::NONE,
+        sack: crate::packet::SackRef::NONE,
     }
 }
 

@@ -19,7 +19,7 @@ use pcap_file::pcap::PcapWriter;
 use super::{Endpoints, Flow};
 use crate::config::RunConfig;
 use crate::error::ConfigError;
-use crate::packet::{Packet, PacketKind, FLAG_SYN};
+use crate::packet::{Packet, PacketKind, SackStore, FLAG_SYN};
 use crate::pcap::{self, PcapConfig, TcpView};
 use crate::time::Time;
 
@@ -79,22 +79,31 @@ impl Capture {
     }
 
     /// Notes that link `l` finished transmitting `pkt`, whose transmission began at `began`.
-    pub fn sent(&mut self, l: u32, pkt: &Packet, began: Time, flows: &[Flow], run: &RunConfig) {
-        self.write(l, pkt, began, flows, run, false);
+    pub fn sent(&mut self, l: u32, pkt: &Packet, began: Time, flows: &[Flow], run: &RunConfig, sacks: &SackStore) {
+        self.write(l, pkt, began, flows, run, sacks, false);
     }
 
     /// Notes that link `l` dropped `pkt` at `now`.
-    pub fn dropped(&mut self, l: u32, pkt: &Packet, now: Time, flows: &[Flow], run: &RunConfig) {
-        self.write(l, pkt, now, flows, run, true);
+    pub fn dropped(&mut self, l: u32, pkt: &Packet, now: Time, flows: &[Flow], run: &RunConfig, sacks: &SackStore) {
+        self.write(l, pkt, now, flows, run, sacks, true);
     }
 
-    fn write(&mut self, l: u32, pkt: &Packet, at: Time, flows: &[Flow], run: &RunConfig, drop: bool) {
+    fn write(
+        &mut self,
+        l: u32,
+        pkt: &Packet,
+        at: Time,
+        flows: &[Flow],
+        run: &RunConfig,
+        sacks: &SackStore,
+        drop: bool,
+    ) {
         if self.failed.is_some() {
             return;
         }
         let Some(Some(tap)) = self.taps.get_mut(l as usize) else { return };
         let Some(w) = (if drop { tap.dropped.as_mut() } else { Some(&mut tap.sent) }) else { return };
-        let view = tcp_view(pkt, flows, run);
+        let view = tcp_view(pkt, flows, run, sacks);
         let orig_len =
             pcap::encode(&mut self.buf, pkt, tap.from, tap.to, (at.as_ns() / 1_000_000) as u32, view.as_ref());
         if let Err(e) = pcap::write_frame(w, at.as_ns(), orig_len, &self.buf) {
@@ -126,7 +135,7 @@ impl Capture {
 
 /// Returns what a TCP packet's header says beyond the packet (`None` for UDP): its byte
 /// numbers from its connection's stream and the options of its flow's configuration.
-fn tcp_view(pkt: &Packet, flows: &[Flow], run: &RunConfig) -> Option<TcpView> {
+fn tcp_view(pkt: &Packet, flows: &[Flow], run: &RunConfig, sacks: &SackStore) -> Option<TcpView> {
     let flow = &flows[pkt.flow as usize];
     let (Endpoints::Tcp { snd, .. }, Some(tcp)) = (&flow.ep, run.flows[flow.root as usize].source.tcp()) else {
         return None;
@@ -134,11 +143,11 @@ fn tcp_view(pkt: &Packet, flows: &[Flow], run: &RunConfig) -> Option<TcpView> {
     let (bytes, payload) = match pkt.kind {
         PacketKind::Udp => return None,
         PacketKind::Data if pkt.has(FLAG_SYN) => (0, 0),
-        PacketKind::Data => snd.wire_bytes_of(pkt.seq),
-        PacketKind::Ack => (snd.wire_bytes_of(pkt.ack).0, 0),
+        PacketKind::Data => snd.wire_bytes_of(pkt.seq()),
+        PacketKind::Ack => (snd.wire_bytes_of(pkt.ack()).0, 0),
     };
     let mut sack = [(0, 0); 4];
-    for (slot, (s, e)) in sack.iter_mut().zip(pkt.sack.ranges(pkt.ack)) {
+    for (slot, (s, e)) in sack.iter_mut().zip(sacks.get(pkt.sack).ranges(pkt.ack())) {
         *slot = (snd.wire_bytes_of(s).0, snd.wire_bytes_of(e).0);
     }
     Some(TcpView {

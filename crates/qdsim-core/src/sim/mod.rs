@@ -20,7 +20,7 @@ use crate::config::RunConfig;
 use crate::event::{Event, EventQueue, FlowTimer};
 use crate::net::{Drops, EarlyEnd, HostLine, Link, Routes, TxOutcome, TxStart, NO_ROUTE};
 use crate::outbox::Outbox;
-use crate::packet::{NodeId, Packet, PacketKind, HEADER_BYTES};
+use crate::packet::{NodeId, Packet, PacketKind, SackStore, HEADER_BYTES};
 use crate::results::Series;
 use crate::stats::Histogram;
 use crate::tcp::{SenderStats, TcpConfig, TcpReceiver, TcpSender};
@@ -143,12 +143,13 @@ pub struct Sim {
 /// gains nothing, so it is off below this.
 pub const READ_AHEAD_LINKS: usize = 2048;
 
-/// What watches the packets a link drops: the packet record and the capture, with what
-/// they need to know of the run.
+/// What must hear of the packets a link drops: the packet record and the capture, with what
+/// they need to know of the run, and the store of SACK blocks, whose slot a dropped ACK frees.
 struct DropTaps<'a> {
     record: &'a mut Option<record::PacketRecord>,
     capture: &'a mut Option<capture::Capture>,
     run: &'a RunConfig,
+    sacks: &'a mut SackStore,
 }
 
 impl Sim {
@@ -254,7 +255,12 @@ impl Sim {
             Event::QdiscTimer(l) => {
                 self.end_early(l, now);
                 let drops = self.links[l as usize].port.on_timer(now);
-                let taps = DropTaps { record: &mut self.record, capture: &mut self.capture, run: &self.cfg };
+                let taps = DropTaps {
+                    record: &mut self.record,
+                    capture: &mut self.capture,
+                    run: &self.cfg,
+                    sacks: &mut self.out.sacks,
+                };
                 note_drops(&mut self.flows, taps, l, now, drops);
                 self.poll_qdisc_timer(l);
                 if self.links[l as usize].is_idle() {
@@ -390,7 +396,12 @@ impl Sim {
             return schedule_tx(&mut self.q, l, start);
         }
         let drops = self.links[l as usize].port.enqueue(pkt, now);
-        let taps = DropTaps { record: &mut self.record, capture: &mut self.capture, run: &self.cfg };
+        let taps = DropTaps {
+            record: &mut self.record,
+            capture: &mut self.capture,
+            run: &self.cfg,
+            sacks: &mut self.out.sacks,
+        };
         note_drops(&mut self.flows, taps, l, now, drops);
         self.poll_qdisc_timer(l);
         if self.links[l as usize].is_idle() {
@@ -403,7 +414,12 @@ impl Sim {
         let q = &mut self.q;
         let (start, drops) = self.links[l as usize].start_tx(now, || q.reserve_seq());
         schedule_tx(q, l, start);
-        let taps = DropTaps { record: &mut self.record, capture: &mut self.capture, run: &self.cfg };
+        let taps = DropTaps {
+            record: &mut self.record,
+            capture: &mut self.capture,
+            run: &self.cfg,
+            sacks: &mut self.out.sacks,
+        };
         note_drops(&mut self.flows, taps, l, now, drops);
         self.poll_qdisc_timer(l);
     }
@@ -430,13 +446,13 @@ impl Sim {
             }
             if let Some(c) = &mut self.capture {
                 let began = Time::from_ns(now.as_ns() - self.links[l as usize].tx_time(pkt.size_bytes).as_ns());
-                c.sent(l, &pkt, began, &self.flows, &self.cfg);
+                c.sent(l, &pkt, began, &self.flows, &self.cfg, &self.out.sacks);
                 if outcome == TxOutcome::Lost {
-                    c.dropped(l, &pkt, now, &self.flows, &self.cfg);
+                    c.dropped(l, &pkt, now, &self.flows, &self.cfg, &self.out.sacks);
                 }
             }
             match outcome {
-                TxOutcome::Lost => note_drop(&mut self.flows, &pkt),
+                TxOutcome::Lost => note_drop(&mut self.flows, &mut self.out.sacks, &pkt),
                 // A link without propagation delay: the packet arrives as its transmission
                 // ends, before the next starts — ns-2's order, whose arrival event (scheduled at
                 // the transmission's start, just before the transmitter's) fires first.
@@ -488,6 +504,7 @@ impl Sim {
             }
             (Endpoints::Tcp { snd, .. }, PacketKind::Ack) => {
                 snd.on_ack(&pkt, now, out);
+                out.sacks.release(pkt.sack);
                 node = flow.src;
             }
             (Endpoints::Cbr { .. } | Endpoints::Poisson { .. }, PacketKind::Udp) => {
@@ -578,6 +595,19 @@ impl Sim {
             + self.hosts.iter().map(HostLine::data_pkts_waiting).sum::<u64>()
     }
 
+    /// Returns the number of ACKs currently inside the network.
+    pub fn acks_in_network(&self) -> u64 {
+        let all = self.links.iter().map(Link::pkts_inside).sum::<u64>()
+            + self.hosts.iter().map(HostLine::pkts_waiting).sum::<u64>();
+        all - self.data_packets_in_network()
+    }
+
+    /// Returns the number of slots of the SACK store in use: ACKs with SACK blocks sent and
+    /// neither read by their sender nor dropped. Never more than [`Sim::acks_in_network`].
+    pub fn sack_slots_in_use(&self) -> usize {
+        self.out.sacks.in_use()
+    }
+
     /// Returns the number of data and UDP packets that reached their receiver.
     pub fn data_packets_received(&self) -> u64 {
         self.flows.iter().map(|f| f.acc.data_received).sum()
@@ -613,17 +643,19 @@ fn note_drops(flows: &mut [Flow], taps: DropTaps<'_>, l: u32, now: Time, drops: 
 fn note_some_drops(flows: &mut [Flow], taps: DropTaps<'_>, l: u32, now: Time, drops: Drops<'_>) {
     for (p, _, _) in drops {
         if let Some(c) = taps.capture {
-            c.dropped(l, p, now, flows, taps.run);
+            c.dropped(l, p, now, flows, taps.run, &*taps.sacks);
         }
-        note_drop(flows, p);
+        note_drop(flows, &mut *taps.sacks, p);
         if let Some(r) = taps.record {
             r.left(l, p, true);
         }
     }
 }
 
-/// Charges a lost data packet to its flow (the configured flow it reports to).
-fn note_drop(flows: &mut [Flow], p: &Packet) {
+/// Charges a lost data packet to its flow (the configured flow it reports to); frees a lost
+/// ACK's SACK blocks.
+fn note_drop(flows: &mut [Flow], sacks: &mut SackStore, p: &Packet) {
+    sacks.release(p.sack);
     if p.kind != PacketKind::Ack {
         let root = flows[p.flow as usize].root;
         flows[root as usize].acc.drops += 1;

@@ -25,7 +25,7 @@ use crate::time::Time;
 type Key = (u32, u8, u64, u64, u64);
 
 fn key(pkt: &Packet, offered: Time) -> Key {
-    (pkt.flow, pkt.kind as u8, pkt.seq, pkt.ack, offered.as_ns())
+    (pkt.flow, pkt.kind as u8, pkt.seq(), pkt.ack(), offered.as_ns())
 }
 
 /// The record of one link's offered packets.
@@ -112,9 +112,9 @@ mod tests {
     fn marks_a_packet_lost_whenever_it_leaves_lost_and_only_on_its_link() {
         let mut r = record();
         let mut a = pkt(1, 1500);
-        a.seq = 7;
+        a.number = 7;
         let mut b = pkt(2, 100);
-        b.seq = 7;
+        b.number = 7;
         r.offered(2, &a, 0, Time(20));
         r.offered(2, &b, 1, Time(20));
         r.offered(1, &a, 0, Time(20)); // another link

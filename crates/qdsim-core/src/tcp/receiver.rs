@@ -11,7 +11,9 @@
 
 use crate::event::FlowTimer;
 use crate::outbox::Outbox;
-use crate::packet::{Ecn, FlowId, NodeId, Packet, PacketKind, SackBlocks, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN};
+use crate::packet::{
+    Ecn, FlowId, NodeId, Packet, PacketKind, SackBlocks, SackRef, FLAG_CWR, FLAG_ECE, FLAG_RETX, FLAG_SYN,
+};
 use crate::time::{Duration, Time};
 
 use super::config::TcpConfig;
@@ -134,11 +136,11 @@ impl TcpReceiver {
     /// timestamp); returns what it delivered.
     pub fn on_data(&mut self, pkt: &Packet, now: Time, out: &mut Outbox) -> Delivery {
         if pkt.has(FLAG_SYN) {
-            let syn_ack = self.ack_packet(0, pkt.ts, FLAG_SYN | (pkt.flags & FLAG_RETX), SackBlocks::NONE, now);
+            let syn_ack = self.ack_packet(0, pkt.ts, FLAG_SYN | (pkt.flags & FLAG_RETX), 0, SackRef::NONE, now);
             out.send(Packet { size_bytes: self.wire.syn_bytes, ..syn_ack });
             return Delivery { bytes: 0, completed: false, held_before_window: 0 };
         }
-        let seq = pkt.seq;
+        let seq = pkt.seq();
         self.last_ts = pkt.ts;
         self.last_retx = pkt.has(FLAG_RETX);
         let before = self.rcv_nxt;
@@ -230,20 +232,22 @@ impl TcpReceiver {
         let sack = self.sack_blocks();
         self.delack_armed = false;
         let flags = if self.last_retx { FLAG_RETX } else { 0 } | if self.ece_pending { FLAG_ECE } else { 0 };
-        out.send(self.ack_packet(self.rcv_nxt, self.last_ts, flags, sack, now));
+        let blocks = sack.len();
+        let sack = out.sacks.put(sack);
+        out.send(self.ack_packet(self.rcv_nxt, self.last_ts, flags, blocks, sack, now));
     }
 
-    /// An acknowledgement of everything below `ack`, echoing timestamp `ts`.
-    fn ack_packet(&self, ack: u64, ts: Time, flags: u8, sack: SackBlocks, now: Time) -> Packet {
+    /// An acknowledgement of everything below `ack`, echoing timestamp `ts`, with `blocks`
+    /// SACK blocks stored at `sack`.
+    fn ack_packet(&self, ack: u64, ts: Time, flags: u8, blocks: usize, sack: SackRef, now: Time) -> Packet {
         Packet {
             flow: self.flow,
             class: self.class,
             kind: PacketKind::Ack,
-            size_bytes: self.wire.ack(sack.len()),
+            size_bytes: self.wire.ack(blocks),
             src: self.node,
             dst: self.peer,
-            seq: 0,
-            ack,
+            number: ack,
             ts,
             enq_time: now,
             queue_delay_ns: 0,
@@ -377,8 +381,8 @@ mod tests {
             r.on_data(&data(seq), T, &mut out);
         }
         let last = out.pkts.last().unwrap();
-        let blocks: Vec<(u64, u64)> = last.sack.ranges(last.ack).collect();
-        assert_eq!(last.ack, 1);
+        let blocks: Vec<(u64, u64)> = out.sacks.get(last.sack).ranges(last.ack()).collect();
+        assert_eq!(last.ack(), 1);
         assert_eq!(blocks, vec![(2, 4), (5, 7)]);
     }
 
@@ -401,11 +405,12 @@ mod tests {
                 r.on_data(&data(seq), T, &mut out);
             }
             let what = format!("timestamps {timestamps}, {wire:?}");
-            assert_eq!((out.pkts[0].sack.len(), out.pkts[0].size_bytes), (0, pure), "{what}");
+            assert_eq!((out.sacks.get(out.pkts[0].sack).len(), out.pkts[0].size_bytes), (0, pure), "{what}");
             let last = out.pkts.last().unwrap();
-            assert_eq!(last.sack.len(), blocks, "{what}");
+            let sack = out.sacks.get(last.sack);
+            assert_eq!(sack.len(), blocks, "{what}");
             assert_eq!(last.size_bytes, size, "{what}");
-            let reported: Vec<(u64, u64)> = last.sack.ranges(last.ack).collect();
+            let reported: Vec<(u64, u64)> = sack.ranges(last.ack()).collect();
             assert_eq!(reported[..2], [(10, 11), (8, 9)], "the latest first, then from the highest down");
         }
     }

@@ -38,23 +38,21 @@ pub fn ack(n: u64, ts: Time) -> Packet {
         size_bytes: 40,
         src: 1,
         dst: 0,
-        seq: 0,
-        ack: n,
+        number: n,
         ts,
         enq_time: ts,
         queue_delay_ns: 0,
         ecn: crate::packet::Ecn::NotEct,
         flags: 0,
-        sack: crate::packet::SackBlocks::NONE,
+        sack: crate::packet::SackRef::NONE,
     }
 }
 
-/// Returns the ACK for `n` with SACK `blocks`.
-pub fn sack_ack(n: u64, blocks: &[(u64, u64)]) -> Packet {
-    Packet {
-        sack: crate::packet::SackBlocks::from_ranges(n, blocks.iter().copied(), crate::packet::SackBlocks::MAX),
-        ..ack(n, T)
-    }
+/// Returns the ACK for `n` with SACK `blocks`, stored in `out`'s SACK store (where the
+/// sender that `out` is then handed to reads them).
+pub fn sack_ack(n: u64, blocks: &[(u64, u64)], out: &mut Outbox) -> Packet {
+    let blocks = crate::packet::SackBlocks::from_ranges(n, blocks.iter().copied(), crate::packet::SackBlocks::MAX);
+    Packet { sack: out.sacks.put(blocks), ..ack(n, T) }
 }
 
 /// Returns the ACK for `n` with ECE set.
@@ -64,19 +62,19 @@ pub fn ece(n: u64) -> Packet {
 
 /// Returns full-sized data segment `seq` of flow 0.
 pub fn data(seq: u64) -> Packet {
-    Packet { kind: PacketKind::Data, seq, size_bytes: 1500, src: 0, dst: 1, ..ack(0, Time::ZERO) }
+    Packet { kind: PacketKind::Data, number: seq, size_bytes: 1500, src: 0, dst: 1, ..ack(0, Time::ZERO) }
 }
 
 /// Takes the data segments in `out` as (segment, retransmission?).
 pub fn sent(out: &mut Outbox) -> Vec<(u64, bool)> {
-    let v = out.pkts.iter().map(|p| (p.seq, p.has(FLAG_RETX))).collect();
+    let v = out.pkts.iter().map(|p| (p.seq(), p.has(FLAG_RETX))).collect();
     out.pkts.clear();
     v
 }
 
 /// Takes the cumulative ACK numbers of the ACKs in `out`.
 pub fn acks(out: &mut Outbox) -> Vec<u64> {
-    let v = out.pkts.iter().map(|p| p.ack).collect();
+    let v = out.pkts.iter().map(|p| p.ack()).collect();
     out.pkts.clear();
     v
 }

@@ -154,7 +154,7 @@ mod tests {
         let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
         let var = gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / gaps.len() as f64;
         assert!((var.sqrt() / mean - 1.0).abs() < 0.02, "cv = {}", var.sqrt() / mean);
-        assert!(sent.windows(2).all(|w| w[1].seq == w[0].seq + 1));
+        assert!(sent.windows(2).all(|w| w[1].seq() == w[0].seq() + 1));
     }
 
     #[test]

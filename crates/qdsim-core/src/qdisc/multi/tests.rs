@@ -14,7 +14,7 @@ fn params(f: impl FnOnce(&mut FqParams)) -> FqParams {
 /// Returns a packet of `flow` with `size` bytes and sequence number `seq`.
 fn spkt(flow: u32, size: u32, seq: u64) -> Packet {
     let mut p = pkt(flow, size);
-    p.seq = seq;
+    p.number = seq;
     p
 }
 
@@ -109,7 +109,7 @@ fn longest_queue_drop_removes_the_head_of_the_longest_queue() {
     h.enqueue(spkt(1, 1000, 10));
     h.enqueue(spkt(1, 1000, 11));
     h.enqueue(spkt(2, 1000, 20));
-    let d: Vec<(u32, u64, DropReason, bool)> = h.drops.iter().map(|(p, r, a)| (p.flow, p.seq, *r, *a)).collect();
+    let d: Vec<(u32, u64, DropReason, bool)> = h.drops.iter().map(|(p, r, a)| (p.flow, p.seq(), *r, *a)).collect();
     assert_eq!(d, vec![(0, 0, DropReason::LongestQueue, false)]);
     assert_eq!(h.q.len_pkts(), 5);
 }
@@ -124,7 +124,7 @@ fn longest_queue_ties_go_to_the_queue_whose_head_is_oldest() {
     // Queues 0 and 1 hold two packets each; queue 1's head (seq 10) is the older one.
     h.now = Time(50);
     h.enqueue(spkt(2, 1000, 20));
-    let d: Vec<(u32, u64)> = h.drops.iter().map(|(p, _, _)| (p.flow, p.seq)).collect();
+    let d: Vec<(u32, u64)> = h.drops.iter().map(|(p, _, _)| (p.flow, p.seq())).collect();
     assert_eq!(d, vec![(1, 10)]);
 }
 
@@ -137,7 +137,7 @@ fn longest_queue_is_measured_in_bytes_for_a_byte_buffer() {
     h.enqueue(spkt(1, 1200, 10));
     h.enqueue(spkt(1, 1200, 11)); // flow 1: 2 packets, 2400 bytes
     h.enqueue(spkt(2, 500, 20)); // 4400 > 4000: drop flow 1's head
-    let d: Vec<(u32, u64)> = h.drops.iter().map(|(p, _, _)| (p.flow, p.seq)).collect();
+    let d: Vec<(u32, u64)> = h.drops.iter().map(|(p, _, _)| (p.flow, p.seq())).collect();
     assert_eq!(d, vec![(1, 10)]);
 }
 
@@ -155,9 +155,9 @@ fn drop_on_dequeue_drops_packets_older_than_t_d() {
     h.now = Time(20_000_000);
     h.enqueue(spkt(0, 1000, 2));
     // Flow 0's first two waited 20 ms > 10 ms; flow 1's waited exactly 10 ms: kept.
-    let out: Vec<(u32, u64)> = std::iter::from_fn(|| h.dequeue()).map(|p| (p.flow, p.seq)).collect();
+    let out: Vec<(u32, u64)> = std::iter::from_fn(|| h.dequeue()).map(|p| (p.flow, p.seq())).collect();
     assert_eq!(out, vec![(0, 2), (1, 10)]);
-    let d: Vec<(u64, DropReason, bool)> = h.drops.iter().map(|(p, r, a)| (p.seq, *r, *a)).collect();
+    let d: Vec<(u64, DropReason, bool)> = h.drops.iter().map(|(p, r, a)| (p.seq(), *r, *a)).collect();
     assert_eq!(d, vec![(0, DropReason::DelayThreshold, false), (1, DropReason::DelayThreshold, false)]);
 }
 
@@ -177,7 +177,7 @@ fn per_queue_limits_tail_drop_each_queue_separately() {
         .iter()
         .map(|(p, r, a)| {
             assert_eq!((*r, *a), (DropReason::Overflow, true));
-            p.seq
+            p.seq()
         })
         .collect();
     assert_eq!(d, vec![11, 21, 12, 22, 3, 13, 23]);
@@ -312,13 +312,13 @@ fn trace<Q: Qdisc>(q: Q, ops: &[(bool, u32, u32)]) -> Trace {
         if enq {
             h.enqueue(spkt(flow, size, i as u64));
         } else if let Some(p) = h.dequeue() {
-            out.push((p.flow, p.seq));
+            out.push((p.flow, p.seq()));
         }
     }
     while let Some(p) = h.dequeue() {
-        out.push((p.flow, p.seq));
+        out.push((p.flow, p.seq()));
     }
-    (out, h.drops.iter().map(|(p, r, _)| (p.flow, p.seq, *r)).collect())
+    (out, h.drops.iter().map(|(p, r, _)| (p.flow, p.seq(), *r)).collect())
 }
 
 fn buffer_variant(b: u8, p: &mut FqParams) {

@@ -91,10 +91,10 @@ mod tests {
         let flows = [2, 0, 0, 1, 2, 1, 0];
         for (i, &f) in flows.iter().enumerate() {
             let mut p = pkt(f, 100);
-            p.seq = i as u64;
+            p.number = i as u64;
             h.enqueue(p);
         }
-        let out: Vec<u64> = std::iter::from_fn(|| h.dequeue()).map(|p| p.seq).collect();
+        let out: Vec<u64> = std::iter::from_fn(|| h.dequeue()).map(|p| p.seq()).collect();
         assert_eq!(out, (0..7).collect::<Vec<_>>());
     }
 
@@ -104,13 +104,13 @@ mod tests {
         let mut h = Harness::new(Multi::fifo_classes(params(Some(4))));
         for (seq, f) in [(0, 0), (1, 1), (2, 0), (3, 0), (4, 1)] {
             let mut p = pkt(f, 100);
-            p.seq = seq;
+            p.number = seq;
             h.now = Time(seq);
             h.enqueue(p);
         }
-        let dropped: Vec<(u64, DropReason)> = h.drops.iter().map(|(p, r, _)| (p.seq, *r)).collect();
+        let dropped: Vec<(u64, DropReason)> = h.drops.iter().map(|(p, r, _)| (p.seq(), *r)).collect();
         assert_eq!(dropped, vec![(0, DropReason::LongestQueue)]);
-        let out: Vec<u64> = std::iter::from_fn(|| h.dequeue()).map(|p| p.seq).collect();
+        let out: Vec<u64> = std::iter::from_fn(|| h.dequeue()).map(|p| p.seq()).collect();
         assert_eq!(out, vec![1, 2, 3, 4]);
     }
 
@@ -122,11 +122,11 @@ mod tests {
             for (i, &(enq, flow, size)) in ops.iter().enumerate() {
                 if enq {
                     let mut p = pkt(flow, size);
-                    p.seq = i as u64;
+                    p.number = i as u64;
                     a.enqueue(p);
                     b.enqueue(p);
                 } else {
-                    prop_assert_eq!(a.dequeue().map(|p| p.seq), b.dequeue().map(|p| p.seq));
+                    prop_assert_eq!(a.dequeue().map(|p| p.seq()), b.dequeue().map(|p| p.seq()));
                 }
             }
         }

@@ -29,14 +29,13 @@ impl TcpSender {
             size_bytes: self.wire.syn_bytes,
             src: self.src,
             dst: self.dst,
-            seq: 0,
-            ack: 0,
+            number: 0,
             ts: now,
             enq_time: now,
             queue_delay_ns: 0,
             ecn: Ecn::NotEct,
             flags: FLAG_SYN | if retx { FLAG_RETX } else { 0 },
-            sack: crate::packet::SackBlocks::NONE,
+            sack: crate::packet::SackRef::NONE,
         });
         self.arm_rto(now, out);
     }
@@ -206,7 +205,7 @@ mod tests {
         s.on_ack(&syn_ack_for(&syn), t, &mut out);
         assert!(!s.in_handshake());
         assert_eq!(s.rtt.srtt, Some(Duration::from_ms(20)));
-        let seqs: Vec<u64> = out.pkts.iter().map(|p| p.seq).collect();
+        let seqs: Vec<u64> = out.pkts.iter().map(|p| p.seq()).collect();
         assert_eq!(seqs, vec![0, 1, 2, 3]);
         assert!(out.pkts.iter().all(|p| !p.has(FLAG_SYN)));
     }
@@ -237,7 +236,7 @@ mod tests {
         s.on_ack(&syn_ack_for(&syn2), t, &mut out);
         assert_eq!(s.rtt.srtt, None);
         assert_eq!(s.rtt.backoff, 0);
-        assert_eq!(out.pkts.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![0]);
+        assert_eq!(out.pkts.iter().map(|p| p.seq()).collect::<Vec<_>>(), vec![0]);
         assert_eq!(out.timers.last().map(|&(d, _)| d - t), Some(Duration::from_secs(3)));
     }
 

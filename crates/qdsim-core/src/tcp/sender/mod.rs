@@ -293,15 +293,14 @@ impl TcpSender {
             size_bytes: self.data.payload(seq) + self.wire.data_header_bytes,
             src: self.src,
             dst: self.dst,
-            seq,
-            ack: 0,
+            number: seq,
             ts: now,
             enq_time: now,
             queue_delay_ns: 0,
             // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
             ecn: if self.ecn && !retx { Ecn::Ect } else { Ecn::NotEct },
             flags,
-            sack: crate::packet::SackBlocks::NONE,
+            sack: crate::packet::SackRef::NONE,
         });
         // RFC 6298 §5.1: a transmission starts the timer only when it is not running.
         if self.rto_deadline.is_none() {
@@ -364,7 +363,7 @@ impl TcpSender {
         if ack_pkt.has(FLAG_SYN) {
             return; // a duplicate SYN-ACK (answering a retransmitted SYN)
         }
-        let ack = ack_pkt.ack;
+        let ack = ack_pkt.ack();
         if ack > self.snd_max || ack < self.snd_una {
             return; // acknowledges data never sent, or an old ACK overtaken: ignore
         }
@@ -372,7 +371,7 @@ impl TcpSender {
         if self.rec.sack() {
             let lost_before = self.rec.lost_end();
             let sacked_before = self.rec.scoreboard.sacked_total();
-            info.new_sack = self.rec.scoreboard.update(ack, ack_pkt.sack.ranges(ack));
+            info.new_sack = self.rec.scoreboard.update(ack, out.sacks.get(ack_pkt.sack).ranges(ack));
             // DeliveredData (RFC 6937): the advance of snd_una plus the change of the SACKed
             // count (negative when the cumulative ACK covers SACKed segments).
             let sacked_after = self.rec.scoreboard.sacked_total();
@@ -395,7 +394,7 @@ impl TcpSender {
 
     /// Takes the RTT sample an ACK for `ack` gives, if any.
     fn sample_rtt(&mut self, ack_pkt: &Packet, now: Time, out: &mut Outbox) {
-        let ack = ack_pkt.ack;
+        let ack = ack_pkt.ack();
         let mut sample = None;
         if self.rtt.formula() == RtoFormula::Ns2 {
             // ns-2: the timed segment's ACK gives the sample without timestamps, and ends the
@@ -439,7 +438,7 @@ impl TcpSender {
     }
 
     fn on_new_ack(&mut self, ack_pkt: &Packet, info: AckInfo, grow: bool, now: Time, out: &mut Outbox) {
-        let ack = ack_pkt.ack;
+        let ack = ack_pkt.ack();
         self.sample_rtt(ack_pkt, now, out);
         self.snd_una = ack;
         if self.rec.after_timeout && ack >= self.rec.recover {
@@ -655,7 +654,7 @@ mod tests {
         assert_eq!(s.stats.ecn_reductions, 1);
         assert_eq!(s.stats.retransmits, 0, "ECN retransmits nothing");
         // The first new segment after the reduction (10) carried CWR, and only it.
-        let cwr: Vec<u64> = out.pkts.iter().filter(|p| p.has(crate::packet::FLAG_CWR)).map(|p| p.seq).collect();
+        let cwr: Vec<u64> = out.pkts.iter().filter(|p| p.has(crate::packet::FLAG_CWR)).map(|p| p.seq()).collect();
         assert_eq!(cwr, vec![10]);
         // ECE on the ACK of segment 10, sent after the reduction: a new window, a new reduction.
         s.on_ack(&ece(11), T, &mut out);

@@ -108,7 +108,7 @@ mod tests {
         }
         // Queue 0 sends seq 0; its deficit (1000 − 1000) no longer covers its head: the
         // pointer moves to queue 1. Active order now 1, 2, 0.
-        assert_eq!(h.dequeue().map(|p| p.seq), Some(0));
+        assert_eq!(h.dequeue().map(|p| p.seq()), Some(0));
         h.enqueue(seq_pkt(0, 1000, 2)); // 6 packets: fits
                                         // Queues 1, 2, 0 hold two each; an arrival for a new queue 3 overflows: the scan
                                         // from the pointer meets queue 1 first, and no later queue is strictly longer

@@ -185,7 +185,7 @@ mod tests {
         h.enqueue(seq_pkt(1, 1000, 10));
         h.enqueue(seq_pkt(1, 1000, 11)); // overflow: queue 0 (2) vs 1 (2 with the arrival) → 0
         assert_eq!(drops(&h).iter().map(|d| d.0).collect::<Vec<_>>(), vec![0]);
-        assert_eq!(h.dequeue().map(|p| (p.flow, p.seq)), Some((0, 1))); // queue 0 empties
+        assert_eq!(h.dequeue().map(|p| (p.flow, p.seq())), Some((0, 1))); // queue 0 empties
         h.enqueue(seq_pkt(0, 1000, 2));
         h.enqueue(seq_pkt(0, 1000, 3)); // overflow: the drop queue is gone; 1 (2) vs 0 (2) → 1
         assert_eq!(drops(&h).iter().map(|d| d.0).collect::<Vec<_>>(), vec![0, 1]);

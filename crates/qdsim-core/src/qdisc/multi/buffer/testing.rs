@@ -18,13 +18,13 @@ pub fn fq(buffer: &str, f: impl FnOnce(&mut FqParams)) -> FqParams {
 /// Returns a packet of `flow` with `size` bytes and sequence number `seq`.
 pub fn seq_pkt(flow: u32, size: u32, seq: u64) -> Packet {
     let mut p = pkt(flow, size);
-    p.seq = seq;
+    p.number = seq;
     p
 }
 
 /// Returns the drops so far as (flow, seq, reason, was the arrival).
 pub fn drops<Q: Qdisc>(h: &Harness<Q>) -> Vec<(u32, u64, DropReason, bool)> {
-    h.drops.iter().map(|(p, r, a)| (p.flow, p.seq, *r, *a)).collect()
+    h.drops.iter().map(|(p, r, a)| (p.flow, p.seq(), *r, *a)).collect()
 }
 
 proptest! {

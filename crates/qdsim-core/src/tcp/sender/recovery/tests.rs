@@ -24,7 +24,7 @@ fn started(c: &TcpConfig, size: Option<u64>) -> (TcpSender, Outbox) {
 fn trace(s: &mut TcpSender, out: &mut Outbox, acks: &[(u64, &[(u64, u64)])]) -> Vec<(Vec<(u64, bool)>, u32)> {
     acks.iter()
         .map(|&(a, blocks)| {
-            s.on_ack(&sack_ack(a, blocks), T, out);
+            s.on_ack(&sack_ack(a, blocks, out), T, out);
             (sent(out), s.win.cwnd)
         })
         .collect()
@@ -154,7 +154,7 @@ fn pipe_limited_transmit_sends_one_segment_per_sacked_segment_without_rfc3042s_b
             let (mut s, mut out) = started(&c, None);
             let blocks: [&[(u64, u64)]; 4] = [&[(1, 2)], &[(1, 3)], &[(1, 4)], &[(4, 5), (1, 4)]];
             for b in blocks {
-                s.on_ack(&sack_ack(0, if sack { b } else { &[] }), T, &mut out);
+                s.on_ack(&sack_ack(0, if sack { b } else { &[] }, &mut out), T, &mut out);
             }
             assert_eq!(sent(&mut out).iter().map(|p| p.0).collect::<Vec<_>>(), expected, "{lt:?}, sack {sack}");
             assert_eq!((s.win.cwnd, s.stats.fast_retransmits), (4, 0));
@@ -167,7 +167,7 @@ fn with_sack_a_duplicate_ack_counts_only_if_it_sacks_something_new() {
     // RFC 6675 §2: three ACKs repeating the same block are one duplicate ACK, not three.
     let (mut s, mut out) = started(&plain_sack(), None);
     for _ in 0..3 {
-        s.on_ack(&sack_ack(0, &[(1, 2)]), T, &mut out);
+        s.on_ack(&sack_ack(0, &[(1, 2)], &mut out), T, &mut out);
     }
     assert_eq!((s.rec.dupacks, s.stats.fast_retransmits), (1, 0));
 }
@@ -190,9 +190,9 @@ fn sack_resends_every_lost_segment_of_a_window_in_one_rtt_where_newreno_needs_on
         let c = if sack { plain_sack() } else { plain() };
         let (mut s, mut out) = started(&c, None);
         for blocks in arrivals {
-            s.on_ack(&sack_ack(0, if sack { blocks } else { &[] }), T, &mut out);
+            s.on_ack(&sack_ack(0, if sack { blocks } else { &[] }, &mut out), T, &mut out);
         }
-        let retx: Vec<u64> = out.pkts.iter().filter(|p| p.has(FLAG_RETX)).map(|p| p.seq).collect();
+        let retx: Vec<u64> = out.pkts.iter().filter(|p| p.has(FLAG_RETX)).map(|p| p.seq()).collect();
         resent.insert(sack, retx);
         assert_eq!(s.stats.fast_retransmits, 1);
     }
@@ -212,9 +212,9 @@ fn sack_sends_one_rescue_retransmission_for_a_lost_tail() {
         let c = TcpConfig { rescue_retransmit: rescue, ..plain_sack() };
         let (mut s, mut out) = started(&c, Some(10 * 1460));
         for hi in 2..=9 {
-            s.on_ack(&sack_ack(0, &[(1, hi)]), T, &mut out);
+            s.on_ack(&sack_ack(0, &[(1, hi)], &mut out), T, &mut out);
         }
-        let retx: Vec<u64> = out.pkts.iter().filter(|p| p.has(FLAG_RETX)).map(|p| p.seq).collect();
+        let retx: Vec<u64> = out.pkts.iter().filter(|p| p.has(FLAG_RETX)).map(|p| p.seq()).collect();
         assert_eq!(retx, expected, "{rescue:?}");
     }
 }
@@ -227,10 +227,10 @@ fn partial_ack_rescue_resends_the_new_first_segment_at_once() {
     let c = TcpConfig { rescue_retransmit: RescueRetransmit::PartialAck, ..plain_sack() };
     let (mut s, mut out) = started(&c, Some(10 * 1460));
     for hi in 2..=9 {
-        s.on_ack(&sack_ack(0, &[(1, hi)]), T, &mut out);
+        s.on_ack(&sack_ack(0, &[(1, hi)], &mut out), T, &mut out);
     }
     assert_eq!(sent(&mut out), retx(0));
-    s.on_ack(&sack_ack(9, &[]), T, &mut out);
+    s.on_ack(&sack_ack(9, &[], &mut out), T, &mut out);
     assert_eq!(sent(&mut out), retx(9));
 }
 
@@ -467,7 +467,7 @@ fn the_reduction_base_is_flightsize_cwnd_or_pipe() {
         let c = TcpConfig { reduction_base: base, ..plain_sack() };
         let (mut s, mut out) = started(&c, Some(8 * 1460));
         for hi in 2..=4 {
-            s.on_ack(&sack_ack(0, &[(1, hi)]), T, &mut out);
+            s.on_ack(&sack_ack(0, &[(1, hi)], &mut out), T, &mut out);
         }
         assert_eq!(s.win.ssthresh, ssthresh, "{base:?}");
     }
@@ -477,7 +477,7 @@ fn the_reduction_base_is_flightsize_cwnd_or_pipe() {
         let c = TcpConfig { reduction_base: ReductionBase::Ns3, cc, ..plain_sack() };
         let (mut s, mut out) = started(&c, Some(8 * 1460));
         for hi in 2..=4 {
-            s.on_ack(&sack_ack(0, &[(1, hi)]), T, &mut out);
+            s.on_ack(&sack_ack(0, &[(1, hi)], &mut out), T, &mut out);
         }
         assert_eq!(s.win.ssthresh, ssthresh, "{cc:?}");
     }
@@ -513,7 +513,7 @@ fn rto_restart_decides_which_acks_restart_the_timer() {
         a.flags = FLAG_RETX;
         s.on_ack(&a, ms(10), &mut out);
         got.push(s.rto_deadline.unwrap());
-        a.ack = 6;
+        a.number = 6;
         s.on_ack(&a, ms(20), &mut out);
         got.push(s.rto_deadline.unwrap());
         let want: Vec<Time> = deadlines.iter().map(|&d| Time::ZERO + Duration::from_ms(d)).collect();
@@ -542,7 +542,7 @@ fn ns2_send_one_resends_in_sequence_after_a_timeout_once_a_new_ack_came() {
     s.on_rto_timer(gen, at, &mut out);
     assert_eq!((sent(&mut out), s.win.cwnd), (retx(0), 1));
     // Before a new ACK (`timeout_`), a duplicate ACK sends nothing.
-    s.on_ack(&sack_ack(0, &[(1, 5)]), at, &mut out);
+    s.on_ack(&sack_ack(0, &[(1, 5)], &mut out), at, &mut out);
     assert_eq!(sent(&mut out), vec![]);
     let got = trace(
         &mut s,
