@@ -79,31 +79,22 @@ impl Capture {
     }
 
     /// Notes that link `l` finished transmitting `pkt`, whose transmission began at `began`.
-    pub fn sent(&mut self, l: u32, pkt: &Packet, began: Time, flows: &[Flow], run: &RunConfig, sacks: &SackStore) {
-        self.write(l, pkt, began, flows, run, sacks, false);
+    pub fn sent(&mut self, l: u32, pkt: &Packet, began: Time, run: RunView<'_>) {
+        self.write(l, pkt, began, run, false);
     }
 
     /// Notes that link `l` dropped `pkt` at `now`.
-    pub fn dropped(&mut self, l: u32, pkt: &Packet, now: Time, flows: &[Flow], run: &RunConfig, sacks: &SackStore) {
-        self.write(l, pkt, now, flows, run, sacks, true);
+    pub fn dropped(&mut self, l: u32, pkt: &Packet, now: Time, run: RunView<'_>) {
+        self.write(l, pkt, now, run, true);
     }
 
-    fn write(
-        &mut self,
-        l: u32,
-        pkt: &Packet,
-        at: Time,
-        flows: &[Flow],
-        run: &RunConfig,
-        sacks: &SackStore,
-        drop: bool,
-    ) {
+    fn write(&mut self, l: u32, pkt: &Packet, at: Time, run: RunView<'_>, drop: bool) {
         if self.failed.is_some() {
             return;
         }
         let Some(Some(tap)) = self.taps.get_mut(l as usize) else { return };
         let Some(w) = (if drop { tap.dropped.as_mut() } else { Some(&mut tap.sent) }) else { return };
-        let view = tcp_view(pkt, flows, run, sacks);
+        let view = tcp_view(pkt, run);
         let orig_len =
             pcap::encode(&mut self.buf, pkt, tap.from, tap.to, (at.as_ns() / 1_000_000) as u32, view.as_ref());
         if let Err(e) = pcap::write_frame(w, at.as_ns(), orig_len, &self.buf) {
@@ -133,11 +124,21 @@ impl Capture {
     }
 }
 
+/// What the capture reads of the run to write a packet's TCP header: the flows (their
+/// senders' byte numbers), the configuration (their options) and the store of the ACKs'
+/// SACK blocks.
+#[derive(Clone, Copy)]
+pub(crate) struct RunView<'a> {
+    pub(crate) flows: &'a [Flow],
+    pub(crate) config: &'a RunConfig,
+    pub(crate) sacks: &'a SackStore,
+}
+
 /// Returns what a TCP packet's header says beyond the packet (`None` for UDP): its byte
 /// numbers from its connection's stream and the options of its flow's configuration.
-fn tcp_view(pkt: &Packet, flows: &[Flow], run: &RunConfig, sacks: &SackStore) -> Option<TcpView> {
-    let flow = &flows[pkt.flow as usize];
-    let (Endpoints::Tcp { snd, .. }, Some(tcp)) = (&flow.ep, run.flows[flow.root as usize].source.tcp()) else {
+fn tcp_view(pkt: &Packet, run: RunView<'_>) -> Option<TcpView> {
+    let flow = &run.flows[pkt.flow as usize];
+    let (Endpoints::Tcp { snd, .. }, Some(tcp)) = (&flow.ep, run.config.flows[flow.root as usize].source.tcp()) else {
         return None;
     };
     let (bytes, payload) = match pkt.kind {
@@ -147,7 +148,7 @@ fn tcp_view(pkt: &Packet, flows: &[Flow], run: &RunConfig, sacks: &SackStore) ->
         PacketKind::Ack => (snd.wire_bytes_of(pkt.ack()).0, 0),
     };
     let mut sack = [(0, 0); 4];
-    for (slot, (s, e)) in sack.iter_mut().zip(sacks.get(pkt.sack).ranges(pkt.ack())) {
+    for (slot, (s, e)) in sack.iter_mut().zip(run.sacks.get(pkt.sack).ranges(pkt.ack())) {
         *slot = (snd.wire_bytes_of(s).0, snd.wire_bytes_of(e).0);
     }
     Some(TcpView {

@@ -446,9 +446,10 @@ impl Sim {
             }
             if let Some(c) = &mut self.capture {
                 let began = Time::from_ns(now.as_ns() - self.links[l as usize].tx_time(pkt.size_bytes).as_ns());
-                c.sent(l, &pkt, began, &self.flows, &self.cfg, &self.out.sacks);
+                let run = capture::RunView { flows: &self.flows, config: &self.cfg, sacks: &self.out.sacks };
+                c.sent(l, &pkt, began, run);
                 if outcome == TxOutcome::Lost {
-                    c.dropped(l, &pkt, now, &self.flows, &self.cfg, &self.out.sacks);
+                    c.dropped(l, &pkt, now, run);
                 }
             }
             match outcome {
@@ -643,7 +644,7 @@ fn note_drops(flows: &mut [Flow], taps: DropTaps<'_>, l: u32, now: Time, drops: 
 fn note_some_drops(flows: &mut [Flow], taps: DropTaps<'_>, l: u32, now: Time, drops: Drops<'_>) {
     for (p, _, _) in drops {
         if let Some(c) = taps.capture {
-            c.dropped(l, p, now, flows, taps.run, &*taps.sacks);
+            c.dropped(l, p, now, capture::RunView { flows, config: taps.run, sacks: taps.sacks });
         }
         note_drop(flows, &mut *taps.sacks, p);
         if let Some(r) = taps.record {
