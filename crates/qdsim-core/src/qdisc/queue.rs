@@ -8,10 +8,20 @@ use std::collections::VecDeque;
 
 use crate::packet::Packet;
 
+/// A packet on a cache line of its own: the ring is allocated 64-byte aligned, so that the
+/// head a dequeue reads and the tail an enqueue writes are one line each, not two wherever
+/// the allocator happened to place the ring (docs/performance.md, "A packet in one cache
+/// line").
+#[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
+struct Line(Packet);
+
+const _: () = assert!(std::mem::size_of::<Line>() == 64);
+
 /// A FIFO of packets with a running byte count.
 #[derive(Debug, Clone, Default)]
 pub struct PacketFifo {
-    pkts: VecDeque<Packet>,
+    pkts: VecDeque<Line>,
     bytes: u64,
 }
 
@@ -24,19 +34,19 @@ impl PacketFifo {
     /// Appends `pkt` at the tail.
     pub fn push(&mut self, pkt: Packet) {
         self.bytes += pkt.size_bytes as u64;
-        self.pkts.push_back(pkt);
+        self.pkts.push_back(Line(pkt));
     }
 
     /// Removes and returns the head packet.
     pub fn pop(&mut self) -> Option<Packet> {
-        let pkt = self.pkts.pop_front()?;
+        let pkt = self.pkts.pop_front()?.0;
         self.bytes -= pkt.size_bytes as u64;
         Some(pkt)
     }
 
     /// Returns the head packet.
     pub fn front(&self) -> Option<&Packet> {
-        self.pkts.front()
+        self.pkts.front().map(|l| &l.0)
     }
 
     /// Returns the number of packets queued.
