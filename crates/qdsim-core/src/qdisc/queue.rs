@@ -1,8 +1,9 @@
-//! The packet queue every single-queue discipline stores its packets in: a FIFO that counts
-//! its bytes, and the tail-drop fit test against packet and byte limits.
+//! The packet queue every discipline stores its packets in: a FIFO that counts its bytes, and
+//! the tail-drop fit test against packet and byte limits.
 //!
-//! FIFO, RED/ARED, Blue, PIE and CoDel keep their packets here, so the byte accounting the
-//! conservation identity depends on is written once.
+//! FIFO, RED/ARED, Blue, PIE and CoDel keep their packets in one, a multi-queue discipline
+//! one per queue (`sched::Queues`), so the byte accounting the conservation identity depends
+//! on is written once.
 
 use std::collections::VecDeque;
 

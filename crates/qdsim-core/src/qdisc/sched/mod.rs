@@ -22,22 +22,16 @@ pub use wfq::Wfq;
 use std::collections::VecDeque;
 
 use crate::packet::Packet;
+use crate::qdisc::PacketFifo;
 use crate::time::Time;
-
-/// One FIFO queue of a multi-queue qdisc.
-#[derive(Debug, Default)]
-struct SubQueue {
-    pkts: VecDeque<Packet>,
-    bytes: u64,
-}
 
 /// The packets of a multi-queue qdisc, one FIFO per queue index, with totals.
 ///
 /// Queues are created on first use (every index up to the one used) and never removed, so
-/// each `VecDeque` grows to its largest backlog once and is reused after that.
+/// each queue's ring grows to its largest backlog once and is reused after that.
 #[derive(Debug, Default)]
 pub struct Queues {
-    qs: Vec<SubQueue>,
+    qs: Vec<PacketFifo>,
     total_pkts: u64,
     total_bytes: u64,
 }
@@ -51,30 +45,26 @@ impl Queues {
     pub fn ensure(&mut self, q: usize) -> usize {
         let before = self.qs.len();
         while self.qs.len() <= q {
-            self.qs.push(SubQueue { pkts: VecDeque::new(), bytes: 0 });
+            self.qs.push(PacketFifo::default());
         }
         before
     }
     /// Appends `pkt` to queue `q` (which must exist).
     pub fn push(&mut self, q: usize, pkt: Packet) {
-        let s = &mut self.qs[q];
-        s.bytes += pkt.size_bytes as u64;
-        s.pkts.push_back(pkt);
+        self.qs[q].push(pkt);
         self.total_pkts += 1;
         self.total_bytes += pkt.size_bytes as u64;
     }
     /// Removes and returns the head of queue `q`.
     pub fn pop_head(&mut self, q: usize) -> Option<Packet> {
-        let s = self.qs.get_mut(q)?;
-        let p = s.pkts.pop_front()?;
-        s.bytes -= p.size_bytes as u64;
+        let p = self.qs.get_mut(q)?.pop()?;
         self.total_pkts -= 1;
         self.total_bytes -= p.size_bytes as u64;
         Some(p)
     }
     /// Returns the head packet of queue `q`.
     pub fn head(&self, q: usize) -> Option<&Packet> {
-        self.qs.get(q).and_then(|s| s.pkts.front())
+        self.qs.get(q).and_then(PacketFifo::front)
     }
     /// Returns the size in bytes of the head of queue `q`.
     pub fn head_size(&self, q: usize) -> Option<u64> {
@@ -86,11 +76,11 @@ impl Queues {
     }
     /// Returns the packets in queue `q`.
     pub fn len_pkts(&self, q: usize) -> u64 {
-        self.qs.get(q).map_or(0, |s| s.pkts.len() as u64)
+        self.qs.get(q).map_or(0, PacketFifo::len_pkts)
     }
     /// Returns the bytes in queue `q`.
     pub fn len_bytes(&self, q: usize) -> u64 {
-        self.qs.get(q).map_or(0, |s| s.bytes)
+        self.qs.get(q).map_or(0, PacketFifo::len_bytes)
     }
     /// Returns the packets in all queues.
     pub fn total_pkts(&self) -> u64 {
@@ -108,8 +98,8 @@ impl Queues {
     pub fn longest(&self, by_pkts: bool) -> Option<usize> {
         let mut best: Option<(u64, Time, usize)> = None;
         for (i, s) in self.qs.iter().enumerate() {
-            let len = if by_pkts { s.pkts.len() as u64 } else { s.bytes };
-            let Some(head) = s.pkts.front() else { continue };
+            let len = if by_pkts { s.len_pkts() } else { s.len_bytes() };
+            let Some(head) = s.front() else { continue };
             if best.is_none_or(|(b, t, _)| len > b || (len == b && head.enq_time < t)) {
                 best = Some((len, head.enq_time, i));
             }
