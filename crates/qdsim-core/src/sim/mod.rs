@@ -152,6 +152,14 @@ struct DropTaps<'a> {
     sacks: &'a mut SackStore,
 }
 
+/// The simulator's [`DropTaps`]: a macro, not a method, so that the borrow of its fields
+/// leaves `links` free for the drops that borrow it meanwhile.
+macro_rules! drop_taps {
+    ($sim:expr) => {
+        DropTaps { record: &mut $sim.record, capture: &mut $sim.capture, run: &$sim.cfg, sacks: &mut $sim.out.sacks }
+    };
+}
+
 impl Sim {
     /// Returns the current simulated time.
     pub fn now(&self) -> Time {
@@ -255,12 +263,7 @@ impl Sim {
             Event::QdiscTimer(l) => {
                 self.end_early(l, now);
                 let drops = self.links[l as usize].port.on_timer(now);
-                let taps = DropTaps {
-                    record: &mut self.record,
-                    capture: &mut self.capture,
-                    run: &self.cfg,
-                    sacks: &mut self.out.sacks,
-                };
+                let taps = drop_taps!(self);
                 note_drops(&mut self.flows, taps, l, now, drops);
                 self.poll_qdisc_timer(l);
                 if self.links[l as usize].is_idle() {
@@ -396,12 +399,7 @@ impl Sim {
             return schedule_tx(&mut self.q, l, start);
         }
         let drops = self.links[l as usize].port.enqueue(pkt, now);
-        let taps = DropTaps {
-            record: &mut self.record,
-            capture: &mut self.capture,
-            run: &self.cfg,
-            sacks: &mut self.out.sacks,
-        };
+        let taps = drop_taps!(self);
         note_drops(&mut self.flows, taps, l, now, drops);
         self.poll_qdisc_timer(l);
         if self.links[l as usize].is_idle() {
@@ -414,12 +412,7 @@ impl Sim {
         let q = &mut self.q;
         let (start, drops) = self.links[l as usize].start_tx(now, || q.reserve_seq());
         schedule_tx(q, l, start);
-        let taps = DropTaps {
-            record: &mut self.record,
-            capture: &mut self.capture,
-            run: &self.cfg,
-            sacks: &mut self.out.sacks,
-        };
+        let taps = drop_taps!(self);
         note_drops(&mut self.flows, taps, l, now, drops);
         self.poll_qdisc_timer(l);
     }
