@@ -101,6 +101,12 @@ impl Histogram {
         self.max = self.max.max(v);
     }
 
+    /// Records `k` samples of 0.
+    pub fn record_zeros(&mut self, k: u64) {
+        self.n += k;
+        self.zeros += k;
+    }
+
     /// Makes room for chunk `c`, hit for the first time; returns its place.
     #[cold]
     fn add_chunk(&mut self, c: usize) -> usize {
