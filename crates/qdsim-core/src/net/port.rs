@@ -409,34 +409,31 @@ mod tests {
         assert!(!passed.passes_through(&pkt(9, 100)));
         assert!(!fifo_port(0).passes_through(&pkt(9, 100)));
     }
+
     #[test]
     fn the_sojourn_histogram_holds_every_departure_of_the_window_zeros_included() {
         let mut p = fifo_port(10);
-        let mut reference = Histogram::new();
         // Before the window: booked in the counters only.
         p.enqueue(pkt(0, 500), Time(0));
         p.dequeue(Time(40));
         assert_eq!(p.sojourn().count(), 0, "no window yet: no samples, though one departure");
         p.start_window(Time(50));
-        // Passed through, queued for no time, and queued for a while: 0, 0, 30, 0, 70.
-        let mut passed = pkt(1, 500);
-        p.pass_through(&mut passed, Time(60));
-        reference.record(0);
-        p.enqueue(pkt(2, 500), Time(70));
-        p.enqueue(pkt(3, 500), Time(70));
-        p.dequeue(Time(70));
-        reference.record(0);
-        p.dequeue(Time(100));
-        reference.record(30);
-        let mut passed = pkt(4, 500);
-        p.pass_through(&mut passed, Time(110));
-        reference.record(0);
-        p.enqueue(pkt(5, 500), Time(120));
-        p.enqueue(pkt(6, 500), Time(120));
-        p.dequeue(Time(120));
-        reference.record(0);
-        p.dequeue(Time(190));
-        reference.record(70);
+        // One packet passed through at t (a sojourn of 0), or two offered at t, dequeued at t
+        // and at t + wait (0, then wait).
+        let mut reference = Histogram::new();
+        for (i, t, wait) in [(1, 60, None), (2, 70, Some(30)), (4, 110, None), (5, 120, Some(70))] {
+            reference.record(0);
+            match wait {
+                None => p.pass_through(&mut pkt(i, 500), Time(t)),
+                Some(wait) => {
+                    p.enqueue(pkt(i, 500), Time(t));
+                    p.enqueue(pkt(i + 1, 500), Time(t));
+                    p.dequeue(Time(t));
+                    p.dequeue(Time(t + wait));
+                    reference.record(wait);
+                }
+            }
+        }
         let h = p.sojourn();
         assert_eq!((h.count(), h.mean()), (6, reference.mean()));
         for q in [0.0, 0.5, 0.6, 0.8, 0.9, 1.0] {
