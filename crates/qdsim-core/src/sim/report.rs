@@ -368,7 +368,7 @@ impl Sim {
                     .filter(|reason| r.marks[**reason as usize] > 0)
                     .map(|reason| (reason.name().to_string(), r.marks[*reason as usize]))
                     .collect();
-                let h = &l.port.sojourn();
+                let h = l.port.sojourn();
                 let [mean_queue_pkts, mean_queue_bytes] = l.port.queue_len.mean(end);
                 LinkResult {
                     name: lc.name.clone(),
