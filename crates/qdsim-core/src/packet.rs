@@ -86,6 +86,11 @@ pub struct Packet {
     /// ACK: its SACK blocks (RFC 2018) in the run's [`SackStore`], [`SackRef::NONE`] unless
     /// the flow uses SACK and the receiver holds data above the ACK.
     pub sack: SackRef,
+    /// While the packet propagates on a link's delay line, the number its arrival event
+    /// takes (40 bits, little-endian; `OnWire` in `net/link.rs`); all zeros elsewhere.
+    /// It fills bytes the layout would leave as padding, so that a delay line's entry is the
+    /// packet alone, one cache line.
+    pub wire_seq: [u8; 5],
 }
 
 // Packets are copied through every queue and delay line: one cache line each. The SACK
@@ -231,6 +236,7 @@ impl Packet {
             ecn: Ecn::NotEct,
             flags: 0,
             sack: SackRef::NONE,
+            wire_seq: [0; 5],
         }
     }
 

@@ -22,6 +22,7 @@ pub fn pkt(flow: u32, size: u32) -> Packet {
         ecn: Ecn::NotEct,
         flags: 0,
         sack: crate::packet::SackRef::NONE,
+        wire_seq: [0; 5],
     }
 }
 

@@ -254,6 +254,7 @@ impl TcpReceiver {
             ecn: Ecn::NotEct,
             flags,
             sack,
+            wire_seq: [0; 5],
         }
     }
 

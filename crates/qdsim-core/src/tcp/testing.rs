@@ -45,6 +45,7 @@ pub fn ack(n: u64, ts: Time) -> Packet {
         ecn: crate::packet::Ecn::NotEct,
         flags: 0,
         sack: crate::packet::SackRef::NONE,
+        wire_seq: [0; 5],
     }
 }
 

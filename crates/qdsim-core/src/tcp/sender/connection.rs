@@ -36,6 +36,7 @@ impl TcpSender {
             ecn: Ecn::NotEct,
             flags: FLAG_SYN | if retx { FLAG_RETX } else { 0 },
             sack: crate::packet::SackRef::NONE,
+            wire_seq: [0; 5],
         });
         self.arm_rto(now, out);
     }

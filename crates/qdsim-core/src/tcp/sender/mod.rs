@@ -301,6 +301,7 @@ impl TcpSender {
             ecn: if self.ecn && !retx { Ecn::Ect } else { Ecn::NotEct },
             flags,
             sack: crate::packet::SackRef::NONE,
+            wire_seq: [0; 5],
         });
         // RFC 6298 §5.1: a transmission starts the timer only when it is not running.
         if self.rto_deadline.is_none() {
