@@ -42,6 +42,7 @@
 //! allowed. Panics are reserved for broken internal invariants (a simulator bug); the Python
 //! binding catches them and raises an exception.
 
+// Denied, not forbidden: `hint::prefetch` holds the one exception, a prefetch instruction.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -56,6 +57,7 @@ pub mod catalog;
 pub mod config;
 pub mod error;
 pub mod event;
+mod hint;
 pub mod net;
 pub mod outbox;
 pub mod packet;

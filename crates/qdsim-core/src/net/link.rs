@@ -96,7 +96,7 @@ pub struct Link {
 /// Beside the packet the two made an entry of 80 bytes, and the head an arrival reads — the
 /// miss each arrival costs once the network outgrows the caches — spanned two lines.
 #[derive(Debug, Clone, Copy)]
-struct OnWire(Packet);
+pub(crate) struct OnWire(Packet);
 
 impl OnWire {
     /// Puts `pkt` on the wire, to arrive at `at` with the event number `seq` (below 2^40,
@@ -222,11 +222,17 @@ impl Link {
         self.early_ok = allowed && self.loss == 0.0 && self.port.idle_dequeue_is_noop();
     }
 
-    /// Returns the arrival time of the delay line's head, if any (the simulator reads it ahead
-    /// of the event that needs it: `Sim::read_next_link`).
+    /// Returns the arrival time of the delay line's head, if any.
     #[inline]
     pub fn head_arrival(&self) -> Option<Time> {
         self.delay_line.front().map(OnWire::arrival)
+    }
+
+    /// Returns the delay line's head, if any (the simulator prefetches it ahead of the event
+    /// that needs it: `Sim::read_next_link`).
+    #[inline]
+    pub(crate) fn delay_head(&self) -> Option<&OnWire> {
+        self.delay_line.front()
     }
 
     /// Returns whether a transmission that ends without an event is under way.
