@@ -1,26 +1,32 @@
 //! A prefetch: the processor asked to bring a value's cache line in, without waiting for it.
 //!
 //! The one `unsafe` block of the core (`lib.rs` denies `unsafe_code` everywhere else). Once a
-//! network outgrows the caches, the event after the one being handled will first wait on
-//! memory for its packet; the simulator asks for that line ahead (`Sim::read_next_link`). A
-//! plain read does the same only while the processor can run ahead of it, and in a long
-//! handler it cannot: at 10⁴ flows the prefetch made a whole run 0.93 and 1/1.14 of the CPU
-//! of the read (docs/performance.md, "Prefetching the next arrival's packet").
+//! network outgrows the caches, the next events will first wait on memory for their links and
+//! packets; the simulator asks for those lines ahead (`Sim::read_next_link`). A plain read
+//! does the same only while the processor can run ahead of it, and through a long handler it
+//! cannot: at 10⁴ flows the prefetch made a whole run 0.93 and 1/1.14 of the CPU of the read
+//! (docs/performance.md, "Prefetching the next arrival's packet").
 
-/// Asks for the cache line of `value` (the line it starts in), for a read soon. Nothing
-/// about the program's state changes: the line is only fetched.
+/// Asks for the cache line `value` starts in, for a read soon. Nothing about the program's
+/// state changes: the line is only fetched. A no-op on processors other than x86-64 and
+/// AArch64.
 #[inline(always)]
-pub(crate) fn prefetch<T: Copy>(value: &T) {
+pub(crate) fn prefetch<T>(value: &T) {
+    let at: *const T = value;
+    // SAFETY: a prefetch is a hint. It reads nothing into the program and cannot fault (the
+    // address is a live reference's in any case). x86-64: `PREFETCHT0`, of SSE, which every
+    // x86-64 processor has. AArch64: `PRFM PLDL1KEEP`, which touches neither the stack nor
+    // the flags.
     #[cfg(target_arch = "x86_64")]
     #[allow(unsafe_code)]
-    // SAFETY: `PREFETCHT0` is a hint. It reads nothing into the program, cannot fault (the
-    // address is a live reference's in any case), and SSE, which it needs, is part of every
-    // x86-64 processor.
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((value as *const T).cast())
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at.cast())
     }
-    // Elsewhere (no stable prefetch), a read that the compiler must keep: the line is
-    // fetched, and the processor waits for it where it cannot run ahead.
-    #[cfg(not(target_arch = "x86_64"))]
-    std::hint::black_box(*value);
+    #[cfg(target_arch = "aarch64")]
+    #[allow(unsafe_code)]
+    unsafe {
+        std::arch::asm!("prfm pldl1keep, [{0}]", in(reg) at, options(nostack, preserves_flags, readonly))
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let _ = at;
 }
