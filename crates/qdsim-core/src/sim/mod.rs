@@ -484,6 +484,13 @@ impl Sim {
     /// Hands `pkt` to its endpoint at its destination.
     fn deliver(&mut self, pkt: Packet, now: Time) {
         let f = pkt.flow;
+        // The host whose line the endpoint's answer leaves through (`flush`), asked for now
+        // so that it comes in while the endpoint works, in a network too large for the caches.
+        if self.read_ahead {
+            let flow = &self.flows[f as usize];
+            let host = if pkt.kind == PacketKind::Ack { flow.src } else { flow.dst };
+            crate::hint::prefetch_all(&self.hosts[host as usize]);
+        }
         let out = &mut self.out;
         let in_window = self.in_window;
         let flow = &mut self.flows[f as usize];
