@@ -125,6 +125,16 @@ pub struct Port {
 }
 
 impl Port {
+    /// Returns the packet a FIFO will send next (to prefetch it: `Sim::read_next_link`); none
+    /// for other disciplines, whose choice is theirs to make when they dequeue.
+    #[inline]
+    pub(crate) fn fifo_front(&self) -> Option<&Packet> {
+        match &self.qdisc {
+            AnyQdisc::Fifo(fifo) => fifo.front(),
+            _ => None,
+        }
+    }
+
     /// Wraps `qdisc`, giving it the random stream `rng`.
     pub fn new(qdisc: AnyQdisc, rng: StreamRng) -> Self {
         Port {

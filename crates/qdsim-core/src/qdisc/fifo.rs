@@ -59,6 +59,11 @@ pub struct Fifo {
 }
 
 impl Fifo {
+    /// Returns the packet the next dequeue takes.
+    pub(crate) fn front(&self) -> Option<&Packet> {
+        self.queue.front()
+    }
+
     /// Returns an empty FIFO.
     pub fn new(params: FifoParams) -> Self {
         // Nothing allocated until a packet waits, then growing to the longest queue seen (a

@@ -195,18 +195,27 @@ impl Sim {
         }
     }
 
-    /// Reads the link the next event will handle and prefetches its delay line's head — the
-    /// two cache misses an arrival costs once the network outgrows the caches — before the
-    /// current event is handled, so that the processor fetches them while it works on this
-    /// one. The head is prefetched, not read ([`crate::hint::prefetch`]): a read would hold
-    /// the processor up once it could run no further ahead. Nothing else changes: when this
-    /// event schedules one before the one read, the read was in vain.
+    /// Reads the link the next event will handle and prefetches the packet it will take — an
+    /// arrival's, the head of the delay line; a transmission's end's, the next packet of a
+    /// FIFO — before the current event is handled: the two cache misses such an event costs
+    /// once the network outgrows the caches, fetched while the processor works on this one.
+    /// The packet is prefetched, not read ([`crate::hint::prefetch`]): a read would hold the
+    /// processor up once it could run no further ahead. Nothing else changes: when this event
+    /// schedules one before the one read, the read was in vain.
     #[inline(never)]
     fn read_next_link(&self) {
-        if let Some(Event::Arrival(l) | Event::TxDone(l)) = self.q.peek_event() {
-            if let Some(head) = self.links[l as usize].delay_head() {
-                crate::hint::prefetch(head);
+        match self.q.peek_event() {
+            Some(Event::Arrival(l)) => {
+                if let Some(head) = self.links[l as usize].delay_head() {
+                    crate::hint::prefetch(head);
+                }
             }
+            Some(Event::TxDone(l)) => {
+                if let Some(next) = self.links[l as usize].port.fifo_front() {
+                    crate::hint::prefetch(next);
+                }
+            }
+            _ => {}
         }
     }
 
