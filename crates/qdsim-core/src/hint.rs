@@ -20,11 +20,16 @@ pub(crate) fn prefetch<T>(value: &T) {
 #[inline(always)]
 pub(crate) fn prefetch_all<T>(value: &T) {
     let at: *const u8 = (value as *const T).cast();
-    let first = at as usize & !63;
-    let end = at as usize + std::mem::size_of::<T>();
-    for line in (first..end).step_by(64) {
-        prefetch_at(at.wrapping_add(line - at as usize));
+    for line in lines(at as usize, std::mem::size_of::<T>()) {
+        // The first line may start before `at`: the offset wraps, as the pointer does.
+        prefetch_at(at.wrapping_add(line.wrapping_sub(at as usize)));
     }
+}
+
+/// Returns the address of each 64-byte cache line that `size` bytes from `addr` touch.
+#[inline(always)]
+fn lines(addr: usize, size: usize) -> impl Iterator<Item = usize> {
+    (addr & !63..addr + size).step_by(64)
 }
 
 /// Asks for the cache line of `at`, any address.
@@ -45,4 +50,27 @@ fn prefetch_at(at: *const u8) {
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     let _ = at;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_asks_for_every_line_it_touches_and_no_other() {
+        let cases: [(usize, usize, &[usize]); 4] = [
+            (128, 64, &[128]),      // one line, aligned
+            (130, 64, &[128, 192]), // the same size across a boundary
+            (100, 88, &[64, 128]),  // a host line in its vector, starting mid-line
+            (192, 304, &[192, 256, 320, 384, 448]),
+        ];
+        for (addr, size, want) in cases {
+            assert_eq!(lines(addr, size).collect::<Vec<_>>(), want, "{size} bytes at {addr}");
+        }
+        // And the call itself, in a debug build's overflow checks too: a value off a boundary.
+        let bytes = [0u8; 200];
+        let from = if (bytes.as_ptr() as usize + 3) % 64 == 0 { 4 } else { 3 };
+        let inside: &[u8; 100] = bytes[from..from + 100].try_into().unwrap();
+        prefetch_all(inside);
+    }
 }
