@@ -199,7 +199,9 @@ fn transmissions_ending_without_an_event_change_nothing_but_the_event_count() {
 #[test]
 fn reading_the_next_events_link_ahead_changes_nothing() {
     // Off below READ_AHEAD_LINKS links, on above: each forced both ways on a small network,
-    // exactly timed and jittered, with samples and a warm-up reading the links' books.
+    // exactly timed and jittered, with samples and a warm-up reading the links' books. On,
+    // the ports' waits are recorded in batches too (`sim/waits.rs`): each batch's last waits
+    // are recorded only at the end, which this fails without.
     let mut exact = dumbbell(10_000_000, 0, 0, 4, 30).config(3, 5 * S, S);
     exact.sampling.interval_ns = 7 * MS;
     exact.sampling.queues = true;

@@ -103,7 +103,14 @@ pub struct Port {
     /// Whether the context holds drops or marks of the last call (a pass-through, which
     /// calls no qdisc, then reads the context's cache line only to empty it).
     ctx_used: bool,
+    /// Whether a departure's wait is left for the simulator to record ([`Port::take_wait`])
+    /// instead of recorded at once: in a network too large for the caches, where the
+    /// simulator records waits in batches, fetching each one's counts ahead.
+    defer_waits: bool,
     acks_queued: u64,
+    /// The last departure's wait (ns, above 0, in the window) when deferred, until taken;
+    /// else 0.
+    deferred_wait: u64,
     timer_at: Option<Time>,
     /// Queue length over time (window): `[packets, bytes]`.
     pub queue_len: TimeWeighted<2>,
@@ -148,6 +155,8 @@ impl Port {
             waits: Histogram::new(),
             in_window: false,
             ctx_used: false,
+            defer_waits: false,
+            deferred_wait: 0,
             timer_at: None,
             acks_queued: 0,
         }
@@ -292,14 +301,53 @@ impl Port {
         pkt.queue_delay_ns += sojourn;
         self.counters.sojourn_ns += sojourn;
         if self.in_window && sojourn > 0 {
-            self.waits.record(sojourn);
+            if self.defer_waits {
+                debug_assert_eq!(self.deferred_wait, 0, "a deferred wait not taken");
+                self.deferred_wait = sojourn;
+            } else {
+                self.waits.record(sojourn);
+            }
         }
     }
 
+    /// Leaves each departure's wait for the caller to take ([`Port::take_wait`]) and record
+    /// ([`Port::record_wait`]) when it will, or records it at once again (the default). A
+    /// wait not yet taken is recorded as this is switched.
+    pub(crate) fn defer_waits(&mut self, on: bool) {
+        let pending = self.take_wait();
+        if pending > 0 {
+            self.waits.record(pending);
+        }
+        self.defer_waits = on;
+    }
+
+    /// Returns the wait of the last departure, if deferred ([`Port::defer_waits`]) and not yet
+    /// taken; else 0.
+    #[inline]
+    pub(crate) fn take_wait(&mut self) -> u64 {
+        std::mem::take(&mut self.deferred_wait)
+    }
+
+    /// Records a wait taken from [`Port::take_wait`].
+    #[inline]
+    pub(crate) fn record_wait(&mut self, wait: u64) {
+        self.waits.record(wait);
+    }
+
+    /// Returns the recorded waits (to prefetch what recording one reads).
+    #[inline]
+    pub(crate) fn waits(&self) -> &Histogram {
+        &self.waits
+    }
+
     /// Returns the sojourn times (ns) of the packets dequeued in the window: the waits above
-    /// 0 recorded, and as many zeros as the window's other departures.
+    /// 0 recorded, the last one if deferred and not yet taken, and as many zeros
+    /// as the window's other departures. Waits taken and not yet recorded are not in it.
     pub fn sojourn(&self) -> Histogram {
         let mut h = self.waits.clone();
+        if self.deferred_wait > 0 {
+            h.record(self.deferred_wait);
+        }
         if self.in_window {
             let departures = self.counters.departures - self.at_warmup.departures;
             h.record_zeros(departures - h.count());
@@ -418,6 +466,44 @@ mod tests {
         passed.enqueue(pkt(9, 100), Time(130));
         assert!(!passed.passes_through(&pkt(9, 100)));
         assert!(!fifo_port(0).passes_through(&pkt(9, 100)));
+    }
+
+    #[test]
+    fn a_deferred_wait_is_the_callers_to_record_and_the_books_come_out_the_same() {
+        let (mut at_once, mut deferred) = (fifo_port(10), fifo_port(10));
+        deferred.defer_waits(true);
+        let mut taken = Vec::new();
+        for p in [&mut at_once, &mut deferred] {
+            p.start_window(Time(0));
+        }
+        for (i, t) in [(0u32, 10u64), (1, 110), (2, 210), (3, 310), (4, 410)] {
+            for p in [&mut at_once, &mut deferred] {
+                p.enqueue(pkt(2 * i, 500), Time(t));
+                p.enqueue(pkt(2 * i + 1, 500), Time(t));
+            }
+            for at in [t + 3, t + 40 + 7 * i as u64] {
+                at_once.dequeue(Time(at));
+                deferred.dequeue(Time(at));
+                taken.push(deferred.take_wait());
+                assert_eq!(deferred.take_wait(), 0, "taken once");
+            }
+        }
+        assert_eq!(taken.len(), 10);
+        assert!(taken.iter().all(|&w| w > 0));
+        // A wait not yet taken is in the sojourns already; the taken ones once recorded.
+        deferred.enqueue(pkt(20, 500), Time(600));
+        at_once.enqueue(pkt(20, 500), Time(600));
+        deferred.dequeue(Time(660));
+        at_once.dequeue(Time(660));
+        assert_ne!(books(&deferred, Time(700)), books(&at_once, Time(700)), "ten waits taken, not recorded");
+        for &w in taken.iter().rev() {
+            deferred.record_wait(w);
+        }
+        assert_eq!(books(&deferred, Time(700)), books(&at_once, Time(700)));
+        // Switched back, the port records the wait it held.
+        deferred.defer_waits(false);
+        assert_eq!(deferred.take_wait(), 0);
+        assert_eq!(books(&deferred, Time(700)), books(&at_once, Time(700)));
     }
 
     #[test]

@@ -80,9 +80,11 @@ impl Sim {
             let watched = capture.as_ref().is_some_and(|c| c.taps(i as u32)) || recorded == Some(i);
             link.allow_early_ends(!watched);
         }
-        Ok(Sim {
+        let read_ahead = links.len() >= READ_AHEAD_LINKS;
+        let mut sim = Sim {
             q,
-            read_ahead: links.len() >= READ_AHEAD_LINKS,
+            read_ahead: false,
+            waits: Default::default(),
             links,
             any_host_delay: hosts.iter().any(HostLine::is_active),
             hosts,
@@ -115,7 +117,9 @@ impl Sim {
             capture,
             // Last: every field above reads it.
             cfg,
-        })
+        };
+        sim.set_read_ahead(read_ahead);
+        Ok(sim)
     }
 }
 

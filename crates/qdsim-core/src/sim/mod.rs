@@ -12,6 +12,7 @@ mod build;
 mod capture;
 mod record;
 mod report;
+mod waits;
 mod watch;
 
 pub use watch::{BudgetExceeded, MemoryPart, MemoryUse, Progress, Stop, Watch};
@@ -132,8 +133,11 @@ pub struct Sim {
     /// The packet capture (`pcap`).
     capture: Option<capture::Capture>,
     /// Whether each event first reads the link of the next (`Sim::read_next_link`): in a
-    /// network of at least [`READ_AHEAD_LINKS`] links.
+    /// network of at least [`READ_AHEAD_LINKS`] links; and whether the ports' waits are then
+    /// recorded in batches (`waits`).
     read_ahead: bool,
+    /// The waits taken from the ports and not yet recorded, when reading ahead.
+    waits: waits::WaitLog,
 }
 
 /// The links from which a network's state outgrows the processor's caches, so that reading
@@ -176,6 +180,7 @@ impl Sim {
     /// without an event end in the books first, as their events would have before the end.
     pub(crate) fn conclude(&mut self) {
         self.end_early_before(self.end);
+        self.waits.flush(&mut self.links);
         self.finished = true;
     }
 
@@ -229,6 +234,7 @@ impl Sim {
             self.handle(now, ev);
         }
         self.end_early_before(until.min(self.end));
+        self.waits.flush(&mut self.links);
     }
 
     /// Ends every early transmission that ends before `t` (a run stopping at `t`: every end
@@ -426,6 +432,9 @@ impl Sim {
         schedule_tx(q, l, start);
         let taps = drop_taps!(self);
         note_drops(&mut self.flows, taps, l, now, drops);
+        if self.read_ahead {
+            self.waits.take(l, &mut self.links);
+        }
         self.poll_qdisc_timer(l);
     }
 
@@ -548,6 +557,7 @@ impl Sim {
     fn on_warmup_end(&mut self, now: Time) {
         self.end_early_all(now);
         self.in_window = true;
+        self.waits.flush(&mut self.links);
         for link in &mut self.links {
             link.start_window(now);
         }
@@ -578,11 +588,16 @@ impl Sim {
         }
     }
 
-    /// Makes every event read the next one's link first, or none, whatever the network's size
-    /// (for the test that reading ahead changes nothing; call before [`Sim::run`]).
+    /// Makes every event read the next one's link first, and the waits recorded in batches,
+    /// or neither, whatever the network's size (for the test that reading ahead changes
+    /// nothing; call before [`Sim::run`]).
     #[doc(hidden)]
     pub fn set_read_ahead(&mut self, on: bool) {
+        self.waits.flush(&mut self.links);
         self.read_ahead = on;
+        for link in &mut self.links {
+            link.port.defer_waits(on);
+        }
     }
 
     /// Checks packet and byte conservation on every port; returns the first violation.

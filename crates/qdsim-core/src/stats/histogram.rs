@@ -101,6 +101,24 @@ impl Histogram {
         self.max = self.max.max(v);
     }
 
+    /// Asks for the cache lines recording `v` (above 0) reads first: the counts' header and
+    /// the byte that places `v`'s chunk. Nothing changes ([`crate::hint`]).
+    #[inline]
+    pub(crate) fn prefetch_place(&self, v: u64) {
+        crate::hint::prefetch(&self.n);
+        crate::hint::prefetch(&self.place[bucket_of(v) / CHUNK]);
+    }
+
+    /// Asks for the cache line of the count recording `v` (above 0) will add to, if its chunk
+    /// was hit before; reads the chunk's place ([`Histogram::prefetch_place`] asks for it).
+    #[inline]
+    pub(crate) fn prefetch_bucket(&self, v: u64) {
+        let b = bucket_of(v);
+        if let Some(at) = (self.place[b / CHUNK] as usize).checked_sub(1) {
+            crate::hint::prefetch(&self.chunks[at][b % CHUNK]);
+        }
+    }
+
     /// Records `k` samples of 0.
     pub fn record_zeros(&mut self, k: u64) {
         self.n += k;
