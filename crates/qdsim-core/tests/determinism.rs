@@ -199,9 +199,7 @@ fn transmissions_ending_without_an_event_change_nothing_but_the_event_count() {
 #[test]
 fn reading_the_next_events_link_ahead_changes_nothing() {
     // Off below READ_AHEAD_LINKS links, on above: each forced both ways on a small network,
-    // exactly timed and jittered, with samples and a warm-up reading the links' books. On,
-    // the ports' waits are recorded in batches too (`sim/waits.rs`): each batch's last waits
-    // are recorded only at the end, which this fails without.
+    // exactly timed and jittered, with samples and a warm-up reading the links' books.
     let mut exact = dumbbell(10_000_000, 0, 0, 4, 30).config(3, 5 * S, S);
     exact.sampling.interval_ns = 7 * MS;
     exact.sampling.queues = true;
@@ -218,4 +216,26 @@ fn reading_the_next_events_link_ahead_changes_nothing() {
         assert_eq!(run(true), run(false), "{name}");
     }
     assert!(dumbbell(10_000_000, 0, 0, 4, 30).config(3, S, 0).links.len() < qdsim_core::sim::READ_AHEAD_LINKS);
+}
+
+#[test]
+fn recording_the_waits_in_batches_changes_nothing() {
+    // The ports' sojourn histograms filled in batches (`sim/waits.rs`, the default) or each
+    // wait as it ends: the same results, with a warm-up that clears the histograms and
+    // samples of the queues. A batch's last waits are recorded only as the run ends, which
+    // this fails without.
+    let mut exact = dumbbell(10_000_000, 0, 0, 4, 30).config(3, 5 * S, S);
+    exact.sampling.interval_ns = 7 * MS;
+    exact.sampling.queues = true;
+    for (name, cfg) in [("exact", &exact), ("jittered", &config(11)), ("background", &background(4))] {
+        let run = |batches: bool| {
+            let mut sim = qdsim_core::Sim::new(cfg).unwrap();
+            sim.record_waits_in_batches(batches);
+            sim.run();
+            sim.results()
+        };
+        let batched = run(true);
+        assert!(batched.links.iter().any(|l| l.p99_delay_s.is_some_and(|d| d > 0.0)), "{name}: no waits");
+        assert_eq!(batched, run(false), "{name}");
+    }
 }

@@ -328,10 +328,10 @@ impl Port {
         std::mem::take(&mut self.deferred_wait)
     }
 
-    /// Records a wait taken from [`Port::take_wait`].
+    /// Records a wait taken from [`Port::take_wait`], of bucket `b` ([`Histogram::bucket`]).
     #[inline]
-    pub(crate) fn record_wait(&mut self, wait: u64) {
-        self.waits.record(wait);
+    pub(crate) fn record_wait(&mut self, b: usize, wait: u64) {
+        self.waits.record_in(b, wait);
     }
 
     /// Returns the recorded waits (to prefetch what recording one reads).
@@ -497,7 +497,7 @@ mod tests {
         at_once.dequeue(Time(660));
         assert_ne!(books(&deferred, Time(700)), books(&at_once, Time(700)), "ten waits taken, not recorded");
         for &w in taken.iter().rev() {
-            deferred.record_wait(w);
+            deferred.record_wait(Histogram::bucket(w) as usize, w);
         }
         assert_eq!(books(&deferred, Time(700)), books(&at_once, Time(700)));
         // Switched back, the port records the wait it held.

@@ -80,10 +80,9 @@ impl Sim {
             let watched = capture.as_ref().is_some_and(|c| c.taps(i as u32)) || recorded == Some(i);
             link.allow_early_ends(!watched);
         }
-        let read_ahead = links.len() >= READ_AHEAD_LINKS;
         let mut sim = Sim {
             q,
-            read_ahead: false,
+            read_ahead: links.len() >= READ_AHEAD_LINKS,
             waits: Default::default(),
             links,
             any_host_delay: hosts.iter().any(HostLine::is_active),
@@ -118,7 +117,7 @@ impl Sim {
             // Last: every field above reads it.
             cfg,
         };
-        sim.set_read_ahead(read_ahead);
+        sim.record_waits_in_batches(true);
         Ok(sim)
     }
 }

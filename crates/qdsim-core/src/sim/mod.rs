@@ -133,10 +133,9 @@ pub struct Sim {
     /// The packet capture (`pcap`).
     capture: Option<capture::Capture>,
     /// Whether each event first reads the link of the next (`Sim::read_next_link`): in a
-    /// network of at least [`READ_AHEAD_LINKS`] links; and whether the ports' waits are then
-    /// recorded in batches (`waits`).
+    /// network of at least [`READ_AHEAD_LINKS`] links.
     read_ahead: bool,
-    /// The waits taken from the ports and not yet recorded, when reading ahead.
+    /// The waits taken from the ports and not yet recorded (`sim/waits.rs`).
     waits: waits::WaitLog,
 }
 
@@ -432,9 +431,7 @@ impl Sim {
         schedule_tx(q, l, start);
         let taps = drop_taps!(self);
         note_drops(&mut self.flows, taps, l, now, drops);
-        if self.read_ahead {
-            self.waits.take(l, &mut self.links);
-        }
+        self.waits.take(l, &mut self.links);
         self.poll_qdisc_timer(l);
     }
 
@@ -588,13 +585,18 @@ impl Sim {
         }
     }
 
-    /// Makes every event read the next one's link first, and the waits recorded in batches,
-    /// or neither, whatever the network's size (for the test that reading ahead changes
-    /// nothing; call before [`Sim::run`]).
+    /// Makes every event read the next one's link first, or none, whatever the network's size
+    /// (for the test that reading ahead changes nothing; call before [`Sim::run`]).
     #[doc(hidden)]
     pub fn set_read_ahead(&mut self, on: bool) {
-        self.waits.flush(&mut self.links);
         self.read_ahead = on;
+    }
+
+    /// Makes the ports record each wait as it ends, or (the default) leave it to be recorded
+    /// in a batch (`sim/waits.rs`), for the test that the batches change nothing.
+    #[doc(hidden)]
+    pub fn record_waits_in_batches(&mut self, on: bool) {
+        self.waits.flush(&mut self.links);
         for link in &mut self.links {
             link.port.defer_waits(on);
         }

@@ -85,12 +85,27 @@ impl Histogram {
 
     /// Records one sample.
     pub fn record(&mut self, v: u64) {
-        self.n += 1;
         if v == 0 {
+            self.n += 1;
             self.zeros += 1;
             return;
         }
-        let b = bucket_of(v);
+        self.record_in(bucket_of(v), v);
+    }
+
+    /// Returns the bucket of a sample `v` above 0, for [`Histogram::record_in`] and the
+    /// prefetches: found once for all three.
+    #[inline]
+    pub(crate) fn bucket(v: u64) -> u32 {
+        debug_assert!(v > 0);
+        bucket_of(v) as u32
+    }
+
+    /// Records `v`, above 0, whose bucket is `b` ([`Histogram::bucket`]).
+    #[inline]
+    pub(crate) fn record_in(&mut self, b: usize, v: u64) {
+        debug_assert!(v > 0 && b == bucket_of(v));
+        self.n += 1;
         let c = b / CHUNK;
         let at = match self.place[c] {
             0 => self.add_chunk(c),
@@ -101,19 +116,19 @@ impl Histogram {
         self.max = self.max.max(v);
     }
 
-    /// Asks for the cache lines recording `v` (above 0) reads first: the counts' header and
-    /// the byte that places `v`'s chunk. Nothing changes ([`crate::hint`]).
+    /// Asks for the cache lines that recording a sample of bucket `b` reads first: the
+    /// histogram's header and the byte placing the bucket's chunk. Nothing changes
+    /// ([`crate::hint`]).
     #[inline]
-    pub(crate) fn prefetch_place(&self, v: u64) {
+    pub(crate) fn prefetch_place(&self, b: usize) {
         crate::hint::prefetch(&self.n);
-        crate::hint::prefetch(&self.place[bucket_of(v) / CHUNK]);
+        crate::hint::prefetch(&self.place[b / CHUNK]);
     }
 
-    /// Asks for the cache line of the count recording `v` (above 0) will add to, if its chunk
-    /// was hit before; reads the chunk's place ([`Histogram::prefetch_place`] asks for it).
+    /// Asks for the cache line of bucket `b`'s count, if its chunk was hit before; reads the
+    /// chunk's place ([`Histogram::prefetch_place`] asks for it).
     #[inline]
-    pub(crate) fn prefetch_bucket(&self, v: u64) {
-        let b = bucket_of(v);
+    pub(crate) fn prefetch_count(&self, b: usize) {
         if let Some(at) = (self.place[b / CHUNK] as usize).checked_sub(1) {
             crate::hint::prefetch(&self.chunks[at][b % CHUNK]);
         }
