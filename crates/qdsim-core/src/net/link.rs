@@ -361,6 +361,13 @@ impl Link {
         let head = self.delay_line.pop_front().expect("arrival event with an empty delay line");
         debug_assert_eq!(head.arrival(), now);
         self.counters.delivered += 1;
+        // The next arrival's time is read now, from the new head; the one after it will be
+        // read as that one arrives, from a line written a propagation delay before — by then
+        // evicted, where the packets in flight outgrow the caches. Asked for now, a packet
+        // time ahead, it is there.
+        if let Some(after_next) = self.delay_line.get(1) {
+            crate::hint::prefetch(after_next);
+        }
         (head.packet(), self.delay_line.front().map(|next| (next.arrival(), next.seq())))
     }
 
