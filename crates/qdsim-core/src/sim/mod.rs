@@ -191,6 +191,10 @@ impl Sim {
                 let (now, ev) = self.q.pop().expect("peeked");
                 if self.read_ahead {
                     self.read_next_link();
+                } else if let Some(Event::Arrival(l) | Event::TxDone(l)) = self.q.peek_event() {
+                    // A small network's links fit the last-level cache, not the second: the
+                    // next event's link's first line, asked for (nothing read).
+                    crate::hint::prefetch(&self.links[l as usize]);
                 }
                 self.handle(now, ev);
                 true
