@@ -104,8 +104,8 @@ pub struct Port {
     /// calls no qdisc, then reads the context's cache line only to empty it).
     ctx_used: bool,
     /// Whether a departure's wait is left for the simulator to record ([`Port::take_wait`])
-    /// instead of recorded at once: in a network too large for the caches, where the
-    /// simulator records waits in batches, fetching each one's counts ahead.
+    /// instead of recorded at once: the simulator records waits in batches, fetching each
+    /// one's counts ahead (`sim/waits.rs`); a port alone (its tests) records them itself.
     defer_waits: bool,
     acks_queued: u64,
     /// The last departure's wait (ns, above 0, in the window) when deferred, until taken;
