@@ -60,21 +60,20 @@ impl WaitLog {
     /// Records every wait taken: [`AHEAD`] records before its own, a wait's header and place
     /// are asked for; half as many before, the line of its count (found through its place).
     pub(super) fn flush(&mut self, links: &mut [Link]) {
+        // A pipeline: at step `s`, wait `s`'s header and place are asked for, wait
+        // `s - AHEAD / 2`'s count, and wait `s - AHEAD` is recorded.
         let pending = &self.pending;
-        for t in pending.iter().take(AHEAD) {
-            links[t.link as usize].port.waits().prefetch_place(t.bucket as usize);
-        }
-        for t in pending.iter().take(AHEAD / 2) {
-            links[t.link as usize].port.waits().prefetch_count(t.bucket as usize);
-        }
-        for (i, t) in pending.iter().enumerate() {
-            if let Some(ahead) = pending.get(i + AHEAD) {
-                links[ahead.link as usize].port.waits().prefetch_place(ahead.bucket as usize);
+        let lagging = |step: usize, lag: usize| step.checked_sub(lag).and_then(|i| pending.get(i));
+        for step in 0..pending.len() + AHEAD {
+            if let Some(t) = pending.get(step) {
+                links[t.link as usize].port.waits().prefetch_place(t.bucket as usize);
             }
-            if let Some(ahead) = pending.get(i + AHEAD / 2) {
-                links[ahead.link as usize].port.waits().prefetch_count(ahead.bucket as usize);
+            if let Some(t) = lagging(step, AHEAD / 2) {
+                links[t.link as usize].port.waits().prefetch_count(t.bucket as usize);
             }
-            links[t.link as usize].port.record_wait(t.bucket as usize, t.wait);
+            if let Some(t) = lagging(step, AHEAD) {
+                links[t.link as usize].port.record_wait(t.bucket as usize, t.wait);
+            }
         }
         self.pending.clear();
     }
