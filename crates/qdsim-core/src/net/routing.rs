@@ -24,18 +24,30 @@ pub const NO_ROUTE: u32 = u32::MAX;
 /// Next-hop tables.
 #[derive(Debug, Clone)]
 pub struct Routes {
-    /// Per node: the index into `next` of its table, or [`NO_ROUTE`].
-    slot_of: Vec<u32>,
-    /// Per node without a table: its single incoming link, or [`NO_ROUTE`].
-    in_link: Vec<u32>,
-    /// Per link: the node it leaves.
-    link_from: Vec<NodeId>,
+    /// Per node: where its routes are ([`NodeRoute`]).
+    nodes: Vec<NodeRoute>,
     /// The tables one after another, `stride` entries each (the next link from every node):
     /// one vector, so that a lookup loads no table's own pointer first.
     next: Vec<u32>,
     /// Entries per table: the node count.
     stride: usize,
 }
+
+/// What a lookup needs of one destination node, together: in a network too large for the
+/// caches each of the three, kept in a vector of its own, was a miss of its own, one waiting
+/// for the other (`docs/performance.md`, "Reading three events ahead").
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(16))]
+struct NodeRoute {
+    /// The index into `next` of its table, or [`NO_ROUTE`].
+    table: u32,
+    /// Without a table: its single incoming link, or [`NO_ROUTE`].
+    in_link: u32,
+    /// The node `in_link` leaves.
+    up: NodeId,
+}
+
+const UNROUTED: NodeRoute = NodeRoute { table: NO_ROUTE, in_link: NO_ROUTE, up: 0 };
 
 impl Routes {
     /// Builds tables towards every node in `dsts` over links given as `(from, to, metric)`.
@@ -44,18 +56,12 @@ impl Routes {
         for (i, &(_, to, _)) in links.iter().enumerate() {
             incoming[to as usize].push(i as u32);
         }
-        let mut routes = Routes {
-            slot_of: vec![NO_ROUTE; num_nodes],
-            in_link: vec![NO_ROUTE; num_nodes],
-            link_from: links.iter().map(|&(from, _, _)| from).collect(),
-            next: Vec::new(),
-            stride: num_nodes,
-        };
+        let mut routes = Routes { nodes: vec![UNROUTED; num_nodes], next: Vec::new(), stride: num_nodes };
         let mut on_chain = vec![false; num_nodes];
         for &d in dsts {
-            let anchor = routes.chain_to_anchor(d, &incoming, &mut on_chain);
-            if routes.slot_of[anchor as usize] == NO_ROUTE {
-                routes.slot_of[anchor as usize] = routes.tables() as u32;
+            let anchor = routes.chain_to_anchor(d, links, &incoming, &mut on_chain);
+            if routes.nodes[anchor as usize].table == NO_ROUTE {
+                routes.nodes[anchor as usize].table = routes.tables() as u32;
                 routes.next.extend(dijkstra_towards(anchor, num_nodes, links, &incoming));
             }
         }
@@ -70,30 +76,36 @@ impl Routes {
     /// Links `d` and the nodes up its chain of single incoming links to their anchor (the
     /// first node with a table, several or no incoming links, or closing a cycle of single
     /// links); returns the anchor. `on_chain` is all false on entry and on return.
-    fn chain_to_anchor(&mut self, d: NodeId, incoming: &[Vec<u32>], on_chain: &mut [bool]) -> NodeId {
-        if self.in_link[d as usize] != NO_ROUTE {
+    fn chain_to_anchor(
+        &mut self,
+        d: NodeId,
+        links: &[(NodeId, NodeId, u32)],
+        incoming: &[Vec<u32>],
+        on_chain: &mut [bool],
+    ) -> NodeId {
+        if self.nodes[d as usize].in_link != NO_ROUTE {
             return self.anchor_of(d);
         }
         let mut chain = Vec::new();
         let mut at = d;
         let anchor = loop {
             let only_in = match incoming[at as usize].as_slice() {
-                &[l] if self.slot_of[at as usize] == NO_ROUTE => l,
+                &[l] if self.nodes[at as usize].table == NO_ROUTE => l,
                 _ => break at,
             };
-            let up = self.link_from[only_in as usize];
+            let up = links[only_in as usize].0;
             if up == at || on_chain[up as usize] {
                 break at; // a cycle of single links: `at` gets the table
             }
             on_chain[at as usize] = true;
-            chain.push((at, only_in));
-            if self.in_link[up as usize] != NO_ROUTE {
+            chain.push((at, only_in, up));
+            if self.nodes[up as usize].in_link != NO_ROUTE {
                 break self.anchor_of(up); // `up`'s chain is already linked
             }
             at = up;
         };
-        for &(n, l) in &chain {
-            self.in_link[n as usize] = l;
+        for &(n, in_link, up) in &chain {
+            self.nodes[n as usize] = NodeRoute { in_link, up, ..self.nodes[n as usize] };
             on_chain[n as usize] = false;
         }
         anchor
@@ -101,8 +113,8 @@ impl Routes {
 
     /// Follows single incoming links from `d` to the node whose table holds its routes.
     fn anchor_of(&self, mut d: NodeId) -> NodeId {
-        while self.in_link[d as usize] != NO_ROUTE {
-            d = self.link_from[self.in_link[d as usize] as usize];
+        while self.nodes[d as usize].in_link != NO_ROUTE {
+            d = self.nodes[d as usize].up;
         }
         d
     }
@@ -115,19 +127,17 @@ impl Routes {
         }
         let mut d = dst;
         loop {
-            match self.slot_of.get(d as usize) {
-                Some(&s) if s != NO_ROUTE => return self.next[s as usize * self.stride + at as usize],
-                None => return NO_ROUTE,
-                Some(_) => {}
+            let Some(route) = self.nodes.get(d as usize) else { return NO_ROUTE };
+            if route.table != NO_ROUTE {
+                return self.next[route.table as usize * self.stride + at as usize];
             }
-            let l = self.in_link[d as usize];
-            if l == NO_ROUTE {
+            if route.in_link == NO_ROUTE {
                 return NO_ROUTE; // no table: `dst` is no flow's endpoint
             }
-            d = self.link_from[l as usize];
-            if d == at {
-                return l;
+            if route.up == at {
+                return route.in_link;
             }
+            d = route.up;
         }
     }
 }
