@@ -173,6 +173,14 @@ impl Calendar {
         self.now.last().copied()
     }
 
+    /// Returns the key `n` places after the smallest (`peek` is `peek_nth(0)`), if it is in
+    /// the current bucket — the only keys kept in order; `None` past them.
+    #[inline]
+    pub fn peek_nth(&self, n: usize) -> Option<u128> {
+        let len = self.now.len();
+        (n < len).then(|| self.now[len - 1 - n])
+    }
+
     /// Returns the number of keys.
     pub fn len(&self) -> usize {
         self.now.len() + self.on_wheel + self.far.len()
@@ -296,6 +304,13 @@ mod tests {
             }
             proptest::prop_assert_eq!(c.len(), reference.len());
             proptest::prop_assert_eq!(c.peek(), reference.first().copied());
+            proptest::prop_assert_eq!(c.peek_nth(0), c.peek());
+            for n in 1..4 {
+                // What it shows is the n-th key; it may show nothing past the current bucket.
+                if let Some(k) = c.peek_nth(n) {
+                    proptest::prop_assert_eq!(Some(k), reference.iter().nth(n).copied());
+                }
+            }
         }
         while let Some(k) = reference.pop_first() {
             proptest::prop_assert_eq!(c.pop(), Some(k));
@@ -361,6 +376,19 @@ mod tests {
         for id in 101..(101 + KEPT as u64 + 1) {
             assert_eq!(c.pop(), Some(key(5 * 16, id)));
         }
+    }
+
+    #[test]
+    fn peeking_further_shows_the_current_buckets_keys_in_order_and_no_later_one() {
+        let mut c = Calendar::new(4, 64);
+        for (t, id) in [(5, 2), (3, 0), (3, 1), (40, 3)] {
+            c.push(key(t, id));
+        }
+        // Buckets of 16 ns: the first three keys are in bucket 0, the last in bucket 2.
+        let shown: Vec<_> = (0..5).map(|n| c.peek_nth(n)).collect();
+        assert_eq!(shown, [Some(key(3, 0)), Some(key(3, 1)), Some(key(5, 2)), None, None]);
+        c.pop();
+        assert_eq!((c.peek_nth(1), c.peek_nth(2)), (Some(key(5, 2)), None));
     }
 
     #[test]

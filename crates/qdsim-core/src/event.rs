@@ -257,6 +257,13 @@ impl EventQueue {
         self.calendar.peek().map(|key| self.event(key))
     }
 
+    /// Returns the event `n` places after the earliest, if the calendar's current bucket holds
+    /// it ([`Calendar::peek_nth`]): for reading ahead, never for deciding anything.
+    #[inline]
+    pub fn peek_event_nth(&self, n: usize) -> Option<Event> {
+        self.calendar.peek_nth(n).map(|key| self.event(key))
+    }
+
     /// Removes and returns the earliest event and advances the clock to its time.
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         let key = self.calendar.pop()?;

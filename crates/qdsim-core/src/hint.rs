@@ -3,7 +3,7 @@
 //! The one `unsafe` block of the core (`lib.rs` denies `unsafe_code` everywhere else). Once a
 //! network outgrows the caches, the next event will first wait on memory for its packet, and
 //! an endpoint's answer for its host's line; the simulator asks for those lines ahead
-//! (`Sim::read_next_link`, `Sim::deliver`). A plain read does the same only while the
+//! (`Sim::read_events_ahead`, `Sim::deliver`). A plain read does the same only while the
 //! processor can run ahead of it, and through a long handler it cannot: at 10⁴ flows the
 //! prefetch of the packet made a whole run 0.93 and 1/1.14 of the CPU of the read
 //! (docs/performance.md, "Prefetching the next arrival's packet").

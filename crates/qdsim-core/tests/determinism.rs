@@ -197,7 +197,7 @@ fn transmissions_ending_without_an_event_change_nothing_but_the_event_count() {
 }
 
 #[test]
-fn reading_the_next_events_link_ahead_changes_nothing() {
+fn reading_events_ahead_changes_nothing() {
     // Off below READ_AHEAD_LINKS links, on above: each forced both ways on a small network,
     // exactly timed and jittered, with samples and a warm-up reading the links' books.
     let mut exact = dumbbell(10_000_000, 0, 0, 4, 30).config(3, 5 * S, S);

@@ -44,6 +44,12 @@ impl HostLine {
         HostLine { jitter, rng, line: VecDeque::new(), last_departure: Time::ZERO }
     }
 
+    /// Returns the packet that leaves next, if any (for reading ahead: `Sim::read_events_ahead`).
+    #[inline]
+    pub(crate) fn head(&self) -> Option<&Packet> {
+        self.line.front().map(|(_, pkt)| pkt)
+    }
+
     /// Returns whether the host delays its packets at all.
     pub fn is_active(&self) -> bool {
         self.jitter > Duration::ZERO

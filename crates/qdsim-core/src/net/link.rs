@@ -228,11 +228,12 @@ impl Link {
         self.delay_line.front().map(OnWire::arrival)
     }
 
-    /// Returns the delay line's head, if any (the simulator prefetches it ahead of the event
-    /// that needs it: `Sim::read_next_link`).
+    /// Returns the delay line's head, if any, as it is on the wire (its `enq_time` and
+    /// `wire_seq` hold its arrival's time and number): the simulator reads it ahead of the
+    /// event that needs it (`Sim::read_events_ahead`).
     #[inline]
-    pub(crate) fn delay_head(&self) -> Option<&OnWire> {
-        self.delay_line.front()
+    pub(crate) fn delay_head(&self) -> Option<&Packet> {
+        self.delay_line.front().map(|on_wire| &on_wire.0)
     }
 
     /// Returns whether a transmission that ends without an event is under way.

@@ -132,7 +132,13 @@ pub struct Port {
 }
 
 impl Port {
-    /// Returns the packet a FIFO will send next (to prefetch it: `Sim::read_next_link`); none
+    /// Returns where the qdisc is, to prefetch it (`Sim::read_ahead`); nothing is read.
+    #[inline]
+    pub(crate) fn qdisc_place(&self) -> &AnyQdisc {
+        &self.qdisc
+    }
+
+    /// Returns the packet a FIFO will send next (to prefetch it: `Sim::read_ahead`); none
     /// for other disciplines, whose choice is theirs to make when they dequeue.
     #[inline]
     pub(crate) fn fifo_front(&self) -> Option<&Packet> {
