@@ -210,11 +210,11 @@ impl Sim {
     /// goes (the next link, or its endpoint's state). The chain is spread over the next three
     /// events, one link of it per event, so that each line is asked for an event before it is
     /// read:
-    /// - the third event's link is asked for (nothing read);
-    /// - the second event's link, asked for an event ago, is read, and the packet it will take
-    ///   asked for — an arrival's, the head of the delay line; a transmission's end's, the next
-    ///   packet of a FIFO;
-    /// - the next event's packet, asked for an event ago, is read: an arrival's onward link is
+    /// - the third event's link (or host's processing line) is asked for (nothing read);
+    /// - the second event's link or line, asked for an event ago, is read, and the packet it
+    ///   will take asked for — an arrival's, the head of the delay line; a transmission's
+    ///   end's, the next packet of a FIFO; a host departure's, the head of its line;
+    /// - the next event's packet, asked for an event ago, is read: the link it goes on by is
     ///   looked up and asked for, or, at its destination, its endpoint's state.
     ///
     /// Only prefetches and reads: nothing changes. An event this one schedules before those read
