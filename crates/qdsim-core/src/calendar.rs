@@ -137,11 +137,19 @@ impl Calendar {
         }
     }
 
-    /// Puts `key` into the current bucket's vector, in its place.
+    /// Puts `key` into the current bucket's vector, in its place, found from the end: a key
+    /// scheduled into the current bucket is mostly due soon (a host's answer, microseconds
+    /// ahead), so few keys are smaller, and moving them one by one beat a binary search and
+    /// `Vec::insert`'s `memmove` call (3 % of a 10⁴-flow run).
     #[inline]
     fn put_now(&mut self, key: u128) {
-        let at = self.now.partition_point(|&k| k > key);
-        self.now.insert(at, key);
+        let mut at = self.now.len();
+        self.now.push(key);
+        while at > 0 && self.now[at - 1] < key {
+            self.now[at] = self.now[at - 1];
+            at -= 1;
+        }
+        self.now[at] = key;
     }
 
     /// Puts `key`, of bucket `b` (on the wheel's span), into its slot.
