@@ -132,13 +132,13 @@ pub struct Port {
 }
 
 impl Port {
-    /// Returns where the qdisc is, to prefetch it (`Sim::read_ahead`); nothing is read.
+    /// Returns where the qdisc is, to prefetch it (`Sim::read_events_ahead`); nothing is read.
     #[inline]
     pub(crate) fn qdisc_place(&self) -> &AnyQdisc {
         &self.qdisc
     }
 
-    /// Returns the packet a FIFO will send next (to prefetch it: `Sim::read_ahead`); none
+    /// Returns the packet a FIFO will send next (to prefetch it: `Sim::read_events_ahead`); none
     /// for other disciplines, whose choice is theirs to make when they dequeue.
     #[inline]
     pub(crate) fn fifo_front(&self) -> Option<&Packet> {

@@ -224,11 +224,7 @@ impl Sim {
     fn read_events_ahead(&self) {
         let q = &self.q;
         match q.peek_event_nth(2) {
-            Some(Event::Arrival(l) | Event::TxDone(l)) => {
-                let link = &self.links[l as usize];
-                crate::hint::prefetch(link);
-                crate::hint::prefetch(link.port.qdisc_place());
-            }
+            Some(Event::Arrival(l) | Event::TxDone(l)) => self.ask_for_link(l),
             Some(Event::HostDeparture(node)) => crate::hint::prefetch_all(&self.hosts[node as usize]),
             _ => {}
         }
@@ -282,10 +278,17 @@ impl Sim {
     fn prefetch_onward_link(&self, node: NodeId, dst: NodeId) {
         let l = self.routes.next_link(node, dst);
         if l != NO_ROUTE {
-            let link = &self.links[l as usize];
-            crate::hint::prefetch(link);
-            crate::hint::prefetch(link.port.qdisc_place());
+            self.ask_for_link(l);
         }
+    }
+
+    /// Asks for link `l`'s first line and its qdisc's, which an event on it reads first
+    /// ([`Sim::read_events_ahead`]); nothing is read.
+    #[inline]
+    fn ask_for_link(&self, l: u32) {
+        let link = &self.links[l as usize];
+        crate::hint::prefetch(link);
+        crate::hint::prefetch(link.port.qdisc_place());
     }
 
     /// Runs events up to (not including) `until`; for tests that inspect mid-run state.
@@ -650,7 +653,7 @@ impl Sim {
         }
     }
 
-    /// Makes every event read the next one's link first, or none, whatever the network's size
+    /// Makes every event read ahead of the next ones first, or none, whatever the network's size
     /// (for the test that reading ahead changes nothing; call before [`Sim::run`]).
     #[doc(hidden)]
     pub fn set_read_ahead(&mut self, on: bool) {
