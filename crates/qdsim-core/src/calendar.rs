@@ -22,9 +22,19 @@
 //! wheel's idle slots hold at most `buckets` × `KEPT` keys' room (4 MiB at the narrowest
 //! width).
 //!
+//! A bucket of more than `SPLIT_ABOVE` (32) keys is not sorted whole when it becomes current:
+//! its keys are first dealt onto a *rung* of up to 16 narrower steps by time (the second rung
+//! of Tang et al.'s ladder queue, ACM TOMACS 2005), a step's keys sorted as it becomes
+//! current. A bucket's sort grows with its keys' count, and so does the cost of a key
+//! scheduled into the current bucket, which takes its place among the keys already sorted: at
+//! 10⁴ flows a 16-µs bucket holds hundreds of keys and those places were 5 % of a run. Not
+//! more steps: reading ahead sees only the current step's keys (`peek_nth`), and a step of a
+//! few keys would leave the last events of each without theirs.
+//!
 //! Pops come out in exactly the order of the keys, as from one heap: every key of the current
-//! vector is in a bucket at or before the current one, every key on the wheel in a later
-//! bucket, every far key in a bucket beyond the wheel's end.
+//! vector is in a bucket (and step) at or before the current one, every key on the rung in a
+//! later step of the current bucket, every key on the wheel in a later bucket, every far key
+//! in a bucket beyond the wheel's end.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -60,14 +70,62 @@ const KEPT: usize = 16;
 /// Emptied vectors larger than [`KEPT`] kept for the wheel's busy slots (module doc).
 const SPARES: usize = 16;
 
+/// Keys a bucket may hold and still be sorted whole when it becomes current; a fuller one is
+/// dealt onto the rung's steps first (module doc).
+const SPLIT_ABOVE: usize = 32;
+
+/// Keys a rung's step is cut to hold on average: a bucket of `n` keys gets the power of two
+/// of steps nearest above `n / PER_STEP`, at most [`MAX_STEPS`].
+const PER_STEP: usize = 8;
+
+/// The most steps a rung has (one bit each in [`Rung::occupied`]; module doc: why not more).
+const MAX_STEPS: u32 = 16;
+
+/// The current bucket cut into steps of `2^shift` ns ([`Calendar`]'s module doc): the steps
+/// after the current one hold their keys unsorted, found by a bitmap.
+#[derive(Debug, Default)]
+struct Rung {
+    /// Whether the current bucket was dealt onto the rung.
+    active: bool,
+    /// The width of a step, as a shift of ns.
+    shift: u32,
+    /// The time at which the current bucket, and its step 0, begins (ns).
+    start: u64,
+    /// The current step: its keys are in [`Calendar::now`].
+    at: u32,
+    /// One bit per step after the current one: whether it holds keys.
+    occupied: u16,
+    /// The keys of the steps after the current one, unsorted.
+    steps: Vec<Vec<u128>>,
+    /// Keys in `steps`.
+    len: usize,
+}
+
+impl Rung {
+    /// Returns the step of `key` when the rung is active: its time's, 0 for a time before the
+    /// bucket's start (a key scheduled into an earlier bucket, always first).
+    #[inline]
+    fn step_of(&self, key: u128) -> u32 {
+        (((key >> 64) as u64).saturating_sub(self.start) >> self.shift) as u32
+    }
+
+    /// Adds `key`, of step `step` (after the current one).
+    #[inline]
+    fn put(&mut self, step: u32, key: u128) {
+        self.steps[step as usize].push(key);
+        self.occupied |= 1 << step;
+        self.len += 1;
+    }
+}
+
 /// A calendar queue of unique `u128` keys ordered as integers, whose bucket is `key >> 64 >>
 /// shift` (module doc).
 #[derive(Debug)]
 pub struct Calendar {
     shift: u32,
     mask: u64,
-    /// The current bucket's keys (and any scheduled into an earlier bucket since), sorted from
-    /// the largest to the smallest.
+    /// The current bucket's keys, or its current step's (and any scheduled into an earlier
+    /// bucket or step since), sorted from the largest to the smallest.
     now: Vec<u128>,
     /// Buckets after the current one, by bucket number modulo their count.
     wheel: Vec<Vec<u128>>,
@@ -77,6 +135,8 @@ pub struct Calendar {
     on_wheel: usize,
     /// Keys in buckets at or beyond `current + wheel.len()`.
     far: BinaryHeap<Reverse<u128>>,
+    /// The current bucket's later steps, when it held more than [`SPLIT_ABOVE`] keys.
+    rung: Rung,
     /// Emptied vectors of more than [`KEPT`] keys' room, at most [`SPARES`], for slots
     /// that outgrow [`KEPT`].
     spares: Vec<Vec<u128>>,
@@ -109,6 +169,7 @@ impl Calendar {
             occupied: vec![0; buckets / 64],
             on_wheel: 0,
             far: BinaryHeap::new(),
+            rung: Rung { steps: vec![Vec::new(); MAX_STEPS as usize], ..Rung::default() },
             spares: Vec::new(),
             current: 0,
         }
@@ -124,7 +185,7 @@ impl Calendar {
     pub fn push(&mut self, key: u128) {
         let b = self.bucket(key);
         if b <= self.current {
-            self.put_now(key);
+            self.put_current(key);
             return;
         }
         if b - self.current <= self.mask {
@@ -135,6 +196,20 @@ impl Calendar {
         if self.now.is_empty() {
             self.refill();
         }
+    }
+
+    /// Puts `key`, of the current bucket or an earlier one, onto the rung's step if that is
+    /// after the current one, else into the current vector.
+    #[inline]
+    fn put_current(&mut self, key: u128) {
+        if self.rung.active {
+            let step = self.rung.step_of(key);
+            if step > self.rung.at {
+                self.rung.put(step, key);
+                return;
+            }
+        }
+        self.put_now(key);
     }
 
     /// Puts `key` into the current bucket's vector, in its place, found from the end: a key
@@ -182,7 +257,8 @@ impl Calendar {
     }
 
     /// Returns the key `n` places after the smallest (`peek` is `peek_nth(0)`), if it is in
-    /// the current bucket — the only keys kept in order; `None` past them.
+    /// the current bucket, or its current step — the only keys kept in order; `None` past
+    /// them.
     #[inline]
     pub fn peek_nth(&self, n: usize) -> Option<u128> {
         let len = self.now.len();
@@ -191,7 +267,7 @@ impl Calendar {
 
     /// Returns the number of keys.
     pub fn len(&self) -> usize {
-        self.now.len() + self.on_wheel + self.far.len()
+        self.now.len() + self.rung.len + self.on_wheel + self.far.len()
     }
 
     /// Returns whether there is no key.
@@ -199,10 +275,18 @@ impl Calendar {
         self.len() == 0
     }
 
-    /// Makes the next occupied bucket current while the current one is empty: takes its
-    /// vector, sorted, and moves onto the wheel the far keys it now reaches.
+    /// Makes the next occupied step or bucket current while the current one is empty: takes
+    /// its vector, sorted (a full bucket's keys dealt onto the rung first), and moves onto the
+    /// wheel the far keys a new bucket reaches.
     fn refill(&mut self) {
         while self.now.is_empty() {
+            if self.rung.active {
+                if self.rung.len > 0 {
+                    self.next_step();
+                    return;
+                }
+                self.rung.active = false;
+            }
             if self.on_wheel == 0 {
                 let Some(&Reverse(k)) = self.far.peek() else { return };
                 self.current = self.bucket(k);
@@ -214,7 +298,11 @@ impl Calendar {
                 // The slot's vector becomes the current one, and the current one (empty) the
                 // slot's: no key is copied.
                 std::mem::swap(&mut self.now, &mut self.wheel[slot]);
-                self.now.sort_unstable_by(|a, b| b.cmp(a));
+                if self.now.len() > SPLIT_ABOVE {
+                    self.deal_onto_rung();
+                } else {
+                    self.now.sort_unstable_by(|a, b| b.cmp(a));
+                }
                 // A slot keeps a small vector for its next turn, not the largest it ever held
                 // (each slot of a busy run's wheel would hold hundreds of keys' room): a
                 // larger one is a spare for the next slot that fills.
@@ -232,12 +320,42 @@ impl Calendar {
                 }
                 self.far.pop();
                 if b == self.current {
-                    self.put_now(k);
+                    self.put_current(k);
                 } else {
                     self.put_on_wheel(b, k);
                 }
             }
         }
+    }
+
+    /// Deals the current bucket's keys, just taken into the current vector, onto the rung's
+    /// steps, and makes the first occupied step current.
+    #[inline(never)]
+    fn deal_onto_rung(&mut self) {
+        let steps = (self.now.len() / PER_STEP).next_power_of_two().min(MAX_STEPS as usize);
+        let cut = (steps.trailing_zeros()).min(self.shift);
+        let rung = &mut self.rung;
+        rung.active = true;
+        rung.shift = self.shift - cut;
+        rung.start = self.current << self.shift;
+        for key in self.now.drain(..) {
+            let step = rung.step_of(key);
+            rung.put(step, key);
+        }
+        self.next_step();
+    }
+
+    /// Makes the rung's first occupied step current: its keys, sorted, become the current
+    /// vector (empty now), which takes the step's place for its room.
+    #[inline]
+    fn next_step(&mut self) {
+        let rung = &mut self.rung;
+        let step = rung.occupied.trailing_zeros();
+        rung.occupied &= !(1 << step);
+        rung.at = step;
+        std::mem::swap(&mut self.now, &mut rung.steps[step as usize]);
+        rung.len -= self.now.len();
+        self.now.sort_unstable_by(|a, b| b.cmp(a));
     }
 
     /// Returns the number of the first occupied bucket after the current one (the wheel
@@ -314,7 +432,8 @@ mod tests {
             proptest::prop_assert_eq!(c.peek(), reference.first().copied());
             proptest::prop_assert_eq!(c.peek_nth(0), c.peek());
             for n in 1..4 {
-                // What it shows is the n-th key; it may show nothing past the current bucket.
+                // What it shows is the n-th key; it may show nothing past the current bucket
+                // (or step).
                 if let Some(k) = c.peek_nth(n) {
                     proptest::prop_assert_eq!(Some(k), reference.iter().nth(n).copied());
                 }
@@ -341,6 +460,18 @@ mod tests {
         #[test]
         fn crowded_buckets_pop_as_a_sorted_reference(ops in proptest::collection::vec(proptest::option::of((0u64..4, 0u64..64)), 1..600)) {
             check_against_reference(Calendar::new(4, 64), ops, [0, 1, 2, 4])?;
+        }
+
+        /// A full bucket first, dealt onto the rung when it becomes current (more than
+        /// `SPLIT_ABOVE` keys in two or three buckets), then interleaved pushes and pops: keys
+        /// into steps before, at and after the current one, and into earlier buckets.
+        #[test]
+        fn buckets_dealt_onto_the_rung_pop_as_a_sorted_reference(
+            first in proptest::collection::vec((0u64..4, 0u64..48), 33..300),
+            ops in proptest::collection::vec(proptest::option::of((0u64..4, 0u64..48)), 1..400),
+        ) {
+            let ops = first.into_iter().map(Some).chain(ops).collect();
+            check_against_reference(Calendar::new(4, 64), ops, [0, 1, 2, 3])?;
         }
 
         /// Each width a run may get ([`SHIFTS`]), its wheel spanning the horizon: keys from a
@@ -397,6 +528,35 @@ mod tests {
         assert_eq!(shown, [Some(key(3, 0)), Some(key(3, 1)), Some(key(5, 2)), None, None]);
         c.pop();
         assert_eq!((c.peek_nth(1), c.peek_nth(2)), (Some(key(5, 2)), None));
+    }
+
+    #[test]
+    fn a_full_bucket_is_served_step_by_step() {
+        // Buckets of 64 ns; bucket 1 gets 64 keys on the wheel, one a ns, while bucket 0 is
+        // current: 8 steps of 8 ns, 8 keys each, once it becomes current.
+        let mut c = Calendar::new(6, 64);
+        c.push(key(0, 0));
+        for t in (64..128).rev() {
+            c.push(key(t, t));
+        }
+        assert!(!c.rung.active);
+        assert_eq!(c.pop(), Some(key(0, 0)));
+        assert!(c.rung.active);
+        assert_eq!((c.rung.shift, c.rung.at, c.now.len(), c.rung.len), (3, 0, 8, 56));
+        assert_eq!(c.rung.occupied, 0b1111_1110);
+        // What the current step holds is shown in order, nothing past it.
+        assert_eq!((c.peek_nth(7), c.peek_nth(8)), (Some(key(71, 71)), None));
+        // A key of the current step, one of a later step, one of an earlier bucket.
+        c.push(key(70, 1000));
+        c.push(key(100, 1001));
+        c.push(key(10, 1002));
+        assert_eq!((c.now.len(), c.rung.len, c.len()), (10, 57, 67));
+        let mut expected: Vec<u128> = (64..128).map(|t| key(t, t)).collect();
+        expected.extend([key(70, 1000), key(100, 1001), key(10, 1002)]);
+        expected.sort_unstable();
+        let popped: Vec<u128> = std::iter::from_fn(|| c.pop()).collect();
+        assert_eq!(popped, expected);
+        assert!(!c.rung.active && c.is_empty());
     }
 
     #[test]

@@ -257,8 +257,8 @@ impl EventQueue {
         self.calendar.peek().map(|key| self.event(key))
     }
 
-    /// Returns the event `n` places after the earliest, if the calendar's current bucket holds
-    /// it ([`Calendar::peek_nth`]): for reading ahead, never for deciding anything.
+    /// Returns the event `n` places after the earliest, if the calendar's current bucket (or
+    /// step) holds it ([`Calendar::peek_nth`]): for reading ahead, never for deciding anything.
     #[inline]
     pub fn peek_event_nth(&self, n: usize) -> Option<Event> {
         self.calendar.peek_nth(n).map(|key| self.event(key))

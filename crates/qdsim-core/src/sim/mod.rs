@@ -218,7 +218,7 @@ impl Sim {
     ///   looked up and asked for, or, at its destination, its endpoint's state.
     ///
     /// Only prefetches and reads: nothing changes. An event this one schedules before those read
-    /// makes the reads vain; only the calendar's current bucket is looked at
+    /// makes the reads vain; only the calendar's current bucket (or step) is looked at
     /// ([`EventQueue::peek_event_nth`]).
     #[inline(never)]
     fn read_events_ahead(&self) {
