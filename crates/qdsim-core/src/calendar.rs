@@ -85,8 +85,6 @@ const MAX_STEPS: u32 = 16;
 /// after the current one hold their keys unsorted, found by a bitmap.
 #[derive(Debug, Default)]
 struct Rung {
-    /// Whether the current bucket was dealt onto the rung.
-    active: bool,
     /// The width of a step, as a shift of ns.
     shift: u32,
     /// The time at which the current bucket, and its step 0, begins (ns).
@@ -102,6 +100,14 @@ struct Rung {
 }
 
 impl Rung {
+    /// Returns whether the current bucket's later steps hold keys: the bucket was dealt onto
+    /// the rung and not all of it is served. (Once they are all served, the current step's
+    /// vector takes any key of the bucket, in its place.)
+    #[inline]
+    fn active(&self) -> bool {
+        self.len > 0
+    }
+
     /// Returns the step of `key` when the rung is active: its time's, 0 for a time before the
     /// bucket's start (a key scheduled into an earlier bucket, always first).
     #[inline]
@@ -202,7 +208,7 @@ impl Calendar {
     /// after the current one, else into the current vector.
     #[inline]
     fn put_current(&mut self, key: u128) {
-        if self.rung.active {
+        if self.rung.active() {
             let step = self.rung.step_of(key);
             if step > self.rung.at {
                 self.rung.put(step, key);
@@ -280,12 +286,9 @@ impl Calendar {
     /// wheel the far keys a new bucket reaches.
     fn refill(&mut self) {
         while self.now.is_empty() {
-            if self.rung.active {
-                if self.rung.len > 0 {
-                    self.next_step();
-                    return;
-                }
-                self.rung.active = false;
+            if self.rung.active() {
+                self.next_step();
+                return;
             }
             if self.on_wheel == 0 {
                 let Some(&Reverse(k)) = self.far.peek() else { return };
@@ -301,7 +304,7 @@ impl Calendar {
                 if self.now.len() > SPLIT_ABOVE {
                     self.deal_onto_rung();
                 } else {
-                    self.now.sort_unstable_by(|a, b| b.cmp(a));
+                    sort_from_last(&mut self.now);
                 }
                 // A slot keeps a small vector for its next turn, not the largest it ever held
                 // (each slot of a busy run's wheel would hold hundreds of keys' room): a
@@ -333,9 +336,8 @@ impl Calendar {
     #[inline(never)]
     fn deal_onto_rung(&mut self) {
         let steps = (self.now.len() / PER_STEP).next_power_of_two().min(MAX_STEPS as usize);
-        let cut = (steps.trailing_zeros()).min(self.shift);
+        let cut = steps.trailing_zeros().min(self.shift);
         let rung = &mut self.rung;
-        rung.active = true;
         rung.shift = self.shift - cut;
         rung.start = self.current << self.shift;
         for key in self.now.drain(..) {
@@ -355,7 +357,7 @@ impl Calendar {
         rung.at = step;
         std::mem::swap(&mut self.now, &mut rung.steps[step as usize]);
         rung.len -= self.now.len();
-        self.now.sort_unstable_by(|a, b| b.cmp(a));
+        sort_from_last(&mut self.now);
     }
 
     /// Returns the number of the first occupied bucket after the current one (the wheel
@@ -375,6 +377,13 @@ impl Calendar {
             i = (i / 64 + 1) * 64 % n;
         }
     }
+}
+
+/// Sorts `keys` from the largest to the smallest, the current vector's order (a pop takes
+/// its end).
+#[inline]
+fn sort_from_last(keys: &mut [u128]) {
+    keys.sort_unstable_by(|a, b| b.cmp(a));
 }
 
 /// Makes room in `keys`, a wheel slot's full vector: room for [`KEPT`] keys at once if it has
@@ -539,9 +548,9 @@ mod tests {
         for t in (64..128).rev() {
             c.push(key(t, t));
         }
-        assert!(!c.rung.active);
+        assert!(!c.rung.active());
         assert_eq!(c.pop(), Some(key(0, 0)));
-        assert!(c.rung.active);
+        assert!(c.rung.active());
         assert_eq!((c.rung.shift, c.rung.at, c.now.len(), c.rung.len), (3, 0, 8, 56));
         assert_eq!(c.rung.occupied, 0b1111_1110);
         // What the current step holds is shown in order, nothing past it.
@@ -556,7 +565,7 @@ mod tests {
         expected.sort_unstable();
         let popped: Vec<u128> = std::iter::from_fn(|| c.pop()).collect();
         assert_eq!(popped, expected);
-        assert!(!c.rung.active && c.is_empty());
+        assert!(!c.rung.active() && c.is_empty());
     }
 
     #[test]
