@@ -75,14 +75,16 @@ def profiles_section(catalog: dict | None = None) -> str:
 
 
 def columns_section() -> str:
-    """Returns the column reference of every results table."""
+    """Returns the column reference of every results table, each type as Arrow names it
+    (what pyarrow shows: ``double``, ``list<item: double>``)."""
     from qdsim.results import tables
+    from qdsim.results.arrays import arrow_type
 
     out = [COLUMNS_BEGIN]
     for table in (*tables.TABLES, *tables.SERIES_TABLES):
         out += ["", f"#### `{table}`", "", "| column | type | unit | meaning |", "| --- | --- | --- | --- |"]
         for c in tables.column_list(table):
-            out.append(f"| `{c.name}` | {c.type} | {c.unit} | {_cell(c.doc)} |")
+            out.append(f"| `{c.name}` | {arrow_type(c.type)} | {c.unit} | {_cell(c.doc)} |")
     out += ["", COLUMNS_END]
     return "\n".join(out)
 

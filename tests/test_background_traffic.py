@@ -129,8 +129,8 @@ def test_a_short_run_records_every_series_of_a_buffer_sizing_study():
     assert groups["bg"]["in_progress_fraction"] and abs(sum(groups["bg"]["in_progress_fraction"]) - 1) < 1e-9
     assert "arrivals" not in groups["bulk"]
     assert summary["packets_not_recorded"] == 0
-    series = {name: table.to_pydict() for name, table in tables.run_tables(summary, outcome.results).items()}
-    rows = tables.run_tables(summary, outcome.results)["groups"].to_pylist()
+    series = {name: tables.arrow_table(table).to_pydict() for name, table in tables.run_tables(summary, outcome.results).items()}
+    rows = list(tables.run_tables(summary, outcome.results)["groups"].rows())
     packets = series["series_packets"]
     assert len(packets["t"]) > 100 and all(2 <= t < 3 for t in packets["t"])
     assert set(packets) >= {"t", "flow", "size_bytes", "lost"}

@@ -119,12 +119,12 @@ def test_every_field_the_core_reports_reaches_the_tables(small_spec):
     scalars = {key for key, value in res.items() if not isinstance(value, (dict, list, Rows))}
     # (`seed` is an identifying column of every table, added as the run is stored.)
     assert scalars - {"seed"} <= stored["points"], scalars - stored["points"]
-    assert "packets_not_recorded" in scalars and out["points"]["packets_not_recorded"][0].as_py() is not None
-    links = out["links"].to_pylist()
+    assert "packets_not_recorded" in scalars and out["points"].column("packets_not_recorded")[0] is not None
+    links = list(out["links"].rows())
     bottleneck = next(row for row in links if row["name"] == "bottleneck")
     assert bottleneck["marks"] > 0 and bottleneck["marks"] == sum(bottleneck[f"marks_{r}"] for r in tables.mark_reasons())
     assert bottleneck["p50_delay_s"] <= bottleneck["p95_delay_s"] <= bottleneck["p99_delay_s"]
-    assert sum(row["ecn_reductions"] for row in out["flows"].to_pylist()) > 0
+    assert sum(row["ecn_reductions"] for row in out["flows"].rows()) > 0
 
 
 def test_a_links_counts_by_reason_are_its_own_zero_elsewhere_and_null_from_an_engine_that_cannot_say():
@@ -137,7 +137,7 @@ def test_a_links_counts_by_reason_are_its_own_zero_elsewhere_and_null_from_an_en
         {"name": "b", "drops": 0, "drops_by_reason": {}, "marks_by_reason": {}},
         {"name": "c", "drops": 3, "drops_by_reason": None, "marks_by_reason": None},
     ]
-    rows = tables._links_table(by_column(links)).to_pylist()
+    rows = list(tables._links_table(by_column(links)).rows())
     assert [(r["name"], r["drops"], r[f"drops_{first}"], r[f"drops_{other}"]) for r in rows] == [("a", 7, 5, 2), ("b", 0, 0, 0), ("c", 3, None, None)]
     assert {r[f"marks_{m}"] for r in rows[:2] for m in tables.mark_reasons()} == {0}
     assert rows[0]["rate_bps"] is None, "a column the links lack is null"
@@ -155,28 +155,33 @@ def test_the_cores_rows_come_as_arrow_columns_and_read_back_as_the_rows_and_tabl
     from qdsim.experiment import spec
     from qdsim.experiment.resolve import config_json, resolve
     from qdsim.results import tables
-    from qdsim.results.arrays import arrow_column
+    from qdsim.results.columns import CoreColumn
     from qdsim.results.links import LinkRows, drop_split
-    from qdsim.results.rows import Rows, by_column, rows_of
+    from qdsim.results.rows import Rows, by_column, column_values, rows_of
     from qdsim.run.one import run_config, summarize
 
     # A CoDel bottleneck with a small buffer: drops for both reasons, overflow and the AQM's.
     _, parsed = spec.load(small_spec, ['topology.qdisc={kind="codel", limit="12pkt"}'])
     text, _, rows = _core.run(config_json(resolve(parsed)))
     assert "links" not in json.loads(text) and "flows" not in json.loads(text)
-    links = {name: arrow_column(*column) for name, column in rows["links"].items()}
-    flows = {name: arrow_column(*column) for name, column in rows["flows"].items()}
+    links = {name: CoreColumn(*column) for name, column in rows["links"].items()}
+    flows = {name: CoreColumn(*column) for name, column in rows["flows"].items()}
     assert len({len(c) for c in links.values()}) == 1 and len(links["name"]) > 1
-    assert {c.type for c in links.values()} <= {pa.int64(), pa.float64(), pa.string(), pa.map_(pa.string(), pa.int64())}
+    assert {c.arrow_type for c in links.values()} <= {"int64", "float64", "string", "map<string, int64>"}
+    assert {c.arrow_type for c in flows.values()} >= {"int64", "float64", "string", "bool"}
+    assert {c.to_arrow().type for c in links.values()} <= {pa.int64(), pa.float64(), pa.string(), pa.map_(pa.string(), pa.int64())}
+    # The columns' values read from their buffers without pyarrow are pyarrow's.
+    for column in (*links.values(), *flows.values()):
+        assert column.to_list() == column_values(column.to_arrow()), column
     assert flows["fct_s"].null_count == len(flows["fct_s"]), "saturated flows have no completion time"
     as_rows = rows_of(links)
     as_lists = by_column(as_rows)
-    assert rows_of(as_lists) == as_rows and by_column(rows_of(flows)) == {name: c.to_pylist() for name, c in flows.items()}
+    assert rows_of(as_lists) == as_rows and by_column(rows_of(flows)) == {name: c.to_list() for name, c in flows.items()}
     bottleneck = next(r for r in as_rows if r["name"] == "bottleneck")
     assert len(bottleneck["drops_by_reason"]) == 2 and bottleneck["drops"] == sum(bottleneck["drops_by_reason"].values())
     table, from_lists = tables._links_table(links), tables._links_table(as_lists)
-    assert table.equals(from_lists)
-    assert [(r["overflow_drops"], r["aqm_drops"]) for r in table.to_pylist()] == [drop_split(r["drops"], r["drops_by_reason"]) for r in as_rows]
+    assert tables.arrow_table(table).equals(tables.arrow_table(from_lists))
+    assert [(r["overflow_drops"], r["aqm_drops"]) for r in table.rows()] == [drop_split(r["drops"], r["drops_by_reason"]) for r in as_rows]
     # The summary's rows, made as they are read: each with its drops split, the same dict twice.
     link_rows = LinkRows(links)
     assert link_rows[-1] is link_rows[len(as_rows) - 1] and link_rows[0] == {
@@ -193,7 +198,7 @@ def test_the_cores_rows_come_as_arrow_columns_and_read_back_as_the_rows_and_tabl
     outcome = run_config(resolve(parsed))
     summary = summarize(outcome)
     assert isinstance(outcome.results["flows"], Rows) and outcome.results["flows"][0] == {key: value for key, value in summary["flows"][0].items() if key != "user"}
-    assert tables.run_tables(summary, outcome.results)["flows"].equals(tables._from_rows("flows", summary["flows"]))
+    assert tables.arrow_table(tables.run_tables(summary, outcome.results)["flows"]).equals(tables.arrow_table(tables._from_rows("flows", summary["flows"])))
     assert drop_split(7, {"overflow": 5, "early": 2}) == (5, 2) and drop_split(3, {}) == (0, 3)
     assert drop_split(3, None) == (None, None) and drop_split(None, {"overflow": 1}) == (1, None)
 

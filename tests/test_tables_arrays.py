@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from qdsim.results.arrays import arrow_array
+from qdsim.results.arrays import arrow_array, arrow_type
 from qdsim.results.tables import SEED
 
 _I, _F, _S, _B = pa.int64(), pa.float64(), pa.string(), pa.bool_()
@@ -24,7 +24,7 @@ BUILT = [
     ([], _I),
     ([None, None], _I),
     ([2**63 - 1, -(2**63)], _I),
-    ([0, 2**64 - 1, None], SEED),
+    ([0, 2**64 - 1, None], arrow_type(SEED)),
     ([1.5, None, NAN, INF, -0.0], _F),
     ([1, 2.5, 2**53, -(2**53)], _F),
     ([None], _F),
@@ -37,7 +37,7 @@ BUILT = [
     ([], _LIST),
     (np.arange(5, dtype=np.int64), _I),
     (np.arange(5, dtype=np.int32), _I),
-    (np.array([0, 2**64 - 1], dtype=np.uint64), SEED),
+    (np.array([0, 2**64 - 1], dtype=np.uint64), arrow_type(SEED)),
     (np.array([0.5, NAN, INF]), _F),
     (np.array([0.5, 1.5], dtype=np.float32), _F),
     (np.array([True, False, True] * 7), _B),
@@ -60,7 +60,7 @@ CONVERTED = [
 REFUSED = [
     ([True], _I),
     ([2**63], _I),
-    ([-1], SEED),
+    ([-1], arrow_type(SEED)),
     ([2**53 + 1], _F),
     ([1], _B),
     ([1], _S),

@@ -5,7 +5,22 @@ Private: use the ``qdsim`` package. Keep in step with ``crates/qdsim-py/src/lib.
 
 from collections.abc import Callable
 
-__all__ = ["BUILD", "SOURCE_DIGEST", "BudgetError", "ConfigError", "SimulationError", "__version__", "catalog", "check_qdisc", "check_tcp", "pcap_file_name", "run", "stream_seed"]
+__all__ = [
+    "BUILD",
+    "SOURCE_DIGEST",
+    "BudgetError",
+    "ConfigError",
+    "SimulationError",
+    "__version__",
+    "catalog",
+    "check_qdisc",
+    "check_tcp",
+    "pcap_file_name",
+    "run",
+    "stream_seed",
+    "write_parquet",
+    "write_parquet_stream",
+]
 
 __version__: str
 
@@ -100,3 +115,17 @@ def check_qdisc(qdisc_json: str, rate_bps: int) -> None:
 
 def check_tcp(tcp_json: str) -> None:
     """Checks one TcpConfig as the core does; raises ConfigError keyed by the core's parameter name."""
+
+def write_parquet(path: str, fields: list[tuple[str, str]], columns: list[list[object] | tuple[str, int, int, bytes | None, list[bytes]]], rows: int) -> None:
+    """Writes one table to the Parquet file ``path`` (Snappy, the Arrow schema embedded).
+
+    ``fields`` are its columns' names and type names (``int64``, ``uint64``, ``float64``,
+    ``string``, ``bool``, ``list<float64>``); ``columns`` one per field, a list of Python
+    values (None for null) or one of the core's columns as ``run`` hands it over; ``rows``
+    the table's rows. A value a column cannot hold raises TypeError naming the column and
+    the row; a file that cannot be written, OSError naming it.
+    """
+
+def write_parquet_stream(path: str, table: object) -> None:
+    """Writes a table that offers the Arrow C stream interface (``__arrow_c_stream__``: a
+    ``pyarrow.Table``) to the Parquet file ``path``, with the settings of :func:`write_parquet`."""

@@ -327,7 +327,7 @@ def simulate(
     by_name = tables.run_tables(summary, outcome.results)
     if out_dir is not None and text is not None:
         store.write_run(out_dir, raw, text, summary, by_name)
-    identified = store.run_tables_with_ids(summary, by_name)
+    identified = {name: tables.arrow_table(table) for name, table in store.run_tables_with_ids(summary, by_name).items()}
     return Results(kind="run", spec=raw, summary=store.summary_record(summary), config=config, out_dir=out_dir, qdsim_version=__version__, _read=identified.get)
 
 

@@ -1,12 +1,14 @@
 //! `qdsim._core`: the Python binding of the simulation core, and nothing else.
 //!
-//! The surface is five functions: [`run`] (resolved run configuration as JSON in, results
+//! The surface is seven functions: [`run`] (resolved run configuration as JSON in, results
 //! as JSON out, with the sampled time series beside them as binary columns and the flows'
 //! and links' rows as Arrow columns; under a memory
 //! budget, reporting progress, stoppable by Ctrl-C), [`catalog`] (algorithms and their parameters, for `qdsim list`),
 //! [`stream_seed`] (the core's seed derivation, so Python derives repetition seeds the
-//! same way), and [`check_qdisc`] / [`check_tcp`] (the core's range checks of one queue
-//! discipline or one TCP configuration, so Python can name the experiment file's key). Errors become Python exceptions: a configuration value the core refuses
+//! same way), [`check_qdisc`] / [`check_tcp`] (the core's range checks of one queue
+//! discipline or one TCP configuration, so Python can name the experiment file's key), and
+//! [`parquet::write_parquet`] / [`parquet::write_parquet_stream`] (the results tables as
+//! Parquet files, from the core's columns and Python's lists, or from a pyarrow table). Errors become Python exceptions: a configuration value the core refuses
 //! raises `ConfigError` (a `ValueError`) carrying `key`, `value` and `allowed`; anything
 //! else the core could not finish raises `SimulationError`. A Rust panic never crosses
 //! the boundary: it is caught and turned into `SimulationError` with its message; a run over
@@ -25,6 +27,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use qdsim_core::results::{FlowResult, LinkResult, QdiscSeries, Series};
 use qdsim_core::sim::{Progress, RunError, Stop, Watch};
+
+mod parquet;
 
 /// The core's memory comes from mimalloc, not the C library's allocator: mimalloc asks the
 /// kernel for transparent huge pages (`madvise(MADV_HUGEPAGE)`, which kernels set to `madvise`
@@ -328,6 +332,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_qdisc, m)?)?;
     m.add_function(wrap_pyfunction!(check_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(pcap_file_name, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet::write_parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet::write_parquet_stream, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("BudgetError", m.py().get_type::<BudgetError>())?;

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["arrow_array", "arrow_column", "numbers"]
+__all__ = ["arrow_array", "arrow_column", "arrow_type", "numbers"]
 
 _F, _I, _S, _B, _U = pa.float64(), pa.int64(), pa.string(), pa.bool_(), pa.uint64()
 
@@ -173,16 +173,22 @@ def _string_array(known: list[str], valid: np.ndarray | None) -> pa.Array | None
     return pa.Array.from_buffers(_S, n, [_validity(valid), pa.py_buffer(offsets), pa.py_buffer(data)], null_count=n - len(known))
 
 
-#: Arrow's type of each column type the core hands over (``qdsim_core::arrow``).
-_CORE_TYPES = {"int64": _I, "float64": _F, "bool": _B, "string": _S}
+#: The Arrow type of each column type name of the results tables
+#: (:data:`qdsim.results.columns.TYPE_NAMES`, the core's names of its columns' types).
+_TYPES = {"int64": _I, "uint64": _U, "float64": _F, "bool": _B, "string": _S, "list<float64>": pa.list_(_F)}
 
 
-def arrow_column(arrow_type: str, length: int, null_count: int, validity: bytes | None, buffers: list[bytes]) -> pa.Array:
+def arrow_type(name: str) -> pa.DataType:
+    """Returns the Arrow type of a column type name (``"int64"``, ``"list<float64>"``, ...)."""
+    return _TYPES[name]
+
+
+def arrow_column(type_name: str, length: int, null_count: int, validity: bytes | None, buffers: list[bytes]) -> pa.Array:
     """Returns one column of the core's result rows (``_core.run``'s third value: its Arrow
     type, rows, nulls, validity bitmap and buffers in Arrow's layout) as an Arrow array,
     without copying its values."""
     data = [pa.py_buffer(b) for b in buffers]
-    if arrow_type == "map<string, int64>":
+    if type_name == "map<string, int64>":
         # A link's counts by reason are a map, never absent: the core sends no null map.
         assert validity is None, "the core's maps have no nulls"
         entries, key_offsets, keys, counts = data
@@ -192,4 +198,4 @@ def arrow_column(arrow_type: str, length: int, null_count: int, validity: bytes 
         offsets = pa.Array.from_buffers(pa.int32(), length + 1, [None, entries])
         return pa.MapArray.from_arrays(offsets, key_array, count_array)
     valid = None if validity is None else pa.py_buffer(validity)
-    return pa.Array.from_buffers(_CORE_TYPES[arrow_type], length, [valid, *data], null_count=null_count)
+    return pa.Array.from_buffers(_TYPES[type_name], length, [valid, *data], null_count=null_count)

@@ -1,7 +1,7 @@
 """A run's rows (its flows', its links') by column and as dicts, and each from the other.
 
-The core hands its flows' and links' rows over as Arrow columns (``_core.run``), a reference
-engine as lists of dicts; the tables are built from columns, a summary reads rows.
+The core hands its flows' and links' rows over as columns in Arrow's layout
+(:class:`~qdsim.results.columns.CoreColumn`, ``_core.run``), a reference engine as lists of dicts; the tables are built from columns, a summary reads rows.
 :class:`Rows` is both: the columns, and the rows made from them when read.
 """
 
@@ -11,11 +11,13 @@ import operator
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
+from .columns import CoreColumn
+
 __all__ = ["Rows", "by_column", "column_values", "field_values", "json_default", "rows_of"]
 
 
 class Rows(Sequence[dict[str, Any]]):
-    """Rows of columns (lists, or Arrow arrays as the core hands them over), each row a dict
+    """Rows of columns (lists, the core's columns, or Arrow arrays), each row a dict
     made when first read (:meth:`_finish` may add to it); a row read twice is the same dict.
 
     A run of 10⁵ flows has 4·10⁵ links and 10⁵ flows, whose rows as dicts take seconds to
@@ -95,9 +97,12 @@ def json_default(value: Any) -> Any:
 
 
 def _value_at(column: Any, i: int) -> Any:
-    """Returns row ``i`` of a list or Arrow array as a Python value (a map as a dict)."""
+    """Returns row ``i`` of a list, the core's column or an Arrow array as a Python value
+    (a map as a dict)."""
     if isinstance(column, list):
         return column[i]
+    if isinstance(column, CoreColumn):
+        return column.to_list()[i]
     return column[i].as_py(maps_as_pydicts="strict")
 
 
@@ -116,7 +121,7 @@ def by_column(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
 
 
 def rows_of(columns: dict[str, Any]) -> list[dict[str, Any]]:
-    """Returns the rows of lists or Arrow arrays per field (:func:`by_column`'s inverse; an
+    """Returns the rows of lists, the core's columns or Arrow arrays per field (:func:`by_column`'s inverse; an
     Arrow map's values as dicts)."""
     fields = list(columns)
     values = [column_values(column) for column in columns.values()]
@@ -124,15 +129,17 @@ def rows_of(columns: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def column_values(column: Any) -> list[Any]:
-    """Returns a column (a list, or an Arrow array) as a list of Python values, a map's as
-    dicts. (``to_pylist`` with ``maps_as_pydicts`` takes pyarrow's slow path, a microsecond a
+    """Returns a column (a list, the core's column, or an Arrow array) as a list of Python
+    values, a map's as dicts. (``to_pylist`` with ``maps_as_pydicts`` takes pyarrow's slow path, a microsecond a
     value, for every column; a map's entries are read here from its offsets, keys and items
     instead. Neither imports pandas or ``pyarrow.compute``, which ``to_numpy`` and
     ``is_valid`` do.)"""
-    import pyarrow as pa
-
     if isinstance(column, list):
         return column
+    if isinstance(column, CoreColumn):
+        return column.to_list()
+    import pyarrow as pa
+
     if not isinstance(column, pa.MapArray):
         return column.to_pylist()
     offsets = column.offsets.to_pylist()

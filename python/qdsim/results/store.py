@@ -43,15 +43,20 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
+from .. import _core
 from ..errors import SpecError
 from ..version import __version__
 from . import tables
-from .arrays import arrow_array, numbers
+from .columns import ColumnTable
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+# pyarrow (and the NumPy it imports) is imported by the functions that read or build Arrow
+# tables, not here: `qdsim run` writes its tables without it (0.1–0.2 s of CPU saved).
 
 __all__ = [
     "FIGURE_SUFFIXES",
@@ -119,9 +124,21 @@ def _atomic_write(path: Path, write) -> None:
         os.close(directory)
 
 
-def _write_parquet(path: Path, table: pa.Table) -> None:
+def _write_parquet(path: Path, table: ColumnTable | pa.Table) -> None:
+    """Writes a table (columns, or an Arrow table) as Parquet, atomically: through the
+    binding, one writer for every results file (Snappy, the Arrow schema embedded)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(path, lambda p: pq.write_table(table, p))
+    if isinstance(table, ColumnTable):
+        _atomic_write(path, table.write_parquet)
+    else:
+        _atomic_write(path, lambda p: _core.write_parquet_stream(str(p), table))
+
+
+def numbers(column: pa.Array | pa.ChunkedArray, dtype: type | None = None) -> np.ndarray:
+    """Returns a numeric Arrow column as a NumPy array (:func:`qdsim.results.arrays.numbers`)."""
+    from .arrays import numbers as read
+
+    return read(column, dtype)
 
 
 def json_text(value: Any, level: int = 0) -> str:
@@ -183,6 +200,8 @@ def read_parquet(path: Path, columns: list[str] | None = None) -> pa.Table:
     Through :class:`pyarrow.parquet.ParquetFile`, not ``pq.read_table``, which goes through
     ``pyarrow.dataset``: its import loads pandas (0.2 s) wherever it is installed, and it would
     add a column for a ``key=value`` directory anywhere in the path (a hive partition)."""
+    import pyarrow.parquet as pq
+
     with pq.ParquetFile(path) as f:
         return f.read(columns=columns)
 
@@ -193,6 +212,8 @@ def rows_where(table: pa.Table, conditions: dict[str, Any]) -> pa.Table:
     (:func:`qdsim.results.arrays.arrow_array`): ``pc.equal`` with a Python value, or
     ``pa.scalar``, converts it through pyarrow's pandas shim, which imports pandas (0.2 s)."""
     import pyarrow.compute as pc  # here, not at import: 40 ms a `qdsim run` need not pay
+
+    from .arrays import arrow_array
 
     for column, value in conditions.items():
         scalar = arrow_array([value], table.schema.field(column).type)[0]
@@ -225,7 +246,7 @@ def table_names() -> tuple[str, ...]:
     return _ALL_TABLES
 
 
-def _write_tables(out_dir: Path, by_name: dict[str, pa.Table]) -> None:
+def _write_tables(out_dir: Path, by_name: dict[str, ColumnTable | pa.Table]) -> None:
     """Writes every table of ``_ALL_TABLES`` that ``by_name`` holds with rows, and removes the
     others' files, so that no table of an earlier run or grid is left beside them."""
     for name in _ALL_TABLES:
@@ -239,7 +260,7 @@ def _write_tables(out_dir: Path, by_name: dict[str, pa.Table]) -> None:
 # --- a run --------------------------------------------------------------------------------------
 
 
-def run_tables_with_ids(summary: dict[str, Any], by_name: dict[str, pa.Table]) -> dict[str, pa.Table]:
+def run_tables_with_ids(summary: dict[str, Any], by_name: dict[str, ColumnTable | pa.Table]) -> dict[str, ColumnTable | pa.Table]:
     """Returns one run's tables (:func:`qdsim.results.tables.run_tables`) as a run's results
     directory holds them: each with the run's ``seed`` first."""
     ids = [("seed", tables.SEED, summary["seed"])]
@@ -258,7 +279,7 @@ def summary_record(summary: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in summary.items() if key not in SUMMARY_ROWS} | {"qdsim_version": __version__}
 
 
-def write_run(out_dir: Path, raw: dict[str, Any], config_text: str, summary: dict[str, Any], by_name: dict[str, pa.Table]) -> None:
+def write_run(out_dir: Path, raw: dict[str, Any], config_text: str, summary: dict[str, Any], by_name: dict[str, ColumnTable | pa.Table]) -> None:
     """Writes one run's results: ``spec.json``, ``config.json`` (``config_text``, the
     :func:`json_text` of the resolved configuration, which the core ran), ``summary.json``
     (:func:`summary_record`) and its tables (:func:`run_tables_with_ids`), replacing every
@@ -432,8 +453,9 @@ class PointWriter:
     def __exit__(self, *exc: object) -> None:
         self.flush()
 
-    def add(self, key: str, seed: int, by_name: dict[str, pa.Table]) -> None:
+    def add(self, key: str, seed: int, by_name: dict[str, ColumnTable | pa.Table]) -> None:
         """Adds the tables of the finished run ``key`` (seeded ``seed``); writes the batch when due."""
+        by_name = {name: tables.arrow_table(table) for name, table in by_name.items()}
         self._pending.append((key, seed, by_name))
         self._bytes += sum(table.nbytes for table in by_name.values())
         if len(self._pending) >= self.every_points or self._bytes >= self.every_bytes or time.monotonic() - self._since >= self.every_s:
@@ -444,13 +466,15 @@ class PointWriter:
         self._since = time.monotonic()
         if not self._pending:
             return
+        import pyarrow as pa
+
         batch = f"{time.time_ns():020d}-{os.getpid()}"
         parts: dict[str, list[pa.Table]] = {}
         for key, seed, by_name in self._pending:
             for name, table in by_name.items():
-                ids = [("point_key", pa.string(), key)]
+                ids = [("point_key", "string", key)]
                 if name == "points":
-                    ids += [("seed", tables.SEED, seed), ("code_version", pa.string(), self.code_version)]
+                    ids += [("seed", tables.SEED, seed), ("code_version", "string", self.code_version)]
                 parts.setdefault(name, []).append(tables.with_ids(table, ids))
         # The points file last: a batch whose points file is missing (a crash) never counts.
         for name in sorted(parts, key=lambda n: n == "points"):
@@ -471,6 +495,9 @@ def _damaged(path: Path) -> bool:
     """Returns whether the stored run file ``path`` cannot be read (truncated, empty, not
     Parquet), naming it once on stderr: its batch then counts as not stored, so a sweep reruns
     its runs and every reader leaves it out."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
         pq.read_metadata(path)
         return False
@@ -501,6 +528,10 @@ def stored_runs(out_dir: Path) -> pa.Table:
     """Returns one row per stored run of a sweep: ``point_key``, ``seed``, ``code_version``,
     ``wall_s`` and ``batch`` (a run stored twice has two rows); a batch with a damaged file
     (:func:`_damaged`) is left out."""
+    import pyarrow as pa
+
+    from .arrays import arrow_array, arrow_type
+
     columns = ["point_key", "seed", "code_version", "wall_s"]
     read: list[pa.Table] = []
     damaged = _damaged_batches(out_dir)
@@ -510,7 +541,8 @@ def stored_runs(out_dir: Path) -> pa.Table:
         part = read_parquet(path, columns=columns)
         read.append(part.append_column("batch", arrow_array([path.stem] * part.num_rows, pa.string())))
     if not read:
-        return pa.table({c: arrow_array([], t) for c, t in (("point_key", pa.string()), ("seed", tables.SEED), ("code_version", pa.string()), ("wall_s", pa.float64()), ("batch", pa.string()))})
+        empty = (("point_key", "string"), ("seed", tables.SEED), ("code_version", "string"), ("wall_s", "float64"), ("batch", "string"))
+        return pa.table({c: arrow_array([], arrow_type(t)) for c, t in empty})
     return pa.concat_tables(read)
 
 
@@ -533,7 +565,10 @@ def legacy_points(out_dir: Path) -> int:
 def _read_committed(out_dir: Path, name: str, committed: dict[str, str], keys: pa.Array) -> pa.Table | None:
     """Returns the rows of table ``name`` of the runs ``keys`` (each from the batch that
     committed it) with ``__run``, the run's index in ``keys``, sorted by run then row."""
+    import pyarrow as pa
     import pyarrow.compute as pc  # here, not at import: 40 ms a `qdsim run` need not pay
+
+    from .arrays import arrow_array
 
     by_batch: dict[str, list[str]] = {}
     for key in keys.to_pylist():
@@ -561,6 +596,8 @@ def write_sweep_tables(out_dir: Path, ids: pa.Table) -> int:
     gets the rows of the stored runs among them, in that order; a table no run has rows for
     is removed. Returns how many of the runs are not stored.
     """
+    import pyarrow as pa
+
     out_dir = Path(out_dir)
     committed = committed_runs(out_dir)
     keys = ids.column("point_key").combine_chunks()
@@ -581,7 +618,10 @@ def prune(out_dir: Path, keep: Iterable[str], version: str) -> tuple[int, int]:
     """Removes the stored runs of a sweep that are stale: not among the point keys ``keep``
     (the sweep's current grid), keyed by another code version than ``version``, or stored
     in the old JSON format. Returns how many runs were removed and how many are kept."""
+    import pyarrow as pa
     import pyarrow.compute as pc  # here, not at import: 40 ms a `qdsim run` need not pay
+
+    from .arrays import arrow_array
 
     out_dir = Path(out_dir)
     keep_set = set(keep)

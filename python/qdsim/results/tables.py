@@ -13,8 +13,12 @@ quantity such as ``"20pkt"`` also ``<key>__value`` (a float in the base unit: s,
 pkt) and ``<key>__unit`` (so that SQL sorts ``20pkt`` before ``200pkt``), then ``rep`` and
 ``point_key``.
 
-This module makes Arrow tables and touches no file (:mod:`qdsim.results.store` writes and
-reads them). With :mod:`qdsim.run.one` (the summary) it decides what a stored sweep point
+This module makes the tables and touches no file (:mod:`qdsim.results.store` writes and
+reads them). A run's ``points``, ``flows``, ``groups`` and ``links`` are
+:class:`~qdsim.results.columns.ColumnTable` s — the core's columns as it handed them over and
+lists of Python values, with the column types by name — so that ``qdsim run`` imports
+neither pyarrow nor NumPy; its sampled series are Arrow tables
+(:mod:`qdsim.results.series_tables`); :func:`arrow_table` gives either as Arrow. With :mod:`qdsim.run.one` (the summary) it decides what a stored sweep point
 holds, so both files are part of the code version that keys stored points
 (:func:`qdsim.run.one.code_version`).
 """
@@ -22,19 +26,20 @@ holds, so both files are part of the code version that keys stored points
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from ..experiment import units
-from .arrays import arrow_array, numbers
+from .columns import ColumnTable, CoreColumn
 from .links import link_named
 from .rows import Rows, column_values, field_values
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = [
     "SEED",
@@ -42,6 +47,7 @@ __all__ = [
     "TABLES",
     "Column",
     "SweptColumn",
+    "arrow_table",
     "axis_cells",
     "column_list",
     "columns",
@@ -54,7 +60,7 @@ __all__ = [
 ]
 
 #: The type of every seed column.
-SEED = pa.uint64()
+SEED = "uint64"
 #: Tables every results directory has, one Parquet file each.
 TABLES = ("points", "flows", "groups", "links")
 #: Tables present when a run has rows for them: the sampled series, when it sampled them, and
@@ -62,7 +68,8 @@ TABLES = ("points", "flows", "groups", "links")
 #: completion time, an unfinished one's censored at the end of the run).
 SERIES_TABLES = ("series_queue", "series_tcp", "series_tcp_events", "series_qdisc", "series_packets", "series_reasons", "transfers")
 
-_F, _I, _S, _B = pa.float64(), pa.int64(), pa.string(), pa.bool_()
+#: The column types by name (:data:`qdsim.results.columns.TYPE_NAMES`).
+_F, _I, _S, _B, _LIST_F = "float64", "int64", "string", "bool", "list<float64>"
 
 
 @functools.cache
@@ -83,10 +90,11 @@ def mark_reasons() -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Column:
-    """One column of a results table: its name, stored type, unit and meaning."""
+    """One column of a results table: its name, stored type (its name:
+    :data:`qdsim.results.columns.TYPE_NAMES`), unit and meaning."""
 
     name: str
-    type: pa.DataType
+    type: str
     unit: str
     doc: str
 
@@ -94,7 +102,7 @@ class Column:
 _DTYPES = {"int64": _I, "float64": _F, "string": _S, "bool": _B}
 
 
-def _col(name: str, kind: pa.DataType, doc: str, unit: str = "") -> Column:
+def _col(name: str, kind: str, doc: str, unit: str = "") -> Column:
     """A column the Python side computes (its unit written out: the core's come from their
     names, ``qdsim_core::columns::unit_of``)."""
     return Column(name, kind, unit, doc)
@@ -151,7 +159,7 @@ _DERIVED: dict[str, tuple[Column, ...]] = {
         _col("shared_arrivals", _I, "of those, transfers that found every host pair of the pool busy and shared one"),
         _col("mean_in_progress", _F, "time-weighted mean number of its transfers in progress over the window"),
         _col("max_in_progress", _I, "most transfers in progress at once in the window"),
-        _col("in_progress_fraction", pa.list_(_F), "fraction of the window with exactly n transfers in progress, n = 0, 1, ... (null for a group of several generators)"),
+        _col("in_progress_fraction", _LIST_F, "fraction of the window with exactly n transfers in progress, n = 0, 1, ... (null for a group of several generators)"),
     ),
     "links": (
         _col("overflow_drops", _I, "drops because the buffer was full (`drops_overflow`)"),
@@ -176,21 +184,25 @@ def column_list(table: str) -> tuple[Column, ...]:
     return (*core, *_DERIVED.get(table, ()))
 
 
-def columns(table: str) -> tuple[tuple[str, pa.DataType], ...]:
-    """Returns ``table``'s own columns (after the identifying ones) and their types, in order."""
+def columns(table: str) -> tuple[tuple[str, str], ...]:
+    """Returns ``table``'s own columns (after the identifying ones) and their type names, in order."""
     return tuple((c.name, c.type) for c in column_list(table))
 
 
 def schema(table: str) -> pa.Schema:
-    """Returns the schema of ``table``'s own columns."""
-    return pa.schema([pa.field(name, kind) for name, kind in columns(table)])
+    """Returns the Arrow schema of ``table``'s own columns (imports pyarrow)."""
+    import pyarrow as pa
+
+    from .arrays import arrow_type
+
+    return pa.schema([pa.field(name, arrow_type(kind)) for name, kind in columns(table)])
 
 
-def _from_rows(table: str, rows: list[dict[str, Any]]) -> pa.Table:
+def _from_rows(table: str, rows: list[dict[str, Any]]) -> ColumnTable:
     """Returns ``rows`` as ``table``'s schema; a key the schema lacks is an error (a column
     that would drift from the documented layout), a column the rows lack is null."""
     _check_keys(table, rows)
-    return pa.Table.from_arrays([arrow_array([row.get(name) for row in rows], kind) for name, kind in columns(table)], schema=schema(table))
+    return ColumnTable(columns(table), {name: [row.get(name) for row in rows] for name, _ in columns(table)}, len(rows))
 
 
 def _check_keys(table: str, rows: list[dict[str, Any]], nested: frozenset[str] = frozenset()) -> set[str]:
@@ -203,20 +215,15 @@ def _check_keys(table: str, rows: list[dict[str, Any]], nested: frozenset[str] =
     return names
 
 
-def _from_columns(table: str, data: dict[str, Any]) -> pa.Table:
-    """Returns ``data`` (column → NumPy array, list or Arrow array) as ``table``'s schema."""
-    out = []
-    for name, kind in columns(table):
-        values = data[name]
-        if isinstance(values, np.ndarray) and values.dtype.kind == "u":
-            values = values.astype(np.int64)  # the core's unsigned counts and indexes
-        out.append(values if isinstance(values, pa.Array) else arrow_array(values, kind))
-    return pa.Table.from_arrays(out, schema=schema(table))
+def _from_columns(table: str, data: dict[str, list[Any] | CoreColumn]) -> ColumnTable:
+    """Returns ``data`` (column → list or the core's column) as ``table``'s schema."""
+    fields = columns(table)
+    return ColumnTable(fields, {name: data[name] for name, _ in fields}, len(data[fields[0][0]]))
 
 
-def _links_table(links: dict[str, Any]) -> pa.Table:
-    """Returns the ``links`` table of a run's links by column (``results["links"]``: Arrow
-    arrays from the core, lists from a reference engine): a link's drops and marks by reason
+def _links_table(links: dict[str, Any]) -> ColumnTable:
+    """Returns the ``links`` table of a run's links by column (``results["links"]``: the
+    core's columns, or lists from a reference engine): a link's drops and marks by reason
     (``drops_by_reason``: reason → count, or null from an engine that does not tell them
     apart) become one column per reason of the core's catalog, 0 where a link had none and
     null where it could not say, and its drops split into ``overflow_drops`` and
@@ -229,144 +236,92 @@ def _links_table(links: dict[str, Any]) -> pa.Table:
     count = len(next(iter(links.values()), []))
     data: dict[str, Any] = {}
     for what, reasons in by_reason.items():
-        rows, keys, counts, unknown = _reason_entries(links.get(f"{what}_by_reason", [None] * count), count)
-        if set(keys) - set(reasons):
-            raise ValueError(f"links: {what} reasons {sorted(set(keys) - set(reasons))} are not in the core's catalog")
-        for reason in reasons:
-            column = np.zeros(count, dtype=np.int64)
-            chosen = keys == reason
-            column[rows[chosen]] = counts[chosen]
-            data[f"{what}_{reason}"] = column, unknown
+        entries, unknown = _reason_entries(links.get(f"{what}_by_reason"), count)
+        strange = {key for _, key, _ in entries} - set(reasons)
+        if strange:
+            raise ValueError(f"links: {what} reasons {sorted(strange)} are not in the core's catalog")
+        made = {reason: [0] * count for reason in reasons}
+        for row, key, n in entries:
+            made[key][row] = n
+        for row in unknown:
+            for column in made.values():
+                column[row] = None
+        data.update((f"{what}_{reason}", column) for reason, column in made.items())
     # drop_split's rule by column: the overflows, and every other drop.
-    overflow, unknown = data["drops_overflow"]
-    drops, no_drops = _int_column(links.get("drops", [None] * count))
-    data["overflow_drops"] = overflow, unknown
-    data["aqm_drops"] = drops - overflow, _either(unknown, no_drops)
-    arrays = {name: arrow_array(values, _I, mask=mask) for name, (values, mask) in data.items()}
-    return _from_columns("links", {name: arrays[name] if name in arrays else links.get(name, [None] * count) for name in names})
+    overflow = data["drops_overflow"]
+    drops = column_values(links.get("drops", [None] * count))
+    data["overflow_drops"] = overflow
+    data["aqm_drops"] = [None if d is None or o is None else d - o for d, o in zip(drops, overflow, strict=True)]
+    return _from_columns("links", {name: data[name] if name in data else links.get(name, [None] * count) for name in names})
 
 
-def _flows_table(summary: dict[str, Any], flows: Any) -> pa.Table:
+def _flows_table(summary: dict[str, Any], flows: Any) -> ColumnTable:
     """Returns the ``flows`` table: the core's columns (``results["flows"]``, :class:`Rows`
-    of Arrow arrays) with each flow's ``user`` from the summary, whose rows hold the same
-    values; a reference engine's flows from the summary's rows."""
+    of the core's columns) with each flow's ``user`` from the summary, whose rows hold the
+    same values; a reference engine's flows from the summary's rows."""
     if isinstance(flows, Rows):
         return _from_columns("flows", {**flows.columns, "user": field_values(summary["flows"], "user")})
     return _from_rows("flows", summary["flows"])
 
 
-def _reason_entries(given: Any, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    """Returns a column of counts by reason (an Arrow ``map<string, int64>`` from the core,
-    or a list of dicts and Nones from a reference engine) as its entries — each one's row,
-    reason and count — and the rows without a map (None where there are none)."""
-    if isinstance(given, pa.MapArray):
-        offsets = numbers(given.offsets)
-        first, last = int(offsets[0]), int(offsets[-1])
-        rows = np.repeat(np.arange(count), np.diff(offsets))
-        keys = np.asarray(given.keys[first:last].to_pylist(), dtype=object)
-        counts = numbers(given.items[first:last], np.int64)
-        unknown = np.fromiter((v is None for v in given.to_pylist()), dtype=bool, count=count) if given.null_count else None
-        return rows, keys, counts, unknown
+def _reason_entries(given: Any, count: int) -> tuple[list[tuple[int, str, int]], list[int]]:
+    """Returns a column of counts by reason (the core's ``map<string, int64>`` column, a
+    list of dicts and Nones from a reference engine, or None: not told) as its entries —
+    each one's row, reason and count — and the rows without a map."""
+    if given is None:
+        return [], list(range(count))
+    if isinstance(given, CoreColumn):
+        offsets, keys, counts = given.map_entries()
+        entries = [(row, keys[j], counts[j]) for row, (first, end) in enumerate(itertools.pairwise(offsets)) if first != end for j in range(first, end)]
+        unknown = [row for row, reasons in enumerate(given.to_list()) if reasons is None] if given.null_count else []
+        return entries, unknown
     entries = [(row, key, n) for row, reasons in enumerate(given) if reasons for key, n in reasons.items()]
-    unknown = np.fromiter((reasons is None for reasons in given), dtype=bool, count=count)
-    return (
-        np.asarray([row for row, _, _ in entries], dtype=np.intp),
-        np.asarray([key for _, key, _ in entries], dtype=object),
-        np.asarray([n for _, _, n in entries], dtype=np.int64),
-        unknown if unknown.any() else None,
-    )
-
-
-def _either(first: np.ndarray | None, second: np.ndarray | None) -> np.ndarray | None:
-    """Returns the places null in either of two null masks (None: no null in either)."""
-    if first is None or second is None:
-        return second if first is None else first
-    return first | second
-
-
-def _int_column(values: Any) -> tuple[np.ndarray, np.ndarray | None]:
-    """Returns a column of counts (an Arrow array or a list with Nones) as int64 values, 0
-    at nulls, and where the nulls are (None where there are none)."""
-    if isinstance(values, pa.Array):
-        if not values.null_count:
-            return numbers(values, np.int64), None
-        values = values.to_pylist()
-    nulls = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
-    return np.asarray([0 if v is None else v for v in values], dtype=np.int64), nulls if nulls.any() else None
+    return entries, [row for row, reasons in enumerate(given) if reasons is None]
 
 
 _POINT_KEYS = ("jain_index", "bottleneck", "bottleneck_utilization", "fair_share_bps", "events", "packets_forwarded", "duration_s", "warmup_s", "wall_s")
 
 
-def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, pa.Table]:
+def run_tables(summary: dict[str, Any], results: dict[str, Any]) -> dict[str, ColumnTable | pa.Table]:
     """Returns the tables one run contributes, without identifying columns: ``points``,
     ``flows`` and ``groups`` from its summary (:func:`qdsim.run.one.summarize`), ``links``
-    from its results' links by column, and the sampled series of its results
-    (``series_queue``, ``series_tcp``, ``series_tcp_events``, ``series_qdisc``,
-    ``series_packets``, ``series_reasons``) and its ``transfers``, those that hold rows."""
+    from its results' links by column (these four as :class:`ColumnTable` s), and the
+    sampled series of its results (``series_queue``, ``series_tcp``, ``series_tcp_events``,
+    ``series_qdisc``, ``series_packets``, ``series_reasons``) and its ``transfers``, those
+    that hold rows, as Arrow tables (:func:`qdsim.results.series_tables.series_tables`,
+    imported only then: it needs NumPy and pyarrow)."""
     point = {key: summary[key] for key in _POINT_KEYS} | {"packets_not_recorded": summary.get("packets_not_recorded")}
     bottleneck = link_named(summary["links"], summary["bottleneck"])
     point["bottleneck_drops"] = None if bottleneck is None else bottleneck["drops"]
-    out = {
+    out: dict[str, ColumnTable | pa.Table] = {
         "points": _from_rows("points", [point]),
         "flows": _flows_table(summary, results["flows"]),
         "groups": _from_rows("groups", summary["groups"]),
         "links": _links_table(results["links"]),
     }
-    series = results["series"]
-    names = np.asarray(column_values(results["links"].get("name", [])), dtype=object)
-    queue = series["queue"]
-    if len(queue["t"]):
-        drops, overflow = np.asarray(queue["drops"], dtype=np.int64), np.asarray(queue["overflow_drops"], dtype=np.int64)
-        # Cumulative, like `drops`: everything but buffer overflows (see links.aqm_drops).
-        if "tx_bytes" in queue:
-            sent = {"tx_bytes": queue["tx_bytes"], "utilization": _utilization(queue, column_values(results["links"].get("rate_bps", [])))}
-        else:
-            sent = {"tx_bytes": [None] * len(queue["t"]), "utilization": [None] * len(queue["t"])}
-        # NaN, the binding's none (no packet left the queue since the link's previous sample), is null.
-        sojourn = np.asarray(queue["sojourn_s"], dtype=np.float64)
-        sojourn_s = arrow_array(sojourn, _F, mask=np.isnan(sojourn))
-        out["series_queue"] = _from_columns("series_queue", {**queue, "sojourn_s": sojourn_s, "link_name": names[np.asarray(queue["link"], dtype=np.intp)], "aqm_drops": drops - overflow, **sent})
-    if len(series["tcp"]["t"]):
-        out["series_tcp"] = _from_columns("series_tcp", series["tcp"])
-    events = series.get("tcp_events", {"t": []})
-    if len(events["t"]):
-        out["series_tcp_events"] = _from_columns("series_tcp_events", events)
-    internals = series.get("qdisc", {"t": []})
-    if len(internals["t"]):
-        link_name = names[np.asarray(internals["link"], dtype=np.intp)]
-        out["series_qdisc"] = _from_columns("series_qdisc", {**internals, "var": np.asarray(internals["var"], dtype=object), "link_name": link_name})
-    packets = series.get("packets", {"t": []})
-    if len(packets["t"]):
-        out["series_packets"] = _from_columns("series_packets", packets)
-    reasons = series.get("reasons", {"t": []})
-    if len(reasons["t"]):
-        out["series_reasons"] = _from_columns("series_reasons", {**reasons, "link_name": names[np.asarray(reasons["link"], dtype=np.intp)]})
-    transfers = results.get("transfers", {"flow": []})
-    if len(transfers["flow"]):
-        out["transfers"] = _from_columns("transfers", transfers)
+    series = [*results["series"].values(), results.get("transfers", {})]
+    if any(len(column) for table in series for column in table.values()):
+        from .series_tables import series_tables
+
+        out.update(series_tables(results, columns))
     return out
 
 
-def _utilization(queue: dict[str, Any], rates: list[int]) -> np.ndarray:
-    """Returns each queue sample's link utilization over the interval since the link's
-    previous sample: ``tx_bytes × 8 / (rate × interval)``; NaN for a link's first sample."""
-    t = np.asarray(queue["t"], dtype=float)
-    link = np.asarray(queue["link"], dtype=np.intp)
-    tx = np.asarray(queue["tx_bytes"], dtype=float)
-    util = np.full(len(t), np.nan)
-    for index in np.unique(link):
-        rows = np.flatnonzero(link == index)
-        span = np.diff(t[rows])
-        util[rows[1:]] = np.where(span > 0, tx[rows[1:]] * 8 / (rates[index] * np.where(span > 0, span, 1)), np.nan)
-    return util
+def with_ids(table: ColumnTable | pa.Table, ids: list[tuple[str, str, Any]]) -> ColumnTable | pa.Table:
+    """Returns ``table`` with constant identifying columns ``(name, type name, value)`` first."""
+    if isinstance(table, ColumnTable):
+        return table.with_ids(ids)
+    import pyarrow as pa
 
+    from .arrays import arrow_array, arrow_type
 
-def with_ids(table: pa.Table, ids: list[tuple[str, pa.DataType, Any]]) -> pa.Table:
-    """Returns ``table`` with constant identifying columns ``(name, type, value)`` first."""
-    n = table.num_rows
-    constant = {name: arrow_array([value] * n, kind) for name, kind, value in ids}
+    constant = {name: arrow_array([value] * table.num_rows, arrow_type(kind)) for name, kind, value in ids}
     return pa.table({**constant, **{name: table.column(name) for name in table.column_names}})
+
+
+def arrow_table(table: ColumnTable | pa.Table) -> pa.Table:
+    """Returns a table of :func:`run_tables` as an Arrow table (imports pyarrow)."""
+    return table.to_arrow() if isinstance(table, ColumnTable) else table
 
 
 # --- swept keys as columns ---------------------------------------------------------------------
@@ -421,7 +376,7 @@ class SweptColumn:
     """One identifying column made from a swept key: its name, type and one cell per value."""
 
     name: str
-    type: pa.DataType
+    type: str
     cells: list[Any]
 
 
@@ -432,9 +387,9 @@ def swept_columns(key: str, values: list[Any]) -> list[SweptColumn]:
     cells = axis_cells(values)
     kinds = {_kind(cell) for cell in cells}
     if key == "experiment.seed":
-        kind: pa.DataType = SEED
+        kind = SEED
     elif kinds == {"int"}:
-        kind = pa.uint64() if any(cell >= 2**63 for cell in cells) else _I
+        kind = "uint64" if any(cell >= 2**63 for cell in cells) else _I
     elif kinds <= {"int", "float"}:
         kind = _F
     elif kinds == {"bool"}:

@@ -3,7 +3,9 @@
 :func:`run_config` hands the configuration to ``qdsim._core.run`` (which releases the GIL)
 under a memory budget (:func:`default_memory_limit`), with an optional progress callback,
 and measures wall-clock time; the sampled queue and TCP series come back as NumPy columns
-(:func:`series_as_lists` turns them into lists for JSON). :func:`summarize` turns the core's
+(:func:`series_as_lists` turns them into lists for JSON), or as empty lists when the run
+sampled none: NumPy is imported only by a run that sampled (``qdsim run`` of an unsampled
+file imports neither NumPy nor pyarrow, 0.1–0.2 s of CPU). :func:`summarize` turns the core's
 results into the summary ``qdsim run --json`` prints and the results tables hold: fairness,
 per-flow, per-group (with users) and per-link figures. Counters (drops, retransmissions,
 timeouts) cover the measurement window, their ``*_total`` columns the whole run. Completion
@@ -29,14 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .. import _core
 from ..errors import BudgetError, SpecError
 from ..experiment.resolve import core_json
 from ..experiment.tcp_options import resolved_options
 from ..experiment.topologies import BOTTLENECK
-from ..results.arrays import arrow_column
+from ..results.columns import CoreColumn
 from ..results.links import LinkRows, link_named
 from ..results.rows import Rows, field_values
 
@@ -61,7 +61,7 @@ __all__ = [
 #: summary (this file), the tables' rows and schemas, and how the core's rows and the
 #: tables' columns are read and made, as paths from the package's root (``python/qdsim/``).
 #: Part of :func:`code_version`.
-PYTHON_SOURCES = ("run/one.py", "results/tables.py", "results/arrays.py", "results/rows.py", "results/links.py")
+PYTHON_SOURCES = ("run/one.py", "results/tables.py", "results/series_tables.py", "results/columns.py", "results/arrays.py", "results/rows.py", "results/links.py")
 
 #: The package's root, which :data:`PYTHON_SOURCES` are relative to.
 PACKAGE_ROOT = Path(__file__).parent.parent
@@ -77,10 +77,11 @@ class RunOutcome:
     """One finished run: its configuration, the core's results and the wall-clock time.
 
     ``results`` is the core's ``RunResults``: the groups as rows, the flows as rows (from
-    the core a :class:`~qdsim.results.rows.Rows` of its Arrow columns, made as read), the
-    links by column (``results["links"]``: one Arrow array per field from the core, one list
-    per field from a reference engine; :func:`qdsim.results.rows.rows_of` gives rows), the
-    sampled series as NumPy columns."""
+    the core a :class:`~qdsim.results.rows.Rows` of its columns, made as read), the links
+    by column (``results["links"]``: one :class:`~qdsim.results.columns.CoreColumn` per
+    field from the core, one list per field from a reference engine;
+    :func:`qdsim.results.rows.rows_of` gives rows), the sampled series as NumPy columns
+    (empty lists when the run sampled none)."""
 
     config: dict[str, Any]
     results: dict[str, Any]
@@ -129,19 +130,28 @@ def run_config(config: dict[str, Any], memory_limit: int | None = None, progress
     except _core.BudgetError as exc:
         raise BudgetError(exc.what, exc.detail, exc.used, exc.limit, exc.at_s, exc.before_build) from None
     results = json.loads(results_text)
-    # The flows' and links' rows come as Arrow columns: the links stay so, the flows are
-    # rows made of them as read (the flows table is built from the columns).
-    by_column = {kind: {name: arrow_column(*column) for name, column in table.items()} for kind, table in rows.items()}
+    # The flows' and links' rows come as columns: the links stay so, the flows are rows
+    # made of them as read (the flows table is built from the columns).
+    by_column = {kind: {name: CoreColumn(*column) for name, column in table.items()} for kind, table in rows.items()}
     results["links"] = by_column["links"]
     results["flows"] = Rows(by_column["flows"])
-    for kind, table in columns.items():
-        results["series"][kind] = {name: np.frombuffer(data, dtype=dtype) for name, (dtype, data) in table.items()}
+    results["series"].update(_series_columns(columns))
     return RunOutcome(config=config, results=results, wall_s=time.perf_counter() - started)
+
+
+def _series_columns(columns: dict[str, dict[str, tuple[str, bytes]]]) -> dict[str, dict[str, Any]]:
+    """Returns the binding's series columns (``{kind: {column: (dtype, bytes)}}``) as NumPy
+    arrays, or as empty lists when every one is empty (NumPy not imported)."""
+    if not any(data for table in columns.values() for _, data in table.values()):
+        return {kind: {name: [] for name in table} for kind, table in columns.items()}
+    import numpy as np
+
+    return {kind: {name: np.frombuffer(data, dtype=dtype) for name, (dtype, data) in table.items()} for kind, table in columns.items()}
 
 
 def series_as_lists(results: dict[str, Any]) -> dict[str, Any]:
     """Returns ``results`` with its NumPy series columns turned into lists (JSON-ready)."""
-    series = {kind: {name: col.tolist() if isinstance(col, np.ndarray) else col for name, col in table.items()} for kind, table in results["series"].items()}
+    series = {kind: {name: col.tolist() if hasattr(col, "tolist") else col for name, col in table.items()} for kind, table in results["series"].items()}
     return {**results, "series": series}
 
 

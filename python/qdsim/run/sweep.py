@@ -50,7 +50,7 @@ from ..errors import SpecError
 from ..experiment.resolve import config_json, resolve
 from ..experiment.spec import apply_override, validate
 from ..results import store, tables
-from ..results.arrays import arrow_array
+from ..results.arrays import arrow_array, arrow_type
 from . import process
 from .capture import refuse_in_sweep
 from .one import code_version, default_memory_limit, run_config, summarize
@@ -222,7 +222,10 @@ def _simulate(config: dict[str, Any], memory_limit: int | None) -> _Ran | _Faile
     limit = memory_limit if memory_limit is not None else default_memory_limit(os.cpu_count() or 1)
     try:
         outcome = run_config(config, memory_limit=limit)
-        return _Ran(code_version(), tables.run_tables(summarize(outcome), outcome.results))
+        # As Arrow tables here, in the worker: the conversion runs in parallel, and the
+        # tables travel to the sweep's process in Arrow's own pickling.
+        by_name = tables.run_tables(summarize(outcome), outcome.results)
+        return _Ran(code_version(), {name: tables.arrow_table(table) for name, table in by_name.items()})
     except Exception as exc:
         return _Failed(exc, traceback.format_exc())
 
@@ -480,8 +483,8 @@ def collect(out_dir: Path, points: list[Point], raw: dict[str, Any]) -> int:
     columns: dict[str, pa.Array] = {}
     for position, (key, values) in enumerate(grid.items()):
         for column in tables.swept_columns(key, values):
-            columns[column.name] = arrow_array([column.cells[p.index[position]] for p in points], column.type)
+            columns[column.name] = arrow_array([column.cells[p.index[position]] for p in points], arrow_type(column.type))
     columns["rep"] = arrow_array([p.rep for p in points], pa.int64())
-    columns["seed"] = arrow_array([p.seed for p in points], tables.SEED)
+    columns["seed"] = arrow_array([p.seed for p in points], arrow_type(tables.SEED))
     columns["point_key"] = arrow_array([p.key for p in points], pa.string())
     return store.write_sweep_tables(out_dir, pa.table(columns))
