@@ -170,9 +170,12 @@ def test_the_cores_rows_come_as_arrow_columns_and_read_back_as_the_rows_and_tabl
     assert {c.arrow_type for c in links.values()} <= {"int64", "float64", "string", "map<string, int64>"}
     assert {c.arrow_type for c in flows.values()} >= {"int64", "float64", "string", "bool"}
     assert {c.to_arrow().type for c in links.values()} <= {pa.int64(), pa.float64(), pa.string(), pa.map_(pa.string(), pa.int64())}
-    # The columns' values read from their buffers without pyarrow are pyarrow's.
+    # The columns' values read from their buffers without pyarrow are pyarrow's, row by row
+    # (before the whole column is read, from the buffers alone) and all at once.
     for column in (*links.values(), *flows.values()):
-        assert column.to_list() == column_values(column.to_arrow()), column
+        expected = column_values(column.to_arrow())
+        assert [column.value_at(i) for i in range(len(column))] == expected, column
+        assert column.to_list() == expected and column.value_at(len(column) - 1) == expected[-1], column
     assert flows["fct_s"].null_count == len(flows["fct_s"]), "saturated flows have no completion time"
     as_rows = rows_of(links)
     as_lists = by_column(as_rows)

@@ -128,3 +128,25 @@ def test_an_arrow_table_is_written_as_it_is(tmp_path):
     assert ours.equals(theirs) and ours.schema.equals(theirs.schema, check_metadata=True) and ours.num_rows == 3
     with pytest.raises(AttributeError):
         _core.write_parquet_stream(str(tmp_path / "u.parquet"), [1, 2])
+
+
+@pytest.mark.parametrize(
+    ("kind", "values"),
+    [
+        ("int64", [None, 1, -(2**63), *range(5), None, None, 2**63 - 1, *range(6), None]),
+        ("float64", [0.5, None, -1.0, *[float(i) for i in range(12)], None, 1e300]),
+        ("bool", [True, None, False, *[i % 3 == 0 for i in range(13)], None]),
+        ("string", ["a", None, "", "µs é 中", *[f"l{i}" for i in range(12)], None]),
+        ("string", [f"r{i}" for i in range(17)]),
+        ("int64", [None] * 9),
+    ],
+)
+def test_a_core_column_reads_its_rows_as_pyarrow_does(kind, values):
+    from qdsim.results.arrays import arrow_array, arrow_type
+    from qdsim.results.columns import CoreColumn
+
+    array = arrow_array(values, arrow_type(kind))
+    validity, *buffers = array.buffers()
+    column = CoreColumn(kind, len(array), array.null_count, None if validity is None else validity.to_pybytes(), [b.to_pybytes() for b in buffers])
+    assert [column.value_at(i) for i in range(len(values))] == values
+    assert column.to_list() == values and column.to_arrow().equals(array)

@@ -102,7 +102,7 @@ def _value_at(column: Any, i: int) -> Any:
     if isinstance(column, list):
         return column[i]
     if isinstance(column, CoreColumn):
-        return column.to_list()[i]
+        return column.value_at(i)
     return column[i].as_py(maps_as_pydicts="strict")
 
 
