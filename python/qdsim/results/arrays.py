@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["arrow_array", "arrow_column", "arrow_type", "numbers"]
+__all__ = ["arrow_array", "arrow_column", "arrow_schema", "arrow_type", "numbers"]
 
 _F, _I, _S, _B, _U = pa.float64(), pa.int64(), pa.string(), pa.bool_(), pa.uint64()
 
@@ -181,6 +181,11 @@ _TYPES = {"int64": _I, "uint64": _U, "float64": _F, "bool": _B, "string": _S, "l
 def arrow_type(name: str) -> pa.DataType:
     """Returns the Arrow type of a column type name (``"int64"``, ``"list<float64>"``, ...)."""
     return _TYPES[name]
+
+
+def arrow_schema(fields: Iterable[tuple[str, str]]) -> pa.Schema:
+    """Returns the Arrow schema of columns given as ``(name, type name)``."""
+    return pa.schema([pa.field(name, arrow_type(kind)) for name, kind in fields])
 
 
 def arrow_column(type_name: str, length: int, null_count: int, validity: bytes | None, buffers: list[bytes]) -> pa.Array:

@@ -50,14 +50,14 @@ def _bits(data: bytes, count: int) -> list[bool]:
     return list(itertools.chain.from_iterable(map(_BYTE_BITS.__getitem__, data[: (count + 7) // 8])))[:count]
 
 
-def _nulls_set(values: list[Any], validity: bytes, count: int) -> list[Any]:
-    """Returns ``values`` with None where Arrow's validity bitmap has a 0 (in place)."""
+def _zeros(validity: bytes, count: int) -> list[int]:
+    """Returns the places of the first ``count`` bits of Arrow's validity bitmap that are 0
+    (the nulls), looking bit by bit only into bytes that hold one."""
+    out = []
     for index, byte in enumerate(validity[: (count + 7) // 8]):
         if byte != 0xFF:
-            for place, valid in enumerate(_BYTE_BITS[byte], start=index * 8):
-                if not valid and place < count:
-                    values[place] = None
-    return values
+            out += [place for place, valid in enumerate(_BYTE_BITS[byte], start=index * 8) if not valid and place < count]
+    return out
 
 
 def _strings(offsets: list[int], data: bytes) -> list[str]:
@@ -104,8 +104,14 @@ class CoreColumn:
                 self._values = [None] * self.length
             else:
                 values = self._read()
-                self._values = _nulls_set(values, self.validity or b"", self.length) if self.null_count else values
+                for place in self.null_rows():
+                    values[place] = None
+                self._values = values
         return self._values
+
+    def null_rows(self) -> list[int]:
+        """Returns the rows that are null, in order."""
+        return _zeros(self.validity or b"", self.length) if self.null_count else []
 
     def value_at(self, i: int) -> Any:
         """Returns row ``i``'s value (0 ≤ i < rows), read from the buffers alone unless the
@@ -203,10 +209,10 @@ class ColumnTable:
         """Returns the table as an Arrow table of the same schema (imports pyarrow)."""
         import pyarrow as pa
 
-        from .arrays import arrow_array, arrow_type
+        from .arrays import arrow_array, arrow_schema, arrow_type
 
         arrays = [self.data[name].to_arrow() if isinstance(self.data[name], CoreColumn) else arrow_array(self.data[name], arrow_type(kind)) for name, kind in self.fields]
-        return pa.Table.from_arrays(arrays, schema=pa.schema([pa.field(name, arrow_type(kind)) for name, kind in self.fields]))
+        return pa.Table.from_arrays(arrays, schema=arrow_schema(self.fields))
 
     def write_parquet(self, path: Path) -> None:
         """Writes the table to the Parquet file ``path`` (through the binding: no pyarrow)."""

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from .arrays import arrow_array, arrow_type
+from .arrays import arrow_array, arrow_schema, arrow_type
 from .rows import column_values
 
 __all__ = ["series_tables"]
@@ -25,14 +25,12 @@ def _from_columns(fields: tuple[tuple[str, str], ...], data: dict[str, Any]) -> 
     """Returns ``data`` (column → NumPy array, list or Arrow array) as a table of ``fields``
     (names and type names)."""
     out = []
-    schema = []
     for name, kind in fields:
         values = data[name]
         if isinstance(values, np.ndarray) and values.dtype.kind == "u":
             values = values.astype(np.int64)  # the core's unsigned counts and indexes
         out.append(values if isinstance(values, pa.Array) else arrow_array(values, arrow_type(kind)))
-        schema.append(pa.field(name, arrow_type(kind)))
-    return pa.Table.from_arrays(out, schema=pa.schema(schema))
+    return pa.Table.from_arrays(out, schema=arrow_schema(fields))
 
 
 def series_tables(results: dict[str, Any], columns: Callable[[str], tuple[tuple[str, str], ...]]) -> dict[str, pa.Table]:

@@ -18,8 +18,8 @@ reads them). A run's ``points``, ``flows``, ``groups`` and ``links`` are
 :class:`~qdsim.results.columns.ColumnTable` s — the core's columns as it handed them over and
 lists of Python values, with the column types by name — so that ``qdsim run`` imports
 neither pyarrow nor NumPy; its sampled series are Arrow tables
-(:mod:`qdsim.results.series_tables`); :func:`arrow_table` gives either as Arrow. With :mod:`qdsim.run.one` (the summary) it decides what a stored sweep point
-holds, so both files are part of the code version that keys stored points
+(:mod:`qdsim.results.series_tables`); :func:`arrow_table` gives either as Arrow. With
+:mod:`qdsim.run.one` (the summary) it decides what a stored sweep point holds, so both files are part of the code version that keys stored points
 (:func:`qdsim.run.one.code_version`).
 """
 
@@ -191,18 +191,17 @@ def columns(table: str) -> tuple[tuple[str, str], ...]:
 
 def schema(table: str) -> pa.Schema:
     """Returns the Arrow schema of ``table``'s own columns (imports pyarrow)."""
-    import pyarrow as pa
+    from .arrays import arrow_schema
 
-    from .arrays import arrow_type
-
-    return pa.schema([pa.field(name, arrow_type(kind)) for name, kind in columns(table)])
+    return arrow_schema(columns(table))
 
 
 def _from_rows(table: str, rows: list[dict[str, Any]]) -> ColumnTable:
     """Returns ``rows`` as ``table``'s schema; a key the schema lacks is an error (a column
     that would drift from the documented layout), a column the rows lack is null."""
     _check_keys(table, rows)
-    return ColumnTable(columns(table), {name: [row.get(name) for row in rows] for name, _ in columns(table)}, len(rows))
+    fields = columns(table)
+    return ColumnTable(fields, {name: [row.get(name) for row in rows] for name, _ in fields}, len(rows))
 
 
 def _check_keys(table: str, rows: list[dict[str, Any]], nested: frozenset[str] = frozenset()) -> set[str]:
@@ -273,8 +272,7 @@ def _reason_entries(given: Any, count: int) -> tuple[list[tuple[int, str, int]],
     if isinstance(given, CoreColumn):
         offsets, keys, counts = given.map_entries()
         entries = [(row, keys[j], counts[j]) for row, (first, end) in enumerate(itertools.pairwise(offsets)) if first != end for j in range(first, end)]
-        unknown = [row for row, reasons in enumerate(given.to_list()) if reasons is None] if given.null_count else []
-        return entries, unknown
+        return entries, given.null_rows()
     entries = [(row, key, n) for row, reasons in enumerate(given) if reasons for key, n in reasons.items()]
     return entries, [row for row, reasons in enumerate(given) if reasons is None]
 
