@@ -96,13 +96,16 @@ test-fast: dev
 # The wheel users `pip install`: manylinux (maturin checks the binary's glibc symbols and tags
 # it), abi3 (one wheel for every CPython >= 3.11), the experiment files inside, the core built
 # with profile-guided optimisation (scripts/pgo.py: an instrumented build, a training run of
-# every algorithm, the build that uses its counts; target/pgo/, a few minutes). Built for the
+# every algorithm, the build that uses its counts, then every training run again with both
+# builds, their tables compared byte for byte; target/pgo/, about 8 minutes). Built for the
 # venv's interpreter, as `make dev` builds.
 wheel: $(DEPS_STAMP)
 	$(PY) scripts/pgo.py wheel dist
 
 # The extension into python/qdsim built as the wheel's is; `make dev` keeps it until a Rust
-# source changes (the same program: only its machine code is laid out differently).
+# source changes (the same program: only its machine code is laid out differently). After
+# `make wheel` (or before it) only the extension's last link is redone: the profile is kept.
+# CI tests this build (.ci/run).
 dev-pgo: $(DEPS_STAMP)
 	$(PY) scripts/pgo.py develop
 	touch $(CORE_STAMP)

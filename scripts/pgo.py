@@ -15,6 +15,13 @@ Three steps, each in its own target directory under target/pgo/ so that `target/
    uses) and the extension built again with them (`-Cprofile-use`): the compiler lays out,
    inlines and unrolls by what runs, not by guesses.
 
+Then `check`: every run of the workload with the profile-guided extension and with the
+instrumented one (the same sources compiled without the profile) must write the same tables,
+byte for byte. A profile is kept while its instrumented build and workload are unchanged
+(`profile`), so a second build from it (`develop` after `wheel`) relinks the extension alone.
+Neither build carries debug information (the wheel is stripped; line tables cost each
+whole-program build about half a minute).
+
 A result never depends on it: the same sources give the same program, only its machine code
 is arranged differently (the digests of every experiment file's runs are the same with and
 without it, docs/performance.md "Profile-guided optimisation"). The training workload runs
@@ -27,16 +34,24 @@ the benchmark's scenario and the papers' own files, shortened.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import zipfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PGO = ROOT / "target" / "pgo"
 PROFILES = PGO / "profiles"
 MERGED = PGO / "qdsim.profdata"
+#: The training key (`training_key`) of the profile in MERGED.
+TRAINED = PGO / "qdsim.profdata.key"
 
 
 def run(cmd: list[str], **kwargs: object) -> None:
@@ -66,27 +81,61 @@ def profdata_tool() -> Path | None:
 
 def with_rustflags(flag: str, target_dir: Path) -> dict[str, str]:
     """Returns the environment of a cargo or maturin build with `flag` added to RUSTFLAGS and
-    its own target directory."""
+    its own target directory, without debug information: the wheel strips it anyway, and the
+    line tables cost each of the two whole-program builds about half a minute (the profile
+    matches either way: debug information does not change the code the counts describe)."""
     env = dict(os.environ)
     env["RUSTFLAGS"] = " ".join(filter(None, [env.get("RUSTFLAGS", ""), flag]))
     env["CARGO_TARGET_DIR"] = str(target_dir)
+    env["CARGO_PROFILE_RELEASE_DEBUG"] = "false"
     return env
+
+
+def instrumented() -> Path:
+    """The extension step 1 builds: compiled without the profile, so also what the
+    profile-guided build's results are checked against (`check`)."""
+    return PGO / "gen" / "release" / "lib_core.so"
 
 
 def profile() -> bool:
     """Steps 1-3: builds the instrumented extension, trains it and merges the counts into
-    MERGED; returns False, building nothing, where there is no `llvm-profdata`."""
+    MERGED; returns False, building nothing, where there is no `llvm-profdata`.
+
+    A profile made from the same instrumented build and the same workload is kept, not made
+    again: every crate's build depends on the profile's file (rustc lists it among a crate's
+    inputs), and the counts of two trainings differ a little (the run looks at the clock
+    every 2^14 events), so a new one would rebuild all 86 crates where only the extension's
+    last link is needed — `make dev-pgo` after `make wheel`, as CI runs them, relinks it alone."""
     tool = profdata_tool()
     if tool is None:
         return False
+    run(["cargo", "build", "--release", "-p", "qdsim-py"], cwd=ROOT, env=with_rustflags(f"-Cprofile-generate={PROFILES}", PGO / "gen"))
+    key = training_key()
+    if MERGED.exists() and TRAINED.exists() and TRAINED.read_text() == key:
+        print(f"pgo: {MERGED.relative_to(ROOT)} is this instrumented build's and workload's profile: kept", flush=True)
+        return True
     shutil.rmtree(PROFILES, ignore_errors=True)
     PROFILES.mkdir(parents=True)
-    gen = PGO / "gen"
-    run(["cargo", "build", "--release", "-p", "qdsim-py"], cwd=ROOT, env=with_rustflags(f"-Cprofile-generate={PROFILES}", gen))
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), LLVM_PROFILE_FILE=str(PROFILES / "qdsim-%p-%m.profraw"))
-    run([sys.executable, __file__, "train", str(gen / "release" / "lib_core.so")], cwd=ROOT, env=env)
+    TRAINED.unlink(missing_ok=True)
+    run([sys.executable, __file__, "train", str(instrumented())], cwd=ROOT, env=counting_into(PROFILES))
     run([str(tool), "merge", "-o", str(MERGED), str(PROFILES)])
+    TRAINED.write_text(key)
     return True
+
+
+def training_key() -> str:
+    """What a profile was made from: the instrumented extension, this script (the workload)
+    and the package's Python, which turns the workload's files into the core's runs."""
+    h = hashlib.sha256(instrumented().read_bytes())
+    for f in [Path(__file__).resolve(), *sorted((ROOT / "python" / "qdsim").rglob("*.py"))]:
+        h.update(f"{f.relative_to(ROOT)}\0".encode() + f.read_bytes())
+    return h.hexdigest()
+
+
+def counting_into(directory: Path) -> dict[str, str]:
+    """The environment of a child process that runs the instrumented extension: the package
+    from the checkout, the counts written into `directory`."""
+    return dict(os.environ, PYTHONPATH=str(ROOT / "python"), LLVM_PROFILE_FILE=str(directory / "qdsim-%p-%m.profraw"))
 
 
 def build(kind: str, dist: Path | None, profiled: bool) -> None:
@@ -99,10 +148,45 @@ def build(kind: str, dist: Path | None, profiled: bool) -> None:
         for old in dist.glob("qdsim-*.whl"):
             old.unlink()
         run([maturin, "build", "--release", "--strip", "--interpreter", sys.executable, "--out", str(dist)], cwd=ROOT, env=env)
+        if profiled:
+            check(wheel_extension(dist))
     else:
         env["VIRTUAL_ENV"] = str(Path(sys.executable).parent.parent)
         run([maturin, "develop", "--release", "--quiet"], cwd=ROOT, env=env)
         run([sys.executable, "-m", "qdsim", "--version"], cwd=ROOT)
+        if profiled:
+            check(next((ROOT / "python" / "qdsim").glob("_core*.so")))
+
+
+def wheel_extension(dist: Path) -> Path:
+    """The extension inside the wheel just built into `dist`, unpacked under target/pgo/."""
+    wheel = next(dist.glob("qdsim-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if re.fullmatch(r"qdsim/_core[^/]*\.so", n))
+        out = PGO / "wheel" / Path(name).name
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(archive.read(name))
+    return out
+
+
+def check(extension: Path) -> None:
+    """The profile-guided build gives the results of the build without the profile: every
+    run of the training workload, with both, each table, summary and configuration byte for
+    byte (`digest`). The profile only rearranges machine code; this holds it so for the
+    extension shipped, which `make test` in CI then tests."""
+    outputs = []
+    for so in (instrumented(), extension):
+        with tempfile.TemporaryDirectory() as counts:
+            # The instrumented build counts as it runs: into a directory thrown away, not the profile.
+            result = subprocess.run([sys.executable, __file__, "digest", str(so)], cwd=ROOT, env=counting_into(Path(counts)), capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise SystemExit(f"pgo: the check's runs failed with {so}:\n{result.stderr}")
+        outputs.append(result.stdout.splitlines())
+    plain, guided = outputs
+    for a, b in zip(plain, guided, strict=True):
+        if a != b:
+            raise SystemExit(f"pgo: the profile-guided build's results differ from the build without the profile:\n  without: {a}\n  with:    {b}")
+    print(f"pgo: the profile-guided build gives the same results as the build without it ({len(plain)} runs, every table byte for byte)", flush=True)
 
 
 #: The files of the papers and examples run with their own values, shortened: the
@@ -161,9 +245,9 @@ def workload() -> list[tuple[str, dict[str, object]]]:
     return runs
 
 
-def train(extension: str) -> None:
-    """Step 2, in the child process: loads the instrumented extension as `qdsim._core` and
-    runs the workload through the package, as `qdsim run` runs a file."""
+def load_core(extension: str) -> Any:
+    """In a child process: loads `extension` as `qdsim._core` (before anything imports the
+    checkout's) and returns it."""
     import importlib.machinery
     import importlib.util
 
@@ -174,20 +258,63 @@ def train(extension: str) -> None:
     assert spec is not None
     core = importlib.util.module_from_spec(spec)
     loader.exec_module(core)
-    if "instrumented" not in core.BUILD:
-        raise SystemExit(f"pgo: {extension} is not the instrumented build ({core.BUILD}): nothing would be counted")
     sys.modules["qdsim._core"] = core
     qdsim._core = core  # type: ignore[attr-defined]
+    return core
+
+
+def train(extension: str) -> None:
+    """Step 2, in the child process: loads the instrumented extension as `qdsim._core` and
+    runs the workload through the package, as `qdsim run` runs a file."""
+    import qdsim
+
+    core = load_core(extension)
+    if "instrumented" not in core.BUILD:
+        raise SystemExit(f"pgo: {extension} is not the instrumented build ({core.BUILD}): nothing would be counted")
     runs = workload()
     for i, (path, overrides) in enumerate(runs, 1):
         print(f"pgo: training {i}/{len(runs)}: {path} {overrides}", flush=True)
         qdsim.simulate(ROOT / path, set=overrides)
 
 
+def digest(extension: str) -> None:
+    """`check`'s child process: runs the workload with `extension` as `qdsim run --out`
+    writes it and prints one line a run, the SHA-256 of every file written — but the run's
+    wall-clock time (`wall_s`, in `summary.json` and `points.parquet`), which differs from
+    one run to the next of the same build."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import qdsim
+
+    load_core(extension)
+    for path, overrides in workload():
+        with tempfile.TemporaryDirectory() as out:
+            qdsim.simulate(ROOT / path, set=overrides, out=out)
+            h = hashlib.sha256()
+            for f in sorted(Path(out).rglob("*")):
+                if not f.is_file():
+                    continue
+                data = f.read_bytes()
+                if f.name == "summary.json":
+                    summary = json.loads(data)
+                    summary.pop("wall_s")
+                    data = json.dumps(summary, sort_keys=True).encode()
+                elif f.suffix == ".parquet" and "wall_s" in (table := pq.read_table(f)).column_names:
+                    sink = pa.BufferOutputStream()
+                    with pa.ipc.new_stream(sink, (table := table.drop_columns(["wall_s"])).schema) as stream:
+                        stream.write_table(table)
+                    data = sink.getvalue().to_pybytes()
+                h.update(f"{f.relative_to(out)}:{len(data)}:".encode() + data)
+        print(f"{path} {json.dumps(overrides, sort_keys=True)} {h.hexdigest()}", flush=True)
+
+
 def main(argv: list[str]) -> None:
     usage = "usage: python scripts/pgo.py wheel DIST | develop"
     if argv[:1] == ["train"] and len(argv) == 2:
         train(argv[1])
+    elif argv[:1] == ["digest"] and len(argv) == 2:
+        digest(argv[1])
     elif argv[:1] == ["wheel"] and len(argv) == 2:
         build("wheel", Path(argv[1]).resolve(), profile())
     elif argv == ["develop"]:

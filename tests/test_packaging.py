@@ -3,10 +3,14 @@ extras the code names, and the experiment files inside the package."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
@@ -122,3 +126,26 @@ def test_without_llvm_profdata_the_wheel_is_built_plain_and_says_so(tmp_path, mo
     assert pgo.profdata_tool() is None
     assert pgo.profile() is False
     assert "building WITHOUT profile-guided optimisation" in capsys.readouterr().err
+
+
+def test_the_build_check_s_digest_is_the_same_for_two_runs_of_one_build():
+    """scripts/pgo.py checks the profile-guided extension against the build without the
+    profile by a digest of every file each training run writes. Two processes with the same
+    extension must print the same digests (the run's wall-clock time left out), one line a
+    run of the workload, or the check would fail every build."""
+    pgo = load_script("pgo")
+    extension = next((ROOT / "python" / "qdsim").glob("_core*.so"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    runs = [subprocess.run([sys.executable, ROOT / "scripts" / "pgo.py", "digest", extension], cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout.splitlines() for _ in range(2)]
+    assert runs[0] == runs[1]
+    assert len(runs[0]) == len(pgo.workload()) and all(re.fullmatch(r"\S+ \{.*\} [0-9a-f]{64}", line) for line in runs[0]), runs[0][:3]
+
+
+def test_the_build_check_stops_the_build_on_the_first_run_whose_results_differ(monkeypatch):
+    """A profile-guided extension whose results differ from the build without the profile
+    fails `make wheel` and `make dev-pgo`, naming the run and both digests."""
+    pgo = load_script("pgo")
+    outputs = iter(["a.toml {} 00\nb.toml {} 11\n", "a.toml {} 00\nb.toml {} 22\n"])
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 0, next(outputs), ""))
+    with pytest.raises(SystemExit, match=r"differ from the build without the profile:\n  without: b.toml \{\} 11\n  with:    b.toml \{\} 22"):
+        pgo.check(Path("guided.so"))
