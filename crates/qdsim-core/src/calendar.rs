@@ -20,7 +20,9 @@
 //! next slot that fills past `KEPT`, which takes it instead of growing its own by doubling —
 //! at 10³ flows busy slots had grown so six times a bucket, 2 % of a run's instructions. The
 //! wheel's idle slots hold at most `buckets` × `KEPT` keys' room (4 MiB at the narrowest
-//! width).
+//! width). The vectors of `KEPT` keys' room that spares displace wait too, for the slots
+//! whose larger vector became a spare: at 100 flows a slot's vector was otherwise freed and
+//! allocated again about once a bucket (1.5 % of a run in the allocator).
 //!
 //! A bucket of more than `SPLIT_ABOVE` (32) keys is not sorted whole when it becomes current:
 //! its keys are first dealt onto a *rung* of up to 16 narrower steps by time (the second rung
@@ -146,6 +148,9 @@ pub struct Calendar {
     /// Emptied vectors of more than [`KEPT`] keys' room, at most [`SPARES`], for slots
     /// that outgrow [`KEPT`].
     spares: Vec<Vec<u128>>,
+    /// Emptied vectors of [`KEPT`] keys' room or less, at most [`SPARES`], that spares
+    /// displaced: for the slots whose larger vector became a spare.
+    smalls: Vec<Vec<u128>>,
     /// The current bucket's number.
     current: u64,
 }
@@ -177,6 +182,7 @@ impl Calendar {
             far: BinaryHeap::new(),
             rung: Rung { steps: vec![Vec::new(); MAX_STEPS as usize], ..Rung::default() },
             spares: Vec::new(),
+            smalls: Vec::new(),
             current: 0,
         }
     }
@@ -239,7 +245,7 @@ impl Calendar {
         let slot = (b & self.mask) as usize;
         let keys = &mut self.wheel[slot];
         if keys.len() == keys.capacity() {
-            make_room(keys, &mut self.spares);
+            make_room(keys, &mut self.spares, &mut self.smalls);
         }
         keys.push(key);
         self.occupied[slot / 64] |= 1 << (slot % 64);
@@ -310,7 +316,8 @@ impl Calendar {
                 // (each slot of a busy run's wheel would hold hundreds of keys' room): a
                 // larger one is a spare for the next slot that fills.
                 if self.wheel[slot].capacity() > KEPT {
-                    let emptied = std::mem::take(&mut self.wheel[slot]);
+                    let small = self.smalls.pop().unwrap_or_default();
+                    let emptied = std::mem::replace(&mut self.wheel[slot], small);
                     if self.spares.len() < SPARES {
                         self.spares.push(emptied);
                     }
@@ -387,17 +394,24 @@ fn sort_from_last(keys: &mut [u128]) {
 }
 
 /// Makes room in `keys`, a wheel slot's full vector: room for [`KEPT`] keys at once if it has
-/// none (not growing by doubling from 4), a spare with more room if it holds [`KEPT`] keys or
-/// more and there is one; else nothing (the push doubles it).
+/// none (a small vector a spare displaced, else a new one: not growing by doubling from 4), a
+/// spare with more room if it holds [`KEPT`] keys or more and there is one (its own vector
+/// kept among the smalls); else nothing (the push doubles it).
 #[cold]
 #[inline(never)]
-fn make_room(keys: &mut Vec<u128>, spares: &mut Vec<Vec<u128>>) {
+fn make_room(keys: &mut Vec<u128>, spares: &mut Vec<Vec<u128>>, smalls: &mut Vec<Vec<u128>>) {
     if keys.capacity() == 0 {
-        keys.reserve_exact(KEPT);
-    } else if keys.len() >= KEPT {
-        if let Some(mut spare) = spares.pop().filter(|s| s.capacity() > keys.len()) {
-            spare.extend_from_slice(keys);
-            *keys = spare;
+        match smalls.pop() {
+            Some(small) => *keys = small,
+            None => keys.reserve_exact(KEPT),
+        }
+    } else if keys.len() >= KEPT && spares.last().is_some_and(|s| s.capacity() > keys.len()) {
+        let mut spare = spares.pop().expect("a spare, just looked at");
+        spare.extend_from_slice(keys);
+        let mut own = std::mem::replace(keys, spare);
+        if own.capacity() <= KEPT && smalls.len() < SPARES {
+            own.clear();
+            smalls.push(own);
         }
     }
 }
@@ -519,11 +533,19 @@ mod tests {
         }
         assert!(c.spares.is_empty());
         assert_eq!(c.wheel[5].capacity(), room);
-        assert_eq!(c.len(), KEPT + 2);
+        // The slot's own vector, of KEPT keys' room, waits for the next slot with none.
+        assert_eq!(c.smalls.len(), 1);
+        let small = c.smalls[0].as_ptr();
+        assert_eq!(c.wheel[7].capacity(), 0);
+        c.push(key(7 * 16, 300));
+        assert!(c.smalls.is_empty());
+        assert_eq!((c.wheel[7].as_ptr(), c.wheel[7].capacity()), (small, KEPT));
+        assert_eq!(c.len(), KEPT + 3);
         assert_eq!(c.pop(), Some(key(4 * 16, 200)));
         for id in 101..(101 + KEPT as u64 + 1) {
             assert_eq!(c.pop(), Some(key(5 * 16, id)));
         }
+        assert_eq!(c.pop(), Some(key(7 * 16, 300)));
     }
 
     #[test]
