@@ -143,12 +143,12 @@ lint: lint-rust lint-python
 
 # rustfmt and clippy come with the toolchain (rustup's default profile); a toolchain without
 # them skips that check, loudly, rather than failing the tests.
-# The binding (qdsim-py) is linted apart: PyO3's build needs the venv's interpreter.
+# One clippy run for the whole workspace, the binding included (PyO3's build needs the venv's
+# interpreter; a second run for the binding alone re-checked everything that depends on pyo3).
 lint-rust: | $(PY)
 	@if cargo fmt --version >/dev/null 2>&1; then cargo fmt --all --check; else echo "lint-rust: rustfmt not installed, format check SKIPPED"; fi
 	@if cargo clippy --version >/dev/null 2>&1; then \
-		cargo clippy --workspace --exclude qdsim-py --all-targets -- -D warnings && \
-		PYO3_PYTHON=$(abspath $(PY)) cargo clippy -p qdsim-py -- -D warnings; \
+		PYO3_PYTHON=$(abspath $(PY)) cargo clippy --workspace --all-targets -- -D warnings; \
 	else echo "lint-rust: clippy not installed, clippy SKIPPED"; fi
 	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --exclude qdsim-py --no-deps --quiet
 
