@@ -279,12 +279,7 @@ def train(extension: str) -> None:
 
 def digest(extension: str) -> None:
     """`check`'s child process: runs the workload with `extension` as `qdsim run --out`
-    writes it and prints one line a run, the SHA-256 of every file written — but the run's
-    wall-clock time (`wall_s`, in `summary.json` and `points.parquet`), which differs from
-    one run to the next of the same build."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
+    writes it and prints one line a run, the SHA-256 of every file written (`written`)."""
     import qdsim
 
     load_core(extension)
@@ -292,21 +287,29 @@ def digest(extension: str) -> None:
         with tempfile.TemporaryDirectory() as out:
             qdsim.simulate(ROOT / path, set=overrides, out=out)
             h = hashlib.sha256()
-            for f in sorted(Path(out).rglob("*")):
-                if not f.is_file():
-                    continue
-                data = f.read_bytes()
-                if f.name == "summary.json":
-                    summary = json.loads(data)
-                    summary.pop("wall_s")
-                    data = json.dumps(summary, sort_keys=True).encode()
-                elif f.suffix == ".parquet" and "wall_s" in (table := pq.read_table(f)).column_names:
-                    sink = pa.BufferOutputStream()
-                    with pa.ipc.new_stream(sink, (table := table.drop_columns(["wall_s"])).schema) as stream:
-                        stream.write_table(table)
-                    data = sink.getvalue().to_pybytes()
+            for f in sorted(f for f in Path(out).rglob("*") if f.is_file()):
+                data = written(f)
                 h.update(f"{f.relative_to(out)}:{len(data)}:".encode() + data)
         print(f"{path} {json.dumps(overrides, sort_keys=True)} {h.hexdigest()}", flush=True)
+
+
+def written(f: Path) -> bytes:
+    """Returns what results file `f` holds but the run's wall-clock time (`wall_s`, in
+    `summary.json` and `points.parquet`), which differs from one run to the next of one build."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if f.name == "summary.json":
+        summary = json.loads(f.read_bytes())
+        summary.pop("wall_s")
+        return json.dumps(summary, sort_keys=True).encode()
+    if f.suffix == ".parquet" and "wall_s" in pq.read_schema(f).names:
+        table = pq.read_table(f).drop_columns(["wall_s"])
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, table.schema) as stream:
+            stream.write_table(table)
+        return sink.getvalue().to_pybytes()
+    return f.read_bytes()
 
 
 def main(argv: list[str]) -> None:
