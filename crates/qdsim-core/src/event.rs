@@ -20,7 +20,11 @@ use crate::time::Time;
 pub type LinkId = u32;
 
 /// Something that happens at an instant.
+///
+/// Its tag is a `u32` in the order of the variants, the same numbers as the kinds a key holds
+/// ([`TX_DONE`] …): decoding a key's event is then a copy of its kind, not a `match`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
 pub enum Event {
     /// The link finished serialising its current packet.
     TxDone(LinkId),
@@ -73,13 +77,14 @@ const HELD: u32 = 1 << (EVENT_BITS - 1);
 /// Bits of a held event's code that give its link or node.
 const INDEX_BITS: u32 = 20;
 const INDEX_MASK: u32 = (1 << INDEX_BITS) - 1;
-/// The kinds of event a key holds itself (six, so that every code stays below 2^24).
+/// The kinds of event a key holds itself (six, so that every code stays below 2^24): the
+/// variants' tags ([`Event`]), a flow's timer's (3) never held.
 const TX_DONE: u32 = 0;
 const ARRIVAL: u32 = 1;
 const HOST_DEPARTURE: u32 = 2;
-const QDISC_TIMER: u32 = 3;
-const SAMPLE: u32 = 4;
-const WARMUP_END: u32 = 5;
+const QDISC_TIMER: u32 = 4;
+const SAMPLE: u32 = 5;
+const WARMUP_END: u32 = 6;
 const _: () = assert!(HELD + (WARMUP_END << INDEX_BITS | INDEX_MASK) < 1 << EVENT_BITS);
 
 /// Returns the code a key holds `event` as, if it holds it itself: a link's, a host's or the
@@ -255,6 +260,14 @@ impl EventQueue {
     #[inline]
     pub fn peek_event(&self) -> Option<Event> {
         self.calendar.peek().map(|key| self.event(key))
+    }
+
+    /// Returns the link of the earliest event if it is a link's transmission end or arrival
+    /// (read from its key, without decoding the event): for reading ahead.
+    #[inline]
+    pub fn peek_link(&self) -> Option<LinkId> {
+        let code = (self.calendar.peek()? & EVENT_MASK) as u32;
+        (code >= HELD && (code - HELD) >> INDEX_BITS <= ARRIVAL).then_some(code & INDEX_MASK)
     }
 
     /// Returns the event `n` places after the earliest, if the calendar's current bucket (or

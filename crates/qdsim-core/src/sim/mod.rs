@@ -192,7 +192,7 @@ impl Sim {
                 let (now, ev) = self.q.pop().expect("peeked");
                 if self.read_ahead {
                     self.read_events_ahead();
-                } else if let Some(Event::Arrival(l) | Event::TxDone(l)) = self.q.peek_event() {
+                } else if let Some(l) = self.q.peek_link() {
                     // A small network's links fit the last-level cache, not the second: the
                     // next event's link's first line, asked for (nothing read).
                     crate::hint::prefetch(&self.links[l as usize]);
