@@ -22,7 +22,7 @@ pub type LinkId = u32;
 /// Something that happens at an instant.
 ///
 /// Its tag is a `u32` in the order of the variants, the same numbers as the kinds a key holds
-/// ([`TX_DONE`] …): decoding a key's event is then a copy of its kind, not a `match`.
+/// (`TX_DONE` …): decoding a key's event is then a copy of its kind, not a `match`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u32)]
 pub enum Event {
