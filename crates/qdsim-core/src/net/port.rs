@@ -284,6 +284,10 @@ impl Port {
             let sojourn = (now - pkt.enq_time).as_ns();
             self.book_departure(pkt, sojourn);
             self.track_len(now);
+        } else if !self.ctx.drops.is_empty() {
+            // Emptied by drops (a drop-on-dequeue AQM): the length falls now, not at the
+            // next packet offered.
+            self.track_len(now);
         }
         self.account_drops();
         out
@@ -429,6 +433,26 @@ mod tests {
         let (c, r) = (p.counters.clone(), p.reasons.clone());
         let sojourn = p.sojourn();
         (c, r, mean_pkts, max_pkts, mean_bytes, max_bytes, sojourn.count(), sojourn.quantile(0.5))
+    }
+
+    #[test]
+    fn a_queue_emptied_by_drops_at_dequeue_is_empty_from_then() {
+        // DRR with drop-on-dequeue (T_D = 100 ns): two packets wait 1000 ns, both are dropped
+        // as the transmitter asks at 1000 and nothing is sent; a third waits from 2000.
+        let params =
+            crate::qdisc::FqParams { buffer: "drop_on_dequeue".into(), t_d_ns: Some(100), ..Default::default() };
+        let mut p = Port::new(AnyQdisc::Drr(crate::qdisc::Multi::drr(params)), crate::rng::stream(1, "qdisc", 0));
+        p.start_window(Time(0));
+        for i in 0..2 {
+            assert!(p.enqueue(pkt(i, 500), Time(0)).is_empty());
+        }
+        assert!(p.dequeue(Time(1_000)).is_none());
+        assert_eq!(p.last_drops().len(), 2);
+        assert!(p.enqueue(pkt(2, 500), Time(2_000)).is_empty());
+        // Two packets for 1000 ns, none for 1000, one for 1000: a mean of 1 over 3000 ns
+        // (5/3 if the length fell only when the next packet came).
+        assert_eq!(p.queue_len.mean(Time(3_000)), [1.0, 500.0]);
+        p.check_conservation().unwrap();
     }
 
     #[test]
