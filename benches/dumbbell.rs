@@ -11,7 +11,9 @@
 //! --flows F --scaled 1]` (`--flows`: the number of flows, half per RTT, default 100; e.g.
 //! 10 000 for a many-flow run; `--scaled 1`: the bottleneck's rate and buffer grow with the
 //! flows, 5 Mb/s and 10 packets a flow, so that every flow count runs the 100-flow regime and
-//! the cost per packet compares the simulator, not TCP at another operating point).
+//! the cost per packet compares the simulator, not TCP at another operating point;
+//! `--bottleneck-delays 1`: the delay distribution kept at the bottleneck alone, as
+//! `[sampling] link_delays = ["bottleneck"]` keeps it).
 
 use std::time::Instant;
 
@@ -60,7 +62,10 @@ fn main() {
     };
     assert!(seconds >= 2, "--seconds must be at least 2, got {seconds}");
     // No warm-up cut: the link counts then cover the whole run, which the wall time measures.
-    let cfg = d.config(1, seconds * 1_000 * MS, 0).with_host_jitter(HOST_JITTER_NS);
+    let mut cfg = d.config(1, seconds * 1_000 * MS, 0).with_host_jitter(HOST_JITTER_NS);
+    if arg("--bottleneck-delays", 0) == 1 {
+        cfg.sampling.link_delays = Some(vec!["bottleneck".to_string()]);
+    }
     let mut best = f64::INFINITY;
     let mut last = None;
     for _ in 0..repeat {

@@ -127,6 +127,31 @@ def test_every_field_the_core_reports_reaches_the_tables(small_spec):
     assert sum(row["ecn_reductions"] for row in out["flows"].rows()) > 0
 
 
+def test_delays_kept_at_listed_links_only_change_nothing_else(small_spec):
+    # `[sampling] link_delays`: the listed link's row is the row of a run that keeps every
+    # link's delays; every other link loses its delay quantiles and nothing else.
+    from qdsim.experiment import spec
+    from qdsim.experiment.resolve import resolve
+    from qdsim.results import tables
+    from qdsim.run.one import run_config, summarize
+
+    def links(sets):
+        _, parsed = spec.load(small_spec, sets)
+        outcome = run_config(resolve(parsed))
+        return {row["name"]: row for row in tables.run_tables(summarize(outcome), outcome.results)["links"].rows()}
+
+    every, listed = links([]), links(["sampling.link_delays=['bottleneck']"])
+    assert every.keys() == listed.keys() and len(every) > 1
+    quantiles = {"p50_delay_s", "p95_delay_s", "p99_delay_s"}
+    assert listed["bottleneck"] == every["bottleneck"] and every["bottleneck"]["p99_delay_s"] > 0
+    others = [name for name in every if name != "bottleneck" and every[name]["p50_delay_s"] is not None]
+    assert others, "links with departures besides the bottleneck"
+    for name in every:
+        if name != "bottleneck":
+            assert all(listed[name][q] is None for q in quantiles), name
+            assert {k: v for k, v in listed[name].items() if k not in quantiles} == {k: v for k, v in every[name].items() if k not in quantiles}, name
+
+
 def test_a_links_counts_by_reason_are_its_own_zero_elsewhere_and_null_from_an_engine_that_cannot_say():
     from qdsim.results import tables
     from qdsim.results.rows import by_column

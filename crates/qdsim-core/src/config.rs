@@ -415,6 +415,12 @@ pub struct SamplingConfig {
     /// Record every packet offered to one link (`RunResults::series.packets`).
     #[serde(default)]
     pub packets: Option<PacketRecordConfig>,
+    /// Keep the distribution of sojourn times (the links table's `p50`–`p99_delay_s`) only
+    /// at these links; `None` = at every link. The others keep their counters, so their mean
+    /// delay is reported still; their ports allocate no histogram (at 10⁴ flows a third of the
+    /// memory and most of a tenth of the time the books cost, `docs/performance.md`).
+    #[serde(default)]
+    pub link_delays: Option<Vec<String>>,
 }
 
 /// The packet-emission record: one row (time, flow, size, lost) per packet offered to the
@@ -520,12 +526,25 @@ impl RunConfig {
         self.validate_sampled_names(&link_names)
     }
 
-    /// Checks the groups and the link the sampling names.
+    /// Checks the groups and the links the sampling names.
     fn validate_sampled_names(&self, links: &Names<'_>) -> Result<(), ConfigError> {
         let sampling = &self.sampling;
         for (i, g) in sampling.tcp_groups.iter().flatten().enumerate() {
             if !self.flows.iter().any(|f| &f.group == g) {
                 return Err(ConfigError::new(format!("sampling.tcp_groups[{i}]"), g, "the name of a flow group"));
+            }
+        }
+        let mut listed = BTreeSet::new();
+        for (i, name) in sampling.link_delays.iter().flatten().enumerate() {
+            if !links.contains(name.as_str()) {
+                return Err(ConfigError::new(
+                    format!("sampling.link_delays[{i}]"),
+                    name,
+                    "the name of a link in `links`",
+                ));
+            }
+            if !listed.insert(name) {
+                return Err(ConfigError::new(format!("sampling.link_delays[{i}]"), name, "a link listed once"));
             }
         }
         if let Some(p) = &sampling.packets {
@@ -872,6 +891,14 @@ mod tests {
         assert_eq!(key(|v| v["sampling"] = serde_json::json!({"queues": true})), "sampling.interval_ns");
         assert_eq!(key(|v| v["sampling"] = serde_json::json!({"tx_bytes": true})), "sampling.interval_ns");
         assert_eq!(key(|v| v["sampling"] = serde_json::json!({"tcp_groups": ["g", "x"]})), "sampling.tcp_groups[1]");
+        assert_eq!(
+            key(|v| v["sampling"] = serde_json::json!({"link_delays": ["a->b", "a->c"]})),
+            "sampling.link_delays[1]"
+        );
+        assert_eq!(
+            key(|v| v["sampling"] = serde_json::json!({"link_delays": ["b->a", "b->a"]})),
+            "sampling.link_delays[1]"
+        );
         assert_eq!(key(|v| v["sampling"] = serde_json::json!({"packets": {"link": "c->d"}})), "sampling.packets.link");
         assert_eq!(
             key(|v| v["sampling"] = serde_json::json!({"packets": {"link": "a->b", "max_rows": 0}})),

@@ -140,13 +140,26 @@ def resolve(spec: Spec, seed: int | None = None) -> dict[str, Any]:
 def _pcap(pcap: Pcap, links: list[dict[str, Any]]) -> dict[str, Any]:
     """Returns the core's capture settings; ``dir`` stays empty until a run names its results
     directory (:func:`qdsim.run.one.prepare_capture`)."""
-    names = [link["name"] for link in links]
-    for index, name in enumerate(pcap.links):
-        if name not in names:
-            raise SpecError(f"pcap.links.{index}", name, f"the name of a link ({', '.join(names[:8])}{', ...' if len(names) > 8 else ''})")
-        if name in pcap.links[:index]:
-            raise SpecError(f"pcap.links.{index}", name, "a link listed once")
-    return {"links": list(pcap.links), "drops": pcap.drops, "dir": ""}
+    return {"links": _link_names("pcap.links", pcap.links, links), "drops": pcap.drops, "dir": ""}
+
+
+def _link_names(key: str, names: list[str], links: list[dict[str, Any]]) -> list[str]:
+    """Returns ``names``, each checked to name a link of ``links`` once (``key.INDEX`` in the
+    error)."""
+    known, seen = {link["name"] for link in links}, set()
+    for index, name in enumerate(names):
+        _check_link(f"{key}.{index}", name, known, links)
+        if name in seen:
+            raise SpecError(f"{key}.{index}", name, "a link listed once")
+        seen.add(name)
+    return list(names)
+
+
+def _check_link(key: str, name: str, known: set[str], links: list[dict[str, Any]]) -> None:
+    """Raises the error of ``key`` unless ``name`` is one of the ``known`` link names."""
+    if name not in known:
+        first = [link["name"] for link in links[:8]]
+        raise SpecError(key, name, f"the name of a link ({', '.join(first)}{', ...' if len(links) > 8 else ''})")
 
 
 def _sampling(spec: Spec, links: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -154,7 +167,7 @@ def _sampling(spec: Spec, links: list[dict[str, Any]]) -> dict[str, Any] | None:
     the first five are written only when set, so the resolved configs of files without them
     stay as they were."""
     s = spec.sampling
-    if s is None or not (s.queues or s.tcp or s.tcp_on_change or s.tcp_events or s.qdisc or s.tx_bytes or s.tcp_groups or s.flows_in_progress or s.packets):
+    if s is None or not (s.queues or s.tcp or s.tcp_on_change or s.tcp_events or s.qdisc or s.tx_bytes or s.tcp_groups or s.flows_in_progress or s.packets or s.link_delays):
         return None
     out: dict[str, Any] = {"interval_ns": s.interval, "queues": s.queues, "tcp": s.tcp, "tcp_on_change": s.tcp_on_change, "tcp_events": s.tcp_events}
     for name in ("qdisc", "tx_bytes", "flows_in_progress"):
@@ -166,10 +179,10 @@ def _sampling(spec: Spec, links: list[dict[str, Any]]) -> dict[str, Any] | None:
             if name not in groups:
                 raise SpecError(f"sampling.tcp_groups.{index}", name, f"the name of a flow group ({', '.join(groups)})")
         out["tcp_groups"] = list(s.tcp_groups)
+    if s.link_delays is not None:
+        out["link_delays"] = _link_names("sampling.link_delays", s.link_delays, links)
     if s.packets is not None:
-        names = [link["name"] for link in links]
-        if s.packets.link not in names:
-            raise SpecError("sampling.packets.link", s.packets.link, f"the name of a link ({', '.join(names[:8])}{', ...' if len(names) > 8 else ''})")
+        _check_link("sampling.packets.link", s.packets.link, {link["name"] for link in links}, links)
         if s.packets.stop is not None and s.packets.stop <= s.packets.start:
             raise SpecError("sampling.packets.stop", format_duration(s.packets.stop), f"a time after sampling.packets.start ({format_duration(s.packets.start)})")
         out["packets"] = {"link": s.packets.link, "start_ns": s.packets.start, "max_rows": s.packets.max_rows}

@@ -182,6 +182,8 @@ class Sampling(Strict):
     tcp_groups: list[Name] | None = Field(None, min_length=1)
     flows_in_progress: StrictBool = False
     packets: PacketRecord | None = None
+    # Links whose delay distribution (p50–p99_delay_s) is kept; resolve checks the names.
+    link_delays: list[Annotated[str, Field(min_length=1)]] | None = Field(None, min_length=1)
 
 
 class Pcap(Strict):

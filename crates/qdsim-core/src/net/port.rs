@@ -107,6 +107,12 @@ pub struct Port {
     /// instead of recorded at once: the simulator records waits in batches, fetching each
     /// one's counts ahead (`sim/waits.rs`); a port alone (its tests) records them itself.
     defer_waits: bool,
+    /// Whether the waits' distribution is kept (`sampling.link_delays`; on by default): off,
+    /// the port records no wait and allocates no histogram, and [`Port::sojourn`] is `None`.
+    keeps_waits: bool,
+    /// In the window and keeping the waits: whether a departure's wait is recorded (one test
+    /// a departure, as before there was a choice).
+    records_waits: bool,
     acks_queued: u64,
     /// The last departure's wait (ns, above 0, in the window) when deferred, until taken;
     /// else 0.
@@ -162,6 +168,8 @@ impl Port {
             in_window: false,
             ctx_used: false,
             defer_waits: false,
+            keeps_waits: true,
+            records_waits: false,
             deferred_wait: 0,
             timer_at: None,
             acks_queued: 0,
@@ -206,6 +214,7 @@ impl Port {
         self.queue_len.restart(now);
         self.waits.clear();
         self.in_window = true;
+        self.records_waits = self.keeps_waits;
     }
 
     /// Forgets the drops and marks of the previous call (handed out by then).
@@ -310,7 +319,7 @@ impl Port {
         self.counters.departure_bytes += pkt.size_bytes as u64;
         pkt.queue_delay_ns += sojourn;
         self.counters.sojourn_ns += sojourn;
-        if self.in_window && sojourn > 0 {
+        if self.records_waits && sojourn > 0 {
             if self.defer_waits {
                 debug_assert_eq!(self.deferred_wait, 0, "a deferred wait not taken");
                 self.deferred_wait = sojourn;
@@ -350,10 +359,29 @@ impl Port {
         &self.waits
     }
 
+    /// Keeps the distribution of waits or not ([`Port::sojourn`]); call before the first
+    /// packet.
+    pub fn keep_waits(&mut self, on: bool) {
+        self.keeps_waits = on;
+        self.records_waits = on && self.in_window;
+    }
+
+    /// Returns the mean sojourn time (ns) of the packets dequeued in the window, from the
+    /// counters (the same as the mean of [`Port::sojourn`], kept or not); `None` without one.
+    pub fn mean_sojourn(&self) -> Option<f64> {
+        let departures = self.counters.departures - self.at_warmup.departures;
+        let total = self.counters.sojourn_ns - self.at_warmup.sojourn_ns;
+        (departures > 0).then(|| total as f64 / departures as f64)
+    }
+
     /// Returns the sojourn times (ns) of the packets dequeued in the window: the waits above
     /// 0 recorded, the last one if deferred and not yet taken, and as many zeros
-    /// as the window's other departures. Waits taken and not yet recorded are not in it.
-    pub fn sojourn(&self) -> Histogram {
+    /// as the window's other departures; `None` where they are not kept
+    /// ([`Port::keep_waits`]). Waits taken and not yet recorded are not in it.
+    pub fn sojourn(&self) -> Option<Histogram> {
+        if !self.keeps_waits {
+            return None;
+        }
         let mut h = self.waits.clone();
         if self.deferred_wait > 0 {
             h.record(self.deferred_wait);
@@ -362,7 +390,7 @@ impl Port {
             let departures = self.counters.departures - self.at_warmup.departures;
             h.record_zeros(departures - h.count());
         }
-        h
+        Some(h)
     }
 
     /// Runs the qdisc's timer (unless a newer request superseded it); returns the drops.
@@ -431,8 +459,36 @@ mod tests {
     fn books(p: &Port, now: Time) -> (PortCounters, ReasonCounters, f64, u64, f64, u64, u64, Option<u64>) {
         let ([mean_pkts, mean_bytes], [max_pkts, max_bytes]) = (p.queue_len.mean(now), p.queue_len.max());
         let (c, r) = (p.counters.clone(), p.reasons.clone());
-        let sojourn = p.sojourn();
+        let sojourn = p.sojourn().expect("kept");
         (c, r, mean_pkts, max_pkts, mean_bytes, max_bytes, sojourn.count(), sojourn.quantile(0.5))
+    }
+
+    #[test]
+    fn a_port_without_the_waits_distribution_books_the_rest_alike() {
+        // Two ports, one keeping the waits' distribution and one not, the same packets: the
+        // same counters and queue length; the mean wait from the counters is the kept
+        // distribution's mean; the other has no distribution and recorded no wait.
+        let (mut kept, mut not) = (fifo_port(10), fifo_port(10));
+        not.keep_waits(false);
+        for p in [&mut kept, &mut not] {
+            p.start_window(Time(0));
+            for i in 0..4 {
+                assert!(p.enqueue(pkt(i, 500 + 100 * i), Time(10 * i as u64)).is_empty());
+            }
+            for t in [100, 250, 400, 401] {
+                assert!(p.dequeue(Time(t)).is_some());
+            }
+        }
+        let sojourn = kept.sojourn().expect("kept");
+        assert_eq!((sojourn.count(), kept.mean_sojourn()), (4, sojourn.mean()));
+        assert_eq!(kept.mean_sojourn(), Some((100.0 + 240.0 + 380.0 + 371.0) / 4.0));
+        assert!(not.sojourn().is_none());
+        assert_eq!(not.waits().count(), 0, "no wait recorded");
+        assert_eq!(not.mean_sojourn(), kept.mean_sojourn());
+        assert_eq!(
+            (not.counters.clone(), not.queue_len.mean(Time(500))),
+            (kept.counters.clone(), kept.queue_len.mean(Time(500)))
+        );
     }
 
     #[test]
@@ -542,7 +598,7 @@ mod tests {
         // Before the window: booked in the counters only.
         p.enqueue(pkt(0, 500), Time(0));
         p.dequeue(Time(40));
-        assert_eq!(p.sojourn().count(), 0, "no window yet: no samples, though one departure");
+        assert_eq!(p.sojourn().expect("kept").count(), 0, "no window yet: no samples, though one departure");
         p.start_window(Time(50));
         // One packet passed through at t (a sojourn of 0), or two offered at t, dequeued at t
         // and at t + wait (0, then wait).
@@ -560,7 +616,7 @@ mod tests {
                 }
             }
         }
-        let h = p.sojourn();
+        let h = p.sojourn().expect("kept");
         assert_eq!((h.count(), h.mean()), (6, reference.mean()));
         for q in [0.0, 0.5, 0.6, 0.8, 0.9, 1.0] {
             assert_eq!(h.quantile(q), reference.quantile(q), "quantile {q}");

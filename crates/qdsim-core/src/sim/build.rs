@@ -124,11 +124,15 @@ impl Sim {
 
 /// Returns every link with its qdisc, each with its own random streams (`qdisc`, `link_loss`).
 fn build_links(cfg: &RunConfig, ids: &NodeIds) -> Vec<Link> {
+    // The links whose waits' distribution is kept (`sampling.link_delays`; all without it).
+    let kept: Option<std::collections::HashSet<&str>> =
+        cfg.sampling.link_delays.as_ref().map(|names| names.iter().map(String::as_str).collect());
     cfg.links
         .iter()
         .enumerate()
         .map(|(i, l)| {
-            let port = Port::new(l.qdisc.on_link(l.rate_bps).build(), rng::stream(cfg.seed, "qdisc", i as u64));
+            let mut port = Port::new(l.qdisc.on_link(l.rate_bps).build(), rng::stream(cfg.seed, "qdisc", i as u64));
+            port.keep_waits(kept.as_ref().is_none_or(|names| names.contains(l.name.as_str())));
             Link::new(
                 ids[l.from.as_str()],
                 ids[l.to.as_str()],

@@ -369,6 +369,7 @@ impl Sim {
                     .map(|reason| (reason.name().to_string(), r.marks[*reason as usize]))
                     .collect();
                 let h = l.port.sojourn();
+                let quantile = |q| h.as_ref().and_then(|h| h.quantile(q)).map(ns_to_s);
                 let [mean_queue_pkts, mean_queue_bytes] = l.port.queue_len.mean(end);
                 LinkResult {
                     name: lc.name.clone(),
@@ -389,10 +390,10 @@ impl Sim {
                     mean_queue_pkts,
                     mean_queue_bytes,
                     max_queue_pkts: l.port.queue_len.max()[0],
-                    mean_delay_s: h.mean().map(|m| m / NS_PER_SEC as f64),
-                    p50_delay_s: h.quantile(0.5).map(ns_to_s),
-                    p95_delay_s: h.quantile(0.95).map(ns_to_s),
-                    p99_delay_s: h.quantile(0.99).map(ns_to_s),
+                    mean_delay_s: l.port.mean_sojourn().map(|m| m / NS_PER_SEC as f64),
+                    p50_delay_s: quantile(0.5),
+                    p95_delay_s: quantile(0.95),
+                    p99_delay_s: quantile(0.99),
                 }
             })
             .collect()

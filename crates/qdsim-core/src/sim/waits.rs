@@ -121,7 +121,7 @@ mod tests {
         let sojourns = |links: &[Link]| -> Vec<_> {
             links
                 .iter()
-                .map(|l| l.port.sojourn())
+                .map(|l| l.port.sojourn().expect("kept"))
                 .map(|h| (h.count(), h.mean(), [0.1, 0.5, 0.9, 1.0].map(|q| h.quantile(q))))
                 .collect()
         };
