@@ -15,7 +15,7 @@
 use crate::packet::{Packet, PacketKind};
 use crate::qdisc::{AnyQdisc, DropReason, MarkReason, Probe, Qdisc, QdiscCtx};
 use crate::rng::StreamRng;
-use crate::stats::{counters_since, Counters, Histogram, TimeWeighted};
+use crate::stats::{counters_since, Counters, Histogram, QueueArea};
 use crate::time::Time;
 
 /// Monotone counters of a port that every packet updates (its drops and marks by reason are
@@ -118,8 +118,8 @@ pub struct Port {
     /// else 0.
     deferred_wait: u64,
     timer_at: Option<Time>,
-    /// Queue length over time (window): `[packets, bytes]`.
-    pub queue_len: TimeWeighted<2>,
+    /// Queue length over time (window), from the instants packets enter and leave.
+    queue_area: QueueArea,
     /// Counters since the start of the run.
     pub counters: PortCounters,
     qdisc: AnyQdisc,
@@ -163,7 +163,7 @@ impl Port {
             at_warmup: PortCounters::default(),
             reasons: ReasonCounters::default(),
             reasons_at_warmup: ReasonCounters::default(),
-            queue_len: TimeWeighted::default(),
+            queue_area: QueueArea::default(),
             waits: Histogram::new(),
             in_window: false,
             ctx_used: false,
@@ -211,7 +211,7 @@ impl Port {
     pub fn start_window(&mut self, now: Time) {
         self.at_warmup = self.counters.clone();
         self.reasons_at_warmup = self.reasons.clone();
-        self.queue_len.restart(now);
+        self.queue_area.restart(now, self.qdisc.queued());
         self.waits.clear();
         self.in_window = true;
         self.records_waits = self.keeps_waits;
@@ -224,8 +224,9 @@ impl Port {
         self.ctx_used = false;
     }
 
-    /// Counts the drops and marks of this call; returns the drops.
-    fn account_drops(&mut self) -> Drops<'_> {
+    /// Counts the drops and marks of this call, at `now` (each dropped packet leaves the
+    /// queue then: an arrival dropped entered it at the same instant); returns the drops.
+    fn account_drops(&mut self, now: Time) -> Drops<'_> {
         if self.ctx.drops.is_empty() && self.ctx.marks.is_empty() {
             return &self.ctx.drops;
         }
@@ -242,22 +243,29 @@ impl Port {
                 self.counters.drops_of_queued += 1;
             }
             self.acks_queued -= (p.kind == PacketKind::Ack) as u64;
+            self.queue_area.leave(now, p.size_bytes);
         }
         &self.ctx.drops
     }
 
-    fn track_len(&mut self, now: Time) {
-        self.queue_len.set(now, self.qdisc.queued());
+    /// Returns the packets queued, from the counters (what conservation holds them to:
+    /// offered, less sent, less dropped), without asking the qdisc.
+    #[inline]
+    fn queued_pkts(&self) -> u64 {
+        let c = &self.counters;
+        c.arrivals - c.departures - c.drops_of_arrivals - c.drops_of_queued
     }
 
     /// Offers `pkt` at `now`; returns the packets the qdisc dropped.
     pub fn enqueue(&mut self, mut pkt: Packet, now: Time) -> Drops<'_> {
         self.begin_call();
         self.book_arrival(&mut pkt, now);
+        self.queue_area.enter(now, pkt.size_bytes);
         self.acks_queued += (pkt.kind == PacketKind::Ack) as u64;
         self.qdisc.enqueue(pkt, now, &mut self.ctx);
-        self.track_len(now);
-        self.account_drops()
+        self.account_drops(now);
+        self.queue_area.note_len(self.queued_pkts());
+        &self.ctx.drops
     }
 
     /// Returns whether `pkt`, offered now, would be queued and dequeued next with nothing
@@ -277,8 +285,9 @@ impl Port {
         }
         self.book_arrival(pkt, now);
         self.book_departure(pkt, 0);
-        // The queue is empty (`passes_through`): it held this one packet for no time.
-        self.queue_len.blip(now, [1, pkt.size_bytes as u64]);
+        // The queue is empty (`passes_through`): it held this one packet for no time, which
+        // adds nothing to its area (it enters and leaves at `now`) but is its length then.
+        self.queue_area.note_len(1);
     }
 
     /// Takes the next packet to transmit, adding its sojourn time to its path queueing
@@ -292,13 +301,11 @@ impl Port {
             self.acks_queued -= (pkt.kind == PacketKind::Ack) as u64;
             let sojourn = (now - pkt.enq_time).as_ns();
             self.book_departure(pkt, sojourn);
-            self.track_len(now);
-        } else if !self.ctx.drops.is_empty() {
-            // Emptied by drops (a drop-on-dequeue AQM): the length falls now, not at the
-            // next packet offered.
-            self.track_len(now);
+            self.queue_area.leave(now, pkt.size_bytes);
         }
-        self.account_drops();
+        // Packets dropped on the way (a drop-on-dequeue AQM) leave the queue now too, also
+        // when none is sent.
+        self.account_drops(now);
         out
     }
 
@@ -399,9 +406,19 @@ impl Port {
         if self.timer_at == Some(now) {
             self.timer_at = None;
             self.qdisc.on_timer(now, &mut self.ctx);
-            self.track_len(now);
         }
-        self.account_drops()
+        self.account_drops(now)
+    }
+
+    /// Returns the mean queue length `[packets, bytes]` over the window up to `now`.
+    pub fn mean_queue(&self, now: Time) -> [f64; 2] {
+        self.queue_area.mean(now, self.qdisc.queued())
+    }
+
+    /// Returns the longest the queue was in the window (packets; 1 for a packet that passed
+    /// straight through).
+    pub fn max_queue_pkts(&self) -> u64 {
+        self.queue_area.max_pkts()
     }
 
     /// Returns a timer the simulator must schedule, if the qdisc asked for one earlier than
@@ -456,11 +473,11 @@ mod tests {
     }
 
     /// What a port reports of its books: counters, queue-length means and peaks, sojourns.
-    fn books(p: &Port, now: Time) -> (PortCounters, ReasonCounters, f64, u64, f64, u64, u64, Option<u64>) {
-        let ([mean_pkts, mean_bytes], [max_pkts, max_bytes]) = (p.queue_len.mean(now), p.queue_len.max());
+    fn books(p: &Port, now: Time) -> (PortCounters, ReasonCounters, f64, u64, f64, u64, Option<u64>) {
+        let ([mean_pkts, mean_bytes], max_pkts) = (p.mean_queue(now), p.max_queue_pkts());
         let (c, r) = (p.counters.clone(), p.reasons.clone());
         let sojourn = p.sojourn().expect("kept");
-        (c, r, mean_pkts, max_pkts, mean_bytes, max_bytes, sojourn.count(), sojourn.quantile(0.5))
+        (c, r, mean_pkts, max_pkts, mean_bytes, sojourn.count(), sojourn.quantile(0.5))
     }
 
     #[test]
@@ -486,8 +503,8 @@ mod tests {
         assert_eq!(not.waits().count(), 0, "no wait recorded");
         assert_eq!(not.mean_sojourn(), kept.mean_sojourn());
         assert_eq!(
-            (not.counters.clone(), not.queue_len.mean(Time(500))),
-            (kept.counters.clone(), kept.queue_len.mean(Time(500)))
+            (not.counters.clone(), not.mean_queue(Time(500))),
+            (kept.counters.clone(), kept.mean_queue(Time(500)))
         );
     }
 
@@ -507,7 +524,7 @@ mod tests {
         assert!(p.enqueue(pkt(2, 500), Time(2_000)).is_empty());
         // Two packets for 1000 ns, none for 1000, one for 1000: a mean of 1 over 3000 ns
         // (5/3 if the length fell only when the next packet came).
-        assert_eq!(p.queue_len.mean(Time(3_000)), [1.0, 500.0]);
+        assert_eq!(p.mean_queue(Time(3_000)), [1.0, 500.0]);
         p.check_conservation().unwrap();
     }
 

@@ -151,8 +151,8 @@ pub trait Qdisc {
     fn len_pkts(&self) -> u64;
     /// Returns the number of bytes queued.
     fn len_bytes(&self) -> u64;
-    /// Returns `[packets, bytes]` queued, in one dispatch (the port tracks both at every
-    /// change).
+    /// Returns `[packets, bytes]` queued, in one dispatch (the port reads both as its window
+    /// starts and as its mean queue is read).
     #[inline]
     fn queued(&self) -> [u64; 2] {
         [self.len_pkts(), self.len_bytes()]

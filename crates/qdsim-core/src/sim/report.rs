@@ -370,7 +370,7 @@ impl Sim {
                     .collect();
                 let h = l.port.sojourn();
                 let quantile = |q| h.as_ref().and_then(|h| h.quantile(q)).map(ns_to_s);
-                let [mean_queue_pkts, mean_queue_bytes] = l.port.queue_len.mean(end);
+                let [mean_queue_pkts, mean_queue_bytes] = l.port.mean_queue(end);
                 LinkResult {
                     name: lc.name.clone(),
                     from: lc.from.clone(),
@@ -389,7 +389,7 @@ impl Sim {
                     loss_rate: if p.arrivals > 0 { drops as f64 / p.arrivals as f64 } else { 0.0 },
                     mean_queue_pkts,
                     mean_queue_bytes,
-                    max_queue_pkts: l.port.queue_len.max()[0],
+                    max_queue_pkts: l.port.max_queue_pkts(),
                     mean_delay_s: l.port.mean_sojourn().map(|m| m / NS_PER_SEC as f64),
                     p50_delay_s: quantile(0.5),
                     p95_delay_s: quantile(0.95),

@@ -2,16 +2,16 @@
 //! histograms. Everything here is O(1) per packet and allocation-free after start-up.
 //!
 //! The measurement window starts at the warm-up time: collectors either snapshot their
-//! counters then ([`Counters`] users) or reset their accumulation ([`TimeWeighted`],
+//! counters then ([`Counters`] users) or reset their accumulation ([`QueueArea`],
 //! [`Histogram`]).
 
 mod histogram;
 mod occupancy;
-mod time_weighted;
+mod queue_area;
 
 pub use histogram::Histogram;
 pub use occupancy::Occupancy;
-pub use time_weighted::TimeWeighted;
+pub use queue_area::QueueArea;
 
 /// A snapshot-able set of monotone counters: window value = final − value at warm-up.
 pub trait Counters: Clone + Default {

@@ -3,7 +3,7 @@
 //!
 //! Processor sharing predicts the number of flows in progress to be geometric,
 //! `P(n) = (1 − ρ)ρⁿ` (Augé & Roberts 2006, §III-B): checking that needs the whole
-//! distribution, not only the mean that [`TimeWeighted`](super::TimeWeighted) keeps. Memory
+//! distribution, not only the mean that [`QueueArea`](super::QueueArea) keeps of a queue. Memory
 //! is one `u64` per value reached.
 
 use crate::time::Time;
