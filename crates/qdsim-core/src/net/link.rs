@@ -83,6 +83,11 @@ pub struct Link {
     loss: f64,
     /// Transmitting node (here, with `loss`, so that the port's books start a cache line).
     pub from: NodeId,
+    /// The size of the last packet sent (bytes) and its transmission time (ns), in the room
+    /// before the port's line: a link carries one size nearly always (full segments one way,
+    /// ACKs the other), and the exact time is a 64-bit division, tens of cycles, each.
+    last_size: u32,
+    last_tx_ns: u64,
     /// The qdisc and its books.
     pub port: Port,
     loss_rng: StreamRng,
@@ -196,6 +201,8 @@ impl Link {
             loss_rng,
             port,
             transmitting: None,
+            last_size: 0,
+            last_tx_ns: 0,
             early_ok: false,
             early: None,
             delay_line: VecDeque::new(),
@@ -311,7 +318,11 @@ impl Link {
     /// Starts transmitting `pkt`, just dequeued, at `now` ([`Link::start_tx`]).
     fn begin_tx(&mut self, pkt: Packet, now: Time, mut seq: impl FnMut() -> u64) -> TxStart {
         let arrival_seq = seq();
-        let done = now + self.rate.tx_time(pkt.size_bytes);
+        if pkt.size_bytes != self.last_size {
+            self.last_size = pkt.size_bytes;
+            self.last_tx_ns = self.rate.tx_time(pkt.size_bytes).as_ns();
+        }
+        let done = now + Duration::from_ns(self.last_tx_ns);
         if !self.early_ok || self.port.len_pkts() > 0 {
             self.transmitting = Some((pkt, arrival_seq));
             return TxStart::Timed(done);
@@ -430,6 +441,26 @@ mod tests {
         let fifo = Fifo::new(FifoParams { limit_pkts: Some(10), limit_bytes: None });
         let port = Port::new(AnyQdisc::Fifo(fifo), crate::rng::stream(1, "qdisc", 0));
         Link::new(0, 1, Rate::from_bps(8_000_000_000), delay, 0.0, crate::rng::stream(1, "loss", 0), port)
+    }
+
+    #[test]
+    fn each_transmission_takes_its_own_size_s_time() {
+        // Sizes repeated and alternating (the last size's time is kept): each transmission
+        // takes ceil(bytes * 8 / 8 Gb/s) ns of its own, 0-byte included.
+        let mut l = link(Duration::ZERO);
+        let mut now = Time(0);
+        for bytes in [1000, 1000, 40, 1000, 40, 40, 1, 0, 1000] {
+            let start = l.pass_through(&pkt(0, bytes), now, || 0);
+            let done = now + Rate::from_bps(8_000_000_000).tx_time(bytes);
+            assert!(
+                matches!(start, Some(TxStart::Timed(t) | TxStart::Early(Some((t, _)))) if t == done),
+                "{bytes} B: {start:?}"
+            );
+            now = done + Duration(1);
+            if l.finish_tx(done).is_none() {
+                l.end_early_before(now);
+            }
+        }
     }
 
     #[test]
