@@ -376,9 +376,8 @@ impl Port {
     /// Returns the mean sojourn time (ns) of the packets dequeued in the window, from the
     /// counters (the same as the mean of [`Port::sojourn`], kept or not); `None` without one.
     pub fn mean_sojourn(&self) -> Option<f64> {
-        let departures = self.counters.departures - self.at_warmup.departures;
-        let total = self.counters.sojourn_ns - self.at_warmup.sojourn_ns;
-        (departures > 0).then(|| total as f64 / departures as f64)
+        let window = self.counters.since(&self.at_warmup);
+        (window.departures > 0).then(|| window.sojourn_ns as f64 / window.departures as f64)
     }
 
     /// Returns the sojourn times (ns) of the packets dequeued in the window: the waits above
