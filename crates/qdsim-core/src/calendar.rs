@@ -45,23 +45,27 @@ use std::collections::BinaryHeap;
 /// retransmission timeouts of seconds wait in the far heap. A bucket width of `2^shift` ns
 /// gets `2^(HORIZON_SHIFT - shift)` slots.
 pub const HORIZON_SHIFT: u32 = 28;
-/// The bucket widths a run's calendar may have, as shifts: 2^14 ns ≈ 16 µs to 2^16 ≈ 66 µs
+/// The bucket widths a run's calendar may have, as shifts: 2^14 ns ≈ 16 µs to 2^18 ≈ 262 µs
 /// ([`shift_for`]; the widths measured).
-pub const SHIFTS: std::ops::RangeInclusive<u32> = 14..=16;
+pub const SHIFTS: std::ops::RangeInclusive<u32> = 14..=18;
 
 /// Returns the bucket width (a shift in [`SHIFTS`]) for a network that carries at most
 /// `packets_per_s` packets a second on all its links together: the narrowest whose bucket
-/// would hold 16 keys (a slot's room, `KEPT`) with every link busy, one event a packet.
+/// would hold `SPLIT_ABOVE` (32) keys (the most sorted whole) with every link busy, one event a
+/// packet.
 ///
 /// Why not one width for every run: the wheel's slots are memory every push and refill
-/// touches, and its buckets are sorted when served. A run of 100 flows on 10-Mb/s access
-/// links (5 Gb/s of links in all) keeps a few hundred keys pending over 2^14 slots of 16
-/// µs, a few keys a bucket, and ran 4–6 % faster with buckets of 33–66 µs and a quarter of
-/// the slots (alternated CPU time, both orders); at 10⁴ flows (500 Gb/s of links), whose
-/// 16-µs buckets hold hundreds of keys, 66-µs buckets ran 6 % slower (docs/performance.md,
-/// "The calendar's width"). The order of events never depends on it.
+/// touches — each idle slot keeps `KEPT` keys' room, 256 bytes — and its buckets are sorted
+/// when served. A run of 100 flows on 10-Mb/s access links (5 Gb/s of links in all) keeps a
+/// few hundred keys pending: over 2^14 slots of 16 µs, a few keys a bucket, and it ran 4–6 %
+/// faster with buckets of 33–66 µs and a quarter of the slots (alternated CPU time, both
+/// orders); with buckets of 131 µs (2^11 slots, their room half a megabyte instead of one, the
+/// second-level cache's size) a further 4–6 % faster, and 262 µs the same, though each is
+/// 0.5–0.8 % more instructions (more keys a bucket to sort). At 10⁴ flows (500 Gb/s of
+/// links), whose 16-µs buckets hold hundreds of keys, 66-µs buckets ran 6 % slower
+/// (docs/performance.md, "The calendar's width"). The order of events never depends on it.
 pub fn shift_for(packets_per_s: f64) -> u32 {
-    let width_ns = KEPT as f64 * 1e9 / packets_per_s.max(1.0);
+    let width_ns = SPLIT_ABOVE as f64 * 1e9 / packets_per_s.max(1.0);
     let shift = width_ns.log2().ceil();
     (shift.max(*SHIFTS.start() as f64) as u32).min(*SHIFTS.end())
 }
@@ -642,15 +646,16 @@ mod tests {
     #[test]
     fn buckets_are_sized_by_the_links_packet_rate() {
         let packets_per_s = |gbps: f64| gbps * 1e9 / 12_000.0;
-        // 5 Gb/s of links (the 100-flow benchmark): 16 keys a bucket is 38 µs, so 66-µs buckets.
-        assert_eq!(shift_for(packets_per_s(5.0)), 16);
-        // 10 Gb/s: 16 keys in 19 µs, so 33-µs buckets.
-        assert_eq!(shift_for(packets_per_s(10.0)), 15);
+        // 5 Gb/s of links (the 100-flow benchmarks): 32 keys a bucket is 77 µs, so 131-µs buckets.
+        assert_eq!(shift_for(packets_per_s(5.0)), 17);
+        // 10 Gb/s: 32 keys in 38 µs, so 66-µs buckets; 15 Gb/s (300 flows scaled), 33 µs.
+        assert_eq!(shift_for(packets_per_s(10.0)), 16);
+        assert_eq!(shift_for(packets_per_s(15.0)), 15);
         // 50 and 500 Gb/s (10³ and 10⁴ flows scaled): the narrowest width.
         assert_eq!(shift_for(packets_per_s(50.0)), 14);
         assert_eq!(shift_for(packets_per_s(500.0)), 14);
         // No links, or slow ones: the widest.
-        assert_eq!((shift_for(0.0), shift_for(1.0)), (16, 16));
+        assert_eq!((shift_for(0.0), shift_for(1.0)), (18, 18));
         let c = Calendar::with_shift(16);
         assert_eq!((c.wheel.len() as u64) << 16, 1 << HORIZON_SHIFT);
     }
