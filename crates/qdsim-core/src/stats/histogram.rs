@@ -10,7 +10,7 @@
 //! look into that vector, not a table of pointers then the chunk it points to — two cache
 //! misses per packet at 10⁴ flows, where every port is cold. The mean is exact (kept as a sum).
 //!
-//! A count is 32 bits, two chunks to the kilobyte of cache where 64-bit counts fit one: a
+//! A count is 32 bits, a chunk of 32 counts two cache lines rather than four: a
 //! port's waits land on dozens of buckets, and at 100 flows the histograms of 400 ports were
 //! a second-level cache's worth of lines, 7 % of a run's time. A count that would pass 2^32
 //! (billions of samples in one bucket, an hour and more of a 10-Gb/s link) carries into a
