@@ -179,6 +179,11 @@ pub enum TxOutcome {
     NewHead(Time, u64),
     /// Entered behind other propagating packets.
     Queued,
+    /// Arrived as its transmission ended: a link without delay whose delay line was empty.
+    /// It never entered the line (entering and leaving it at once changes nothing the run
+    /// reports) and is counted delivered; the simulator hands it on at once, as it would
+    /// the line's new head.
+    Arrived,
 }
 
 impl Link {
@@ -359,6 +364,10 @@ impl Link {
             self.counters.wire_loss_bytes += pkt.size_bytes as u64;
             return Some((pkt, TxOutcome::Lost));
         }
+        if self.delay == Duration::ZERO && self.delay_line.is_empty() {
+            self.counters.delivered += 1;
+            return Some((pkt, TxOutcome::Arrived));
+        }
         self.delay_line.push_back(OnWire::new(pkt, now + self.delay, seq));
         let head = self.delay_line.len() == 1;
         Some((pkt, if head { TxOutcome::NewHead(now + self.delay, seq) } else { TxOutcome::Queued }))
@@ -487,6 +496,28 @@ mod tests {
             assert_eq!(got, Packet { enq_time: arrival, ..p });
             assert_eq!(next, sent.get(i + 1).map(|&(_, at, seq)| (at, seq)));
         }
+        l.check_conservation().unwrap();
+    }
+
+    #[test]
+    fn without_delay_a_packet_arrives_as_its_transmission_ends_unless_others_propagate() {
+        let mut l = link(Duration::ZERO);
+        // Early ends off: every transmission is timed, as on a busy link.
+        assert_eq!(l.pass_through(&pkt(0, 1000), Time(0), || 3), Some(TxStart::Timed(Time(1_000))));
+        let (p, outcome) = l.finish_tx(Time(1_000)).unwrap();
+        assert_eq!((p, outcome), (pkt(0, 1000), TxOutcome::Arrived));
+        assert_eq!((l.head_arrival(), l.counters.delivered, l.in_flight()), (None, 1, 0));
+        l.check_conservation().unwrap();
+        // A packet of an early transmission still propagating: the next joins it on the line.
+        l.allow_early_ends(true);
+        assert_eq!(l.pass_through(&pkt(1, 1000), Time(2_000), || 4), Some(TxStart::Early(Some((Time(3_000), 4)))));
+        l.end_early_before(Time(3_001));
+        l.allow_early_ends(false);
+        assert_eq!(l.pass_through(&pkt(2, 1000), Time(3_000), || 6), Some(TxStart::Timed(Time(4_000))));
+        assert_eq!(l.finish_tx(Time(4_000)).map(|(_, o)| o), Some(TxOutcome::Queued));
+        assert_eq!(l.deliver_head(Time(3_000)).0.flow, 1);
+        assert_eq!(l.deliver_head(Time(4_000)).0.flow, 2);
+        assert_eq!(l.counters.delivered, 3);
         l.check_conservation().unwrap();
     }
 }

@@ -515,7 +515,12 @@ impl Sim {
                 TxOutcome::Lost => note_drop(&mut self.flows, &mut self.out.sacks, &pkt),
                 // A link without propagation delay: the packet arrives as its transmission
                 // ends, before the next starts — ns-2's order, whose arrival event (scheduled at
-                // the transmission's start, just before the transmitter's) fires first.
+                // the transmission's start, just before the transmitter's) fires first. It
+                // arrives as it would from the delay line's head: stamped with its arrival.
+                TxOutcome::Arrived => {
+                    let to = self.links[l as usize].to;
+                    self.hand_over(to, Packet { enq_time: now, ..pkt }, now);
+                }
                 TxOutcome::NewHead(at, _) if at == now => self.on_arrival(l, now),
                 TxOutcome::NewHead(at, seq) => self.q.schedule_reserved(at, seq, Event::Arrival(l)),
                 TxOutcome::Queued => {}
@@ -532,15 +537,21 @@ impl Sim {
         if let Some((next, seq)) = next {
             self.q.schedule_reserved(next, seq, Event::Arrival(l));
         }
-        if pkt.dst == to {
-            self.deliver(pkt, now);
-        } else {
-            self.forward(to, pkt, now);
-        }
+        self.hand_over(to, pkt, now);
         // On a link without delay the arrival is the end of its transmission: a packet
         // offered meanwhile goes next, after the arrival, as `on_tx_done` orders them.
         if ended.is_some_and(|e| e.evented) {
             self.start_tx(l, now);
+        }
+    }
+
+    /// Hands `pkt`, arrived at node `to`, to its endpoint there or on towards it.
+    #[inline]
+    fn hand_over(&mut self, to: NodeId, pkt: Packet, now: Time) {
+        if pkt.dst == to {
+            self.deliver(pkt, now);
+        } else {
+            self.forward(to, pkt, now);
         }
     }
 
