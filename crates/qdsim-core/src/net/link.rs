@@ -32,7 +32,7 @@ use crate::rng::StreamRng;
 use crate::stats::counters_since;
 use crate::time::{Duration, Rate, Time};
 
-use super::port::{Drops, Port};
+use super::port::Port;
 
 /// The name results give the link's wire losses among the drop reasons of its qdisc.
 pub const WIRE_LOSS: &str = "random_loss";
@@ -138,7 +138,7 @@ impl OnWire {
 /// How [`Link::start_tx`] went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TxStart {
-    /// Nothing started: the transmitter was busy or the port had nothing to send.
+    /// Nothing started: the port had nothing to send.
     Nothing,
     /// A transmission whose end must be scheduled (a `TxDone` event at this time).
     Timed(Time),
@@ -290,20 +290,22 @@ impl Link {
     }
 
     /// Starts sending the port's next packet at `now`, if the transmitter is free; returns
-    /// how (the end to schedule, or an early transmission's arrival) and the packets the qdisc
-    /// dropped on the way. `seq` gives event sequence numbers, taken only when a transmission
-    /// starts: first the packet's arrival's, reserved now, before the end of the transmission
-    /// is scheduled, so that it orders the arrival among equal-time events as ns-2 does, which
-    /// schedules both when a transmission starts, the arrival first; then, for an early
-    /// transmission, the end's, where its event would have taken it.
-    pub fn start_tx(&mut self, now: Time, seq: impl FnMut() -> u64) -> (TxStart, Drops<'_>) {
+    /// how (the end to schedule, or an early transmission's arrival), or `None` when the
+    /// transmitter is busy and the qdisc was not asked (after a dequeue, the packets it dropped
+    /// on the way are the port's [`Port::last_drops`]). `seq` gives event sequence numbers,
+    /// taken only when a transmission starts: first the packet's arrival's, reserved now,
+    /// before the end of the transmission is scheduled, so that it orders the arrival among
+    /// equal-time events as ns-2 does, which schedules both when a transmission starts, the
+    /// arrival first; then, for an early transmission, the end's, where its event would have
+    /// taken it.
+    pub fn start_tx(&mut self, now: Time, seq: impl FnMut() -> u64) -> Option<TxStart> {
         if !self.is_idle() {
-            return (TxStart::Nothing, &[]);
+            return None;
         }
-        let Some(pkt) = self.port.dequeue(now) else {
-            return (TxStart::Nothing, self.port.last_drops());
-        };
-        (self.begin_tx(pkt, now, seq), self.port.last_drops())
+        Some(match self.port.dequeue(now) {
+            Some(pkt) => self.begin_tx(pkt, now, seq),
+            None => TxStart::Nothing,
+        })
     }
 
     /// Offers `pkt` at `now` to an idle link whose qdisc lets it straight through

@@ -231,7 +231,7 @@ impl Histogram {
         }
         for (c, chunk) in self.present_chunks().zip(&self.chunks) {
             for (offset, &low) in chunk.iter().enumerate() {
-                seen += if self.carries.is_empty() { u64::from(low) } else { self.count_of(c * CHUNK + offset, low) };
+                seen += self.count_of(c * CHUNK + offset, low);
                 if seen >= rank {
                     return Some(bucket_low(c * CHUNK + offset).min(self.max));
                 }
